@@ -1,0 +1,189 @@
+static char help[] = "Poisson's equation -laplace u = f on the unit square or cube with homogeneous Dirichlet conditions,\n\
+on a DMDA, solved with PETSc's KSP while petsckp's device SpMV is checked against MatMult.\n\
+The exact solution is u = prod_i sin(pi x_i); the example checks that the discretisation error is O(h^2).\n\n\
+Options:\n\
+  -dim <2|3>            : dimension (default 2)\n\
+  -n <n>                : interior grid points per direction (default 33)\n\
+  -use_kp_operator      : give KSP petsckp's SpMV (MatCreateKPShell) as the operator, A as preconditioning matrix\n\
+  -kp_format <sell|csr> : device matrix format (default sell)\n\
+  -vec_type/-mat_type   : types of the DMDA's vectors and matrix (e.g. cuda/aijcusparse)\n\n";
+
+#include <petscdmda.h>
+#include <petscksp.h>
+#include <petsckp.h>
+
+/* scaled 5/7-point Laplacian (1/h^2) on the interior points; Dirichlet boundary values are zero */
+static PetscErrorCode AssembleLaplacian(DM da, PetscInt dim, PetscReal h, Mat A)
+{
+  PetscInt    i, j, k, M, N, P, xs, ys, zs, xm, ym, zm;
+  MatStencil  row, col[7];
+  PetscScalar v[7];
+  PetscReal   s = 1.0 / (h * h);
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (dim == 2) zs = 0, zm = 1, P = 1;
+  for (k = zs; k < zs + zm; k++)
+    for (j = ys; j < ys + ym; j++)
+      for (i = xs; i < xs + xm; i++) {
+        PetscInt c = 0;
+        row.i = i, row.j = j, row.k = k, row.c = 0;
+        v[c] = 2.0 * dim * s, col[c++] = row;
+        if (i > 0) v[c] = -s, col[c] = row, col[c++].i = i - 1;
+        if (i < M - 1) v[c] = -s, col[c] = row, col[c++].i = i + 1;
+        if (j > 0) v[c] = -s, col[c] = row, col[c++].j = j - 1;
+        if (j < N - 1) v[c] = -s, col[c] = row, col[c++].j = j + 1;
+        if (dim == 3 && k > 0) v[c] = -s, col[c] = row, col[c++].k = k - 1;
+        if (dim == 3 && k < P - 1) v[c] = -s, col[c] = row, col[c++].k = k + 1;
+        PetscCall(MatSetValuesStencil(A, 1, &row, c, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* u = prod sin(pi x) and f = dim pi^2 u at the interior points */
+static PetscErrorCode ExactAndRhs(DM da, PetscInt dim, PetscReal h, Vec u, Vec f)
+{
+  PetscInt  i, j, k, xs, ys, zs, xm, ym, zm, idx = 0;
+  PetscReal pi = PETSC_PI;
+  PetscScalar *ua, *fa;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (dim == 2) zs = 0, zm = 1;
+  PetscCall(VecGetArrayWrite(u, &ua));
+  PetscCall(VecGetArrayWrite(f, &fa));
+  for (k = zs; k < zs + zm; k++)
+    for (j = ys; j < ys + ym; j++)
+      for (i = xs; i < xs + xm; i++, idx++) {
+        PetscReal val = PetscSinReal(pi * (i + 1) * h) * PetscSinReal(pi * (j + 1) * h);
+        if (dim == 3) val *= PetscSinReal(pi * (k + 1) * h);
+        ua[idx] = val;
+        fa[idx] = dim * pi * pi * val;
+      }
+  PetscCall(VecRestoreArrayWrite(u, &ua));
+  PetscCall(VecRestoreArrayWrite(f, &fa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  DM               da;
+  Mat              A, S = NULL;
+  Vec              u, uh, f, x, y1, y2;
+  KSP              ksp;
+  PetscInt         dim = 2, n = 33;
+  PetscBool        use_kp = PETSC_FALSE, flg;
+  PetscKPMatFormat format = PETSCKP_FORMAT_SELL;
+  PetscKPDeviceMat dm;
+  PetscReal        h, err, nrm, diff;
+  char             type[256];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscKPRegisterAll());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Poisson example options", NULL);
+  PetscCall(PetscOptionsInt("-dim", "dimension (2 or 3)", NULL, dim, &dim, NULL));
+  PetscCall(PetscOptionsInt("-n", "interior grid points per direction", NULL, n, &n, NULL));
+  PetscCall(PetscOptionsBool("-use_kp_operator", "use petsckp's SpMV as the KSP operator", NULL, use_kp, &use_kp, NULL));
+  PetscCall(PetscOptionsEnum("-kp_format", "device matrix format", "PetscKPDeviceMatCreate", PetscKPMatFormats, (PetscEnum)format, (PetscEnum *)&format, NULL));
+  PetscOptionsEnd();
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
+  PetscCheck(n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2");
+  h = 1.0 / (n + 1);
+
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", type, sizeof(type), &flg));
+  if (flg) PetscCall(DMSetVecType(da, type));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", type, sizeof(type), &flg));
+  if (flg) PetscCall(DMSetMatType(da, type));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(AssembleLaplacian(da, dim, h, A));
+  PetscCall(DMCreateGlobalVector(da, &u));
+  PetscCall(VecDuplicate(u, &uh));
+  PetscCall(VecDuplicate(u, &f));
+  PetscCall(VecDuplicate(u, &x));
+  PetscCall(VecDuplicate(u, &y1));
+  PetscCall(VecDuplicate(u, &y2));
+  PetscCall(ExactAndRhs(da, dim, h, u, f));
+
+  /* 1. petsckp's SpMV (with the ghost exchange under MPI) equals MatMult, also after new values */
+  PetscCall(PetscKPDeviceMatCreate(A, format, &dm));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMult(A, x, y1));
+    PetscCall(PetscKPDeviceMatMult(dm, x, y2));
+    PetscCall(VecAXPY(y2, -1.0, y1));
+    PetscCall(VecNorm(y2, NORM_INFINITY, &diff));
+    PetscCall(VecNorm(y1, NORM_INFINITY, &nrm));
+    PetscCheck(diff <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "petsckp SpMV differs from MatMult: %g relative", (double)(diff / nrm));
+    if (!pass) {
+      PetscCall(MatScale(A, 2.0)); /* values change: the device copy must follow */
+    } else PetscCall(MatScale(A, 0.5));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SpMV check: passed\n"));
+  PetscCall(PetscKPDeviceMatDestroy(&dm));
+
+  /* 2. solve with PETSc's KSP; optionally on petsckp's SpMV */
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  if (use_kp) {
+    PetscCall(MatCreateKPShell(A, format, &S));
+    PetscCall(KSPSetOperators(ksp, S, A));
+  } else PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, f, uh));
+
+  /* 3. discretisation error: the 2nd-order scheme gives max|u - u_h| ~ c h^2 with c < 1 */
+  PetscCall(VecAXPY(uh, -1.0, u));
+  PetscCall(VecNorm(uh, NORM_INFINITY, &err));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Poisson %" PetscInt_FMT "D, %" PetscInt_FMT " points per direction: max error / h^2 = %.2f\n", dim, n, (double)(err / (h * h))));
+  PetscCheck(err / (h * h) < 1.0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "discretisation error %g is not O(h^2)", (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error check: passed\n"));
+
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&uh));
+  PetscCall(VecDestroy(&f));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y1));
+  PetscCall(VecDestroy(&y2));
+  PetscCall(DMDestroy(&da));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    nsize: {{1 2 4}}
+    args: -dim 2 -n 33 -pc_type jacobi
+    output_file: output/poisson_2d.out
+
+  test:
+    suffix: 2d_kp
+    nsize: {{1 2 4}}
+    args: -dim 2 -n 33 -use_kp_operator -kp_format {{sell csr}}
+    output_file: output/poisson_2d_kp.out
+
+  test:
+    suffix: 3d
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 17 -use_kp_operator
+    output_file: output/poisson_3d.out
+
+  test:
+    suffix: 3d_odd
+    nsize: {{2 4}}
+    args: -dim 3 -n 16 -use_kp_operator -kp_format csr -pc_type jacobi
+    output_file: output/poisson_3d_odd.out
+
+TEST*/

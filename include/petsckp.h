@@ -1,0 +1,43 @@
+/*
+   petsckp.h - public interface of libpetsckp, GPU solvers for PETSc written with Kokkos.
+
+   Load the library into any PETSc application with -dll_append /path/to/libpetsckp.so, or link it and
+   call PetscKPRegisterAll() after PetscInitialize().
+*/
+#pragma once
+
+#include "petsckp_compat.h"
+#include <petscksp.h>
+#include <petsctao.h>
+
+#define PETSCKP_VERSION_MAJOR 0
+#define PETSCKP_VERSION_MINOR 1
+#define PETSCKP_VERSION_PATCH 0
+
+PETSC_EXTERN PetscErrorCode PetscKPRegisterAll(void);
+PETSC_EXTERN PetscErrorCode PetscKPInitializePackage(void);
+PETSC_EXTERN PetscErrorCode PetscKPFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscKPGetVersion(char[], size_t);
+PETSC_EXTERN PetscErrorCode PetscKPViewBackend(PetscViewer);
+
+/* Device sparse matrix of the shared layer: a copy of an AIJ matrix in the Kokkos memory space, with SpMV */
+typedef struct _p_PetscKPDeviceMat *PetscKPDeviceMat;
+typedef enum {
+  PETSCKP_FORMAT_CSR,
+  PETSCKP_FORMAT_SELL
+} PetscKPMatFormat;
+PETSC_EXTERN const char *const PetscKPMatFormats[];
+
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatCreate(Mat, PetscKPMatFormat, PetscKPDeviceMat *);
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatUpdateValues(PetscKPDeviceMat);
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatMult(PetscKPDeviceMat, Vec, Vec);
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatGetInfo(PetscKPDeviceMat, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatView(PetscKPDeviceMat, PetscViewer);
+PETSC_EXTERN PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *);
+PETSC_EXTERN PetscErrorCode MatCreateKPShell(Mat, PetscKPMatFormat, Mat *);
+
+/* ---- PC neumann and KSP dcg (seed 002) */
+/* ---- PC psormg (seed 000) */
+/* ---- TAO lbfgsb (seed 004) */
+/* ---- PC uaamg (seed 001) */
+/* ---- PC pscr (seed 003) */

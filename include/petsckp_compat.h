@@ -1,0 +1,91 @@
+/*
+   petsckp_compat.h - the one place where versions of PETSc (3.18 ... 3.25+) and Kokkos (3.4 ... 4.x) differ.
+
+   Every other file of the project is written against the names defined here; no other file tests a
+   version number.
+*/
+#pragma once
+
+#include <petscsys.h>
+#include <petscversion.h>
+
+#if !PETSC_VERSION_GE(3, 18, 0)
+  #error "petsc-kokkos-plugins needs PETSc 3.18 or newer"
+#endif
+
+/* PETSC_SUCCESS appeared in PETSc 3.19 */
+#if !PETSC_VERSION_GE(3, 19, 0)
+  #ifndef PETSC_SUCCESS
+    #define PETSC_SUCCESS 0
+  #endif
+#endif
+
+/* PetscOptionItems became a pointer type in PETSc 3.23; setfromoptions hooks take it by value since then */
+#if PETSC_VERSION_GE(3, 23, 0)
+  #define PETSCKP_OPTIONS_ARG PetscOptionItems PetscOptionsObject
+#else
+  #define PETSCKP_OPTIONS_ARG PetscOptionItems *PetscOptionsObject
+#endif
+
+/* PetscAssertPointer replaced PetscValidPointer in PETSc 3.20 */
+#if PETSC_VERSION_GE(3, 20, 0)
+  #define PetscKPAssertPointer(p, arg) PetscAssertPointer(p, arg)
+#else
+  #define PetscKPAssertPointer(p, arg) PetscValidPointer(p, arg)
+#endif
+
+/* PetscDeviceContextGetStreamHandle() is public since PETSc 3.20 (used to run Kokkos on PETSc's CUDA stream) */
+#if PETSC_VERSION_GE(3, 20, 0)
+  #define PETSCKP_HAVE_DEVICE_CONTEXT_STREAM 1
+#endif
+
+/* KSPConvergedDefault kept its name; the TAO and KSP reason printers are the same in both. */
+
+#if defined(__cplusplus) && defined(PETSCKP_COMPAT_KOKKOS)
+  #include <Kokkos_Core.hpp>
+  #if KOKKOS_VERSION >= 40000
+    #define PETSCKP_KOKKOS4 1
+  #endif
+namespace petsckp
+{
+namespace compat
+{
+/* Kokkos 4 replaced InitArguments by InitializationSettings */
+inline void kokkos_initialize(int device_id)
+{
+  #if defined(PETSCKP_KOKKOS4)
+  Kokkos::InitializationSettings args;
+  if (device_id >= 0) args.set_device_id(device_id);
+  args.set_disable_warnings(true);
+  Kokkos::initialize(args);
+  #else
+  Kokkos::InitArguments args;
+  args.device_id        = device_id;
+  args.disable_warnings = true;
+  Kokkos::initialize(args);
+  #endif
+}
+
+/* math in kernels: Kokkos 4 has Kokkos::sqrt etc., Kokkos 3.4 has them in Kokkos::Experimental */
+KOKKOS_INLINE_FUNCTION double sqrt(double x)
+{
+  #if defined(PETSCKP_KOKKOS4)
+  return Kokkos::sqrt(x);
+  #else
+  return Kokkos::Experimental::sqrt(x);
+  #endif
+}
+KOKKOS_INLINE_FUNCTION double fabs(double x) { return x < 0 ? -x : x; }
+KOKKOS_INLINE_FUNCTION double fmin(double a, double b) { return a < b ? a : b; }
+KOKKOS_INLINE_FUNCTION double fmax(double a, double b) { return a > b ? a : b; }
+KOKKOS_INLINE_FUNCTION bool   isfinite(double x)
+{
+  #if defined(PETSCKP_KOKKOS4)
+  return Kokkos::isfinite(x);
+  #else
+  return x - x == 0.0;
+  #endif
+}
+} // namespace compat
+} // namespace petsckp
+#endif

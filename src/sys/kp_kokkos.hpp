@@ -1,0 +1,49 @@
+/*
+   kp_kokkos.hpp - the types of the shared Kokkos layer: execution space, memory space, views.
+
+   Kernels of every solver are written against these names and never see a PETSc object.
+*/
+#pragma once
+
+#define PETSCKP_COMPAT_KOKKOS
+#include "petsckp_compat.h"
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+namespace petsckp
+{
+using ExecSpace     = Kokkos::DefaultExecutionSpace;
+using MemSpace      = ExecSpace::memory_space;
+using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
+using Scalar        = PetscScalar;
+using Real          = PetscReal;
+using Int           = PetscInt;
+
+/* true when the execution space cannot dereference host memory (CUDA, HIP, ...) */
+constexpr bool kDeviceExec = !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+
+template <class T>
+using View = Kokkos::View<T *, MemSpace>;
+template <class T>
+using UView = Kokkos::View<T *, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using HostView = Kokkos::View<T *, Kokkos::HostSpace>;
+template <class T>
+using HostUView = Kokkos::View<T *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+using ScalarView      = View<Scalar>;
+using ConstScalarView = Kokkos::View<const Scalar *, MemSpace>;
+using IntView         = View<Int>;
+using ConstIntView    = Kokkos::View<const Int *, MemSpace>;
+
+/* The execution space instance our kernels run on: PETSc's CUDA stream when both PETSc and Kokkos use CUDA,
+   so that our kernels are ordered with PETSc's own vector operations; the default instance otherwise. */
+ExecSpace exec();
+
+/* Kokkos initialisation on first use (no-op when someone, e.g. PETSc, already initialised it) */
+PetscErrorCode KokkosInitializeOnce();
+
+/* Parallel policies on our execution space */
+inline Kokkos::RangePolicy<ExecSpace> range(Int n) { return Kokkos::RangePolicy<ExecSpace>(exec(), 0, n); }
+inline Kokkos::RangePolicy<ExecSpace> range(Int b, Int e) { return Kokkos::RangePolicy<ExecSpace>(exec(), b, e); }
+} // namespace petsckp

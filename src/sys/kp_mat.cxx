@@ -1,0 +1,445 @@
+/*
+   kp_mat.cxx - PetscKPDeviceMat: a PETSc AIJ matrix copied to the Kokkos memory space as CSR or SELL-C,
+   with SpMV including the ghost exchange, and value refresh without rebuilding the structure.
+*/
+#include "kp_sys.hpp"
+#include <petsc/private/matimpl.h>
+
+const char *const PetscKPMatFormats[] = {"csr", "sell", "PetscKPMatFormat", "PETSCKP_FORMAT_", nullptr};
+
+namespace petsckp
+{
+PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi)
+{
+  PetscBool isseq, ismpiaij;
+  MatType   type;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isseq, MATSEQAIJ, MATSEQAIJCUSPARSE, MATSEQAIJKOKKOS, MATSEQAIJHIPSPARSE, MATSEQAIJPERM, MATSEQAIJSELL, MATSEQAIJMKL, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ismpiaij, MATMPIAIJ, MATMPIAIJCUSPARSE, MATMPIAIJKOKKOS, MATMPIAIJHIPSPARSE, MATMPIAIJPERM, MATMPIAIJSELL, MATMPIAIJMKL, ""));
+  PetscCall(MatGetType(A, &type));
+  PetscCheck(isseq || ismpiaij, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "petsckp needs an AIJ matrix (aij, aijcusparse, aijkokkos), not %s; create it with MatSetType(A, MATAIJ) or -mat_type aij/aijcusparse, or convert it with MatConvert()", type);
+  if (ismpi) *ismpi = ismpiaij;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The CSR arrays of a sequential AIJ block, as views in our memory space; values only when vals_only */
+static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valbuf, PetscBool vals_only)
+{
+  PetscInt        m, n;
+  const PetscInt *ia, *ja;
+  PetscScalar    *aa;
+  PetscMemType    mtype = PETSC_MEMTYPE_HOST;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, &m, &n));
+  PetscCheck(m < PETSC_MAX_INT && n < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "petsckp device matrices use 32-bit local column indices; local block of %" PetscInt_FMT " columns is too large", n);
+  if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, &ia, &ja, &aa, &mtype));
+  else {
+    PetscBool done;
+    PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() failed for this matrix type");
+    PetscCall(MatSeqAIJGetArrayRead(B, (const PetscScalar **)&aa));
+  }
+  if (PetscMemTypeHost(mtype)) {
+    /* host arrays: copy (through a device staging buffer when the kernels run on a device) */
+    const PetscInt nnz = ia[m];
+    if (!vals_only) {
+      auto rp = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rowptr stage"), m + 1);
+      auto ci = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "colidx stage"), nnz);
+      PetscCallCXX(Kokkos::deep_copy(exec(), rp, HostUView<const Int>(ia, m + 1)));
+      PetscCallCXX(Kokkos::deep_copy(exec(), ci, HostUView<const Int>(ja, nnz)));
+      if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "vals stage"), nnz));
+      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
+      PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(rp.data(), m + 1), UView<const Int>(ci.data(), nnz), UView<const Scalar>(valbuf.data(), nnz), csr));
+    } else {
+      PetscCheck(nnz == csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nonzero count changed without a structure rebuild");
+      if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "vals stage"), nnz));
+      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
+      PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(valbuf.data(), nnz)));
+    }
+  } else {
+    /* device arrays (aijcusparse, aijkokkos): copy device to device */
+    if (!vals_only) {
+      Kokkos::View<Int, Kokkos::HostSpace> hnnz("nnz");
+      Int                                  nnz;
+
+      PetscCallCXX(Kokkos::deep_copy(exec(), hnnz, Kokkos::subview(UView<const Int>(ia, m + 1), m)));
+      PetscCallCXX(exec().fence());
+      nnz = hnnz();
+      PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(ia, m + 1), UView<const Int>(ja, nnz), UView<const Scalar>(aa, nnz), csr));
+    } else PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(aa, csr.nnz)));
+  }
+  if (!kDeviceExec) {
+    PetscBool done;
+    PetscCall(MatSeqAIJRestoreArrayRead(B, (const PetscScalar **)&aa));
+    PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  }
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DeviceMatBuild(PetscKPDeviceMat dm, PetscBool vals_only)
+{
+  Mat             blocks[2] = {nullptr, nullptr};
+  const PetscInt *garray    = nullptr;
+  PetscInt        nb;
+
+  PetscFunctionBegin;
+  if (dm->mpi) PetscCall(MatMPIAIJGetSeqAIJ(dm->A, &blocks[0], &blocks[1], &garray));
+  else blocks[0] = dm->A;
+  nb = dm->mpi ? 2 : 1;
+  for (PetscInt b = 0; b < nb; b++) {
+    PetscCall(SeqBlockToDevice(blocks[b], dm->csr[b], dm->valbuf, vals_only));
+    if (dm->format == PETSCKP_FORMAT_SELL) {
+      if (!vals_only) {
+        PetscCallCXX(SellFromCsr(dm->csr[b], dm->sell[b]));
+        /* the CSR copy is kept only when the solvers need it (format csr); SELL keeps its own values */
+      } else PetscCallCXX(SellUpdateValues(dm->sell[b], UView<const Scalar>(dm->csr[b].vals.data(), dm->csr[b].nnz)));
+    }
+  }
+  if (dm->mpi && !vals_only) {
+    PetscInt nghost;
+    PetscCall(MatGetSize(blocks[1], NULL, &nghost));
+    dm->nghost = nghost;
+    PetscCall(ISDestroy(&dm->ghostis));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &dm->ghostis));
+    PetscCall(VecDestroy(&dm->lvec));
+    PetscCall(VecScatterDestroy(&dm->sct));
+    dm->lvectype[0] = 0;
+  }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscObjectStateGet((PetscObject)dm->A, &dm->state));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* (re)create the ghost vector and scatter for the memory type of x */
+static PetscErrorCode DeviceMatSetUpGhosts(PetscKPDeviceMat dm, Vec x)
+{
+  char      seqtype[64];
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSeqTypeLike(x, seqtype, sizeof(seqtype)));
+  PetscCall(PetscStrcmp(seqtype, dm->lvectype, &same));
+  if (same && dm->lvec) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDestroy(&dm->lvec));
+  PetscCall(VecScatterDestroy(&dm->sct));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &dm->lvec));
+  PetscCall(VecSetSizes(dm->lvec, dm->nghost, dm->nghost));
+  PetscCall(VecSetType(dm->lvec, seqtype));
+  PetscCall(VecScatterCreate(x, dm->ghostis, dm->lvec, NULL, &dm->sct));
+  PetscCall(PetscStrncpy(dm->lvectype, seqtype, sizeof(dm->lvectype)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void LocalSpmv(PetscKPDeviceMat dm, PetscInt b, Scalar beta, UView<const Scalar> x, UView<Scalar> y)
+{
+  if (dm->format == PETSCKP_FORMAT_SELL) Spmv(dm->sell[b], 1.0, x, beta, y);
+  else Spmv(dm->csr[b], 1.0, x, beta, y);
+}
+
+PetscErrorCode DeviceMatMultLocal(PetscKPDeviceMat dm, Vec x, Vec y)
+{
+  DeviceVec xv, yv;
+
+  PetscFunctionBegin;
+  if (dm->mpi) {
+    PetscCall(DeviceMatSetUpGhosts(dm, x));
+    PetscCall(VecScatterBegin(dm->sct, x, dm->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(xv.Get(x, Access::Read));
+  PetscCall(yv.Get(y, Access::Write));
+  PetscCallCXX(LocalSpmv(dm, 0, 0.0, xv.cview(), yv.view()));
+  PetscCall(xv.Restore());
+  if (dm->mpi) {
+    DeviceVec lv;
+    PetscCall(VecScatterEnd(dm->sct, x, dm->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(lv.Get(dm->lvec, Access::Read));
+    PetscCallCXX(LocalSpmv(dm, 1, 1.0, lv.cview(), yv.view()));
+    PetscCall(lv.Restore());
+  }
+  PetscCall(yv.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace petsckp
+
+using namespace petsckp;
+
+/*@C
+  PetscKPDeviceMatCreate - copies an AIJ matrix into the Kokkos memory space for SpMV by the solvers of petsckp
+
+  Collective
+
+  Input Parameters:
++ A      - the matrix: `MATAIJ` (sequential or MPI), `MATAIJCUSPARSE` or `MATAIJKOKKOS`
+- format - `PETSCKP_FORMAT_SELL` (sliced ELLPACK, fastest on GPUs) or `PETSCKP_FORMAT_CSR`
+
+  Output Parameter:
+. dm - the device matrix
+
+  Level: intermediate
+
+  Notes:
+  Under MPI the local rows are stored as PETSc stores them: the diagonal block and the off-diagonal block with
+  compressed columns; `PetscKPDeviceMatMult()` exchanges the ghost values with a `VecScatter` (GPU-aware when
+  PETSc is) while it multiplies the diagonal block.
+
+  When the values of `A` change (same nonzero pattern), `PetscKPDeviceMatMult()` refreshes them on its own;
+  `PetscKPDeviceMatUpdateValues()` does it explicitly. A new nonzero pattern rebuilds the structure.
+
+.seealso: `PetscKPDeviceMatMult()`, `PetscKPDeviceMatDestroy()`, `MatCreateKPShell()`
+@*/
+PetscErrorCode PetscKPDeviceMatCreate(Mat A, PetscKPMatFormat format, PetscKPDeviceMat *dm)
+{
+  PetscKPDeviceMat d;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscKPAssertPointer(dm, 3);
+  PetscCall(PetscKPInitializePackage());
+  PetscCall(KokkosInitializeOnce());
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Matrix must be assembled before a petsckp device copy is made (call MatAssemblyBegin/End)");
+  PetscCallCXX(d = new _p_PetscKPDeviceMat());
+  d->format = format;
+  PetscCall(MatCheckAIJ(A, &d->mpi));
+  PetscCall(PetscObjectReference((PetscObject)A));
+  d->A = A;
+  PetscCall(MatGetLocalSize(A, &d->m, &d->n));
+  PetscCall(MatGetSize(A, &d->M, &d->N));
+  PetscCall(PetscLogEventBegin(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
+  PetscCall(DeviceMatBuild(d, PETSC_FALSE));
+  PetscCall(PetscLogEventEnd(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
+  PetscCall(MatGetNonzeroState(A, &d->nzstate));
+  *dm = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPDeviceMatUpdateValues - copies the current values of the matrix to the device copy; rebuilds the
+  structure if the nonzero pattern changed
+
+  Collective
+
+  Input Parameter:
+. dm - the device matrix
+
+  Level: intermediate
+
+.seealso: `PetscKPDeviceMatCreate()`
+@*/
+PetscErrorCode PetscKPDeviceMatUpdateValues(PetscKPDeviceMat dm)
+{
+  PetscObjectState nz, st;
+
+  PetscFunctionBegin;
+  PetscKPAssertPointer(dm, 1);
+  PetscCall(PetscObjectStateGet((PetscObject)dm->A, &st));
+  if (st == dm->state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetNonzeroState(dm->A, &nz));
+  PetscCall(PetscLogEventBegin(PETSCKP_DeviceMatUpdate, dm->A, 0, 0, 0));
+  PetscCall(DeviceMatBuild(dm, nz == dm->nzstate ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(PetscLogEventEnd(PETSCKP_DeviceMatUpdate, dm->A, 0, 0, 0));
+  dm->nzstate = nz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPDeviceMatMult - y = A x with the device copy of A
+
+  Collective
+
+  Input Parameters:
++ dm - the device matrix
+- x  - input vector, with the column layout of A (any memory type: host or GPU)
+
+  Output Parameter:
+. y - output vector, with the row layout of A
+
+  Level: intermediate
+
+.seealso: `PetscKPDeviceMatCreate()`, `MatMult()`
+@*/
+PetscErrorCode PetscKPDeviceMatMult(PetscKPDeviceMat dm, Vec x, Vec y)
+{
+  PetscInt nx, ny;
+
+  PetscFunctionBegin;
+  PetscKPAssertPointer(dm, 1);
+  PetscValidHeaderSpecific(x, VEC_CLASSID, 2);
+  PetscValidHeaderSpecific(y, VEC_CLASSID, 3);
+  PetscCheck(x != y, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_IDN, "x and y must be different vectors");
+  PetscCall(VecGetLocalSize(x, &nx));
+  PetscCall(VecGetLocalSize(y, &ny));
+  PetscCheck(nx == dm->n && ny == dm->m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vector local sizes x %" PetscInt_FMT ", y %" PetscInt_FMT " do not match the matrix local size %" PetscInt_FMT " x %" PetscInt_FMT, nx, ny, dm->m, dm->n);
+  PetscCall(PetscKPDeviceMatUpdateValues(dm));
+  PetscCall(PetscLogEventBegin(PETSCKP_SpMV, dm->A, x, y, 0));
+  PetscCall(DeviceMatMultLocal(dm, x, y));
+  PetscCall(PetscLogFlops(2.0 * (dm->csr[0].nnz + (dm->mpi ? dm->csr[1].nnz : 0))));
+  PetscCall(PetscLogEventEnd(PETSCKP_SpMV, dm->A, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPDeviceMatGetInfo - local sizes and storage of a device matrix
+
+  Not Collective
+
+  Input Parameter:
+. dm - the device matrix
+
+  Output Parameters:
++ m      - local rows
+. nnz    - local nonzeros (diagonal plus off-diagonal block)
+. stored - stored entries including SELL padding
+- nghost - number of ghost columns
+
+  Level: intermediate
+
+.seealso: `PetscKPDeviceMatCreate()`
+@*/
+PetscErrorCode PetscKPDeviceMatGetInfo(PetscKPDeviceMat dm, PetscInt *m, PetscInt *nnz, PetscInt *stored, PetscInt *nghost)
+{
+  PetscFunctionBegin;
+  PetscKPAssertPointer(dm, 1);
+  if (m) *m = dm->m;
+  if (nnz) *nnz = dm->csr[0].nnz + (dm->mpi ? dm->csr[1].nnz : 0);
+  if (stored) *stored = dm->format == PETSCKP_FORMAT_SELL ? dm->sell[0].stored + (dm->mpi ? dm->sell[1].stored : 0) : dm->csr[0].nnz + (dm->mpi ? dm->csr[1].nnz : 0);
+  if (nghost) *nghost = dm->nghost;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPDeviceMatView - prints the format and sizes of a device matrix
+
+  Collective
+
+  Input Parameters:
++ dm     - the device matrix
+- viewer - an ASCII viewer
+
+  Level: intermediate
+
+.seealso: `PetscKPDeviceMatCreate()`
+@*/
+PetscErrorCode PetscKPDeviceMatView(PetscKPDeviceMat dm, PetscViewer viewer)
+{
+  PetscInt  m, nnz, stored, nghost;
+  PetscBool iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscKPDeviceMatGetInfo(dm, &m, &nnz, &stored, &nghost));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "petsckp device matrix: format %s, %" PetscInt_FMT " x %" PetscInt_FMT " global, %s memory\n", PetscKPMatFormats[dm->format], dm->M, dm->N, kDeviceExec ? "device" : "host"));
+  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+  PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  local rows %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", stored %" PetscInt_FMT ", ghosts %" PetscInt_FMT "\n", m, nnz, stored, nghost));
+  PetscCall(PetscViewerFlush(viewer));
+  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPDeviceMatDestroy - frees a device matrix
+
+  Collective
+
+  Input Parameter:
+. dm - the device matrix
+
+  Level: intermediate
+
+.seealso: `PetscKPDeviceMatCreate()`
+@*/
+PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *dm)
+{
+  PetscFunctionBegin;
+  if (!dm || !*dm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDestroy(&(*dm)->lvec));
+  PetscCall(VecScatterDestroy(&(*dm)->sct));
+  PetscCall(ISDestroy(&(*dm)->ghostis));
+  PetscCall(MatDestroy(&(*dm)->A));
+  PetscCallCXX(delete *dm);
+  *dm = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_KPShell(Mat S, Vec x, Vec y)
+{
+  PetscKPDeviceMat dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(S, &dm));
+  PetscCall(PetscKPDeviceMatMult(dm, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_KPShell(Mat S, Vec d)
+{
+  PetscKPDeviceMat dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(S, &dm));
+  PetscCall(MatGetDiagonal(dm->A, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_KPShell(Mat S, PetscViewer viewer)
+{
+  PetscKPDeviceMat dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(S, &dm));
+  PetscCall(PetscKPDeviceMatView(dm, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_KPShell(Mat S)
+{
+  PetscKPDeviceMat dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(S, &dm));
+  PetscCall(PetscKPDeviceMatDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateKPShell - a `MATSHELL` whose `MatMult()` is petsckp's device SpMV of `A`
+
+  Collective
+
+  Input Parameters:
++ A      - an AIJ matrix (host or GPU type)
+- format - `PETSCKP_FORMAT_SELL` or `PETSCKP_FORMAT_CSR`
+
+  Output Parameter:
+. S - the shell matrix; its vectors have the type of `A`'s vectors
+
+  Level: intermediate
+
+  Note:
+  Use it as the operator of a `KSP` (with `A` as the preconditioning matrix) to run the Krylov method on
+  petsckp's SpMV. Changes of the values of `A` are picked up at the next `MatMult()`.
+
+.seealso: `PetscKPDeviceMatCreate()`
+@*/
+PetscErrorCode MatCreateKPShell(Mat A, PetscKPMatFormat format, Mat *S)
+{
+  PetscKPDeviceMat dm;
+  PetscInt         m, n, M, N;
+  VecType          vtype;
+
+  PetscFunctionBegin;
+  PetscCall(PetscKPDeviceMatCreate(A, format, &dm));
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), m, n, M, N, dm, S));
+  PetscCall(MatShellSetOperation(*S, MATOP_MULT, (void (*)(void))MatMult_KPShell));
+  PetscCall(MatShellSetOperation(*S, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_KPShell));
+  PetscCall(MatShellSetOperation(*S, MATOP_VIEW, (void (*)(void))MatView_KPShell));
+  PetscCall(MatShellSetOperation(*S, MATOP_DESTROY, (void (*)(void))MatDestroy_KPShell));
+  PetscCall(MatGetVecType(A, &vtype));
+  PetscCall(MatShellSetVecType(*S, vtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,49 @@
+/*
+   kp_sparse.hpp - device sparse matrices of the shared layer (CSR and sliced ELLPACK) and their kernels.
+
+   Everything here takes and returns Kokkos views; nothing here knows about PETSc objects.
+
+   SELL-C (sliced ELLPACK, C = 32): rows are grouped in slices of C consecutive rows; a slice stores
+   width(slice) = max row length entries per row, column-major inside the slice, so that the C threads of a
+   warp read consecutive addresses. Padding entries have column -1. Column indices are 32-bit.
+*/
+#pragma once
+
+#include "kp_kokkos.hpp"
+
+namespace petsckp
+{
+using Ordinal = int; /* 32-bit local column indices in device formats */
+
+struct CsrMatrix {
+  Int           nrows = 0, ncols = 0, nnz = 0;
+  View<Int>     rowptr; /* nrows + 1 */
+  View<Ordinal> colidx; /* nnz */
+  View<Scalar>  vals;   /* nnz */
+};
+
+struct SellMatrix {
+  static constexpr Int C = 32;
+  Int                  nrows = 0, ncols = 0, nnz = 0, nslices = 0, stored = 0;
+  View<Int>            sliceptr; /* nslices + 1: offset of each slice in colidx/vals */
+  View<Ordinal>        colidx;   /* stored */
+  View<Scalar>         vals;     /* stored */
+  View<Int>            csr2sell; /* nnz: position in vals of each CSR entry, for value refresh */
+};
+
+/* CSR from row pointers, column indices and values given as views in our memory space (copied) */
+void CsrFromArrays(Int nrows, Int ncols, UView<const Int> rowptr, UView<const Int> colidx, UView<const Scalar> vals, CsrMatrix &A);
+/* copy new values (same pattern) */
+void CsrUpdateValues(CsrMatrix &A, UView<const Scalar> vals);
+/* SELL-C from a CSR matrix; keeps the map for value refresh */
+void SellFromCsr(const CsrMatrix &A, SellMatrix &S);
+/* refresh SELL values from CSR-ordered values */
+void SellUpdateValues(SellMatrix &S, UView<const Scalar> csrvals);
+
+/* y = alpha A x + beta y; when beta == 0, y is not read (may hold NaN) */
+void Spmv(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
+void Spmv(const SellMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
+
+/* the diagonal of a square CSR matrix (0 where absent) */
+void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d);
+} // namespace petsckp

@@ -1,0 +1,152 @@
+/*
+   kp_sparse_kernels.cxx - construction and SpMV of the device CSR and SELL-C matrices.
+*/
+#include "kp_sparse.hpp"
+
+namespace petsckp
+{
+void CsrFromArrays(Int nrows, Int ncols, UView<const Int> rowptr, UView<const Int> colidx, UView<const Scalar> vals, CsrMatrix &A)
+{
+  A.nrows  = nrows;
+  A.ncols  = ncols;
+  A.rowptr = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "csr rowptr"), nrows + 1);
+  Kokkos::deep_copy(exec(), A.rowptr, rowptr);
+  Int nnz = 0;
+  if (nrows > 0) {
+    auto last = Kokkos::subview(A.rowptr, nrows);
+    Kokkos::View<Int, Kokkos::HostSpace> h("nnz");
+    Kokkos::deep_copy(exec(), h, last);
+    exec().fence();
+    nnz = h();
+  }
+  A.nnz    = nnz;
+  A.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "csr colidx"), nnz);
+  A.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "csr vals"), nnz);
+  auto ci  = A.colidx;
+  Kokkos::parallel_for("petsckp::CsrFromArrays", range(nnz), KOKKOS_LAMBDA(Int k) { ci(k) = (Ordinal)colidx(k); });
+  if (nnz > 0) Kokkos::deep_copy(exec(), A.vals, Kokkos::subview(vals, Kokkos::make_pair((Int)0, nnz)));
+}
+
+void CsrUpdateValues(CsrMatrix &A, UView<const Scalar> vals)
+{
+  if (A.nnz > 0) Kokkos::deep_copy(exec(), A.vals, Kokkos::subview(vals, Kokkos::make_pair((Int)0, A.nnz)));
+}
+
+void SellFromCsr(const CsrMatrix &A, SellMatrix &S)
+{
+  constexpr Int C = SellMatrix::C;
+  const Int     m = A.nrows, ns = (m + C - 1) / C;
+  auto          rowptr = A.rowptr;
+  auto          colidx = A.colidx;
+  auto          vals   = A.vals;
+
+  S.nrows    = m;
+  S.ncols    = A.ncols;
+  S.nnz      = A.nnz;
+  S.nslices  = ns;
+  S.sliceptr = View<Int>("sell sliceptr", ns + 1);
+  auto sp    = S.sliceptr;
+  /* width of each slice, stored at sp(s+1), then an inclusive scan turns widths*C into offsets */
+  Kokkos::parallel_for(
+    "petsckp::SellWidths", range(ns), KOKKOS_LAMBDA(Int s) {
+      Int w = 0;
+      for (Int r = s * C; r < (s + 1) * C && r < m; r++) {
+        const Int len = rowptr(r + 1) - rowptr(r);
+        w             = len > w ? len : w;
+      }
+      sp(s + 1) = w * C;
+    });
+  Kokkos::parallel_scan(
+    "petsckp::SellScan", range(ns + 1), KOKKOS_LAMBDA(Int s, Int & upd, const bool final) {
+      upd += sp(s);
+      if (final) sp(s) = upd;
+    });
+  Int stored = 0;
+  {
+    Kokkos::View<Int, Kokkos::HostSpace> h("stored");
+    Kokkos::deep_copy(exec(), h, Kokkos::subview(sp, ns));
+    exec().fence();
+    stored = h();
+  }
+  S.stored   = stored;
+  S.colidx   = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sell colidx"), stored);
+  S.vals     = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sell vals"), stored);
+  S.csr2sell = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sell map"), A.nnz);
+  auto sc    = S.colidx;
+  auto sv    = S.vals;
+  auto map   = S.csr2sell;
+  Kokkos::parallel_for(
+    "petsckp::SellFill", range(ns * C), KOKKOS_LAMBDA(Int r) {
+      const Int s = r / C, lane = r % C;
+      const Int w = (sp(s + 1) - sp(s)) / C;
+      Int       k = 0;
+      if (r < m) {
+        const Int b = rowptr(r), len = rowptr(r + 1) - b;
+        for (; k < len; k++) {
+          const Int pos = sp(s) + k * C + lane;
+          sc(pos)       = colidx(b + k);
+          sv(pos)       = vals(b + k);
+          map(b + k)    = pos;
+        }
+      }
+      for (; k < w; k++) {
+        const Int pos = sp(s) + k * C + lane;
+        sc(pos)       = -1;
+        sv(pos)       = 0;
+      }
+    });
+}
+
+void SellUpdateValues(SellMatrix &S, UView<const Scalar> csrvals)
+{
+  auto sv  = S.vals;
+  auto map = S.csr2sell;
+  Kokkos::parallel_for("petsckp::SellUpdateValues", range(S.nnz), KOKKOS_LAMBDA(Int k) { sv(map(k)) = csrvals(k); });
+}
+
+void Spmv(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y)
+{
+  auto rowptr = A.rowptr;
+  auto colidx = A.colidx;
+  auto vals   = A.vals;
+  Kokkos::parallel_for(
+    "petsckp::SpmvCsr", range(A.nrows), KOKKOS_LAMBDA(Int r) {
+      Scalar sum = 0;
+      for (Int k = rowptr(r); k < rowptr(r + 1); k++) sum += vals(k) * x(colidx(k));
+      y(r) = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y(r);
+    });
+}
+
+void Spmv(const SellMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y)
+{
+  constexpr Int C  = SellMatrix::C;
+  auto          sp = A.sliceptr;
+  auto          sc = A.colidx;
+  auto          sv = A.vals;
+  Kokkos::parallel_for(
+    "petsckp::SpmvSell", range(A.nrows), KOKKOS_LAMBDA(Int r) {
+      const Int s = r / C, lane = r % C;
+      const Int b = sp(s) + lane, e = sp(s + 1);
+      Scalar    sum = 0;
+      for (Int pos = b; pos < e; pos += C) {
+        const Ordinal c = sc(pos);
+        if (c >= 0) sum += sv(pos) * x(c);
+      }
+      y(r) = beta == Scalar(0) ? alpha * sum : alpha * sum + beta * y(r);
+    });
+}
+
+void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d)
+{
+  auto rowptr = A.rowptr;
+  auto colidx = A.colidx;
+  auto vals   = A.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrDiagonal", range(A.nrows), KOKKOS_LAMBDA(Int r) {
+      Scalar v = 0;
+      for (Int k = rowptr(r); k < rowptr(r + 1); k++)
+        if (colidx(k) == r) v += vals(k);
+      d(r) = v;
+    });
+}
+} // namespace petsckp

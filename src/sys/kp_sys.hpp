@@ -1,0 +1,41 @@
+/*
+   kp_sys.hpp - package-wide state of libpetsckp: class id, log events, the device matrix object.
+*/
+#pragma once
+
+#include <petsckp.h>
+#include "kp_sparse.hpp"
+#include "kp_vec.hpp"
+
+PETSC_EXTERN PetscClassId  PETSCKP_CLASSID;
+PETSC_EXTERN PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+
+struct _p_PetscKPDeviceMat {
+  Mat              A         = nullptr; /* the PETSc matrix (referenced) */
+  PetscKPMatFormat format    = PETSCKP_FORMAT_SELL;
+  PetscObjectState state     = 0; /* of A when the values were last copied */
+  PetscObjectState nzstate   = 0; /* nonzero state of A when the structure was built */
+  PetscBool        mpi       = PETSC_FALSE;
+  PetscInt         m = 0, n = 0, M = 0, N = 0, nghost = 0;
+
+  /* diagonal block (or the whole sequential matrix) and off-diagonal block with compressed columns */
+  petsckp::CsrMatrix  csr[2];
+  petsckp::SellMatrix sell[2];
+  petsckp::View<petsckp::Scalar> valbuf; /* staging for values that live on the host */
+
+  /* ghost exchange */
+  Vec        lvec = nullptr;
+  VecScatter sct  = nullptr;
+  char       lvectype[64] = {0};
+  IS         ghostis = nullptr;
+};
+
+namespace petsckp
+{
+/* Access for solver kernels: the diagonal-block (local) CSR of a device matrix */
+inline const CsrMatrix &DeviceMatLocalCsr(PetscKPDeviceMat dm) { return dm->csr[0]; }
+/* y = A x with the ghost exchange; x, y PETSc Vecs of A's layout */
+PetscErrorCode DeviceMatMultLocal(PetscKPDeviceMat dm, Vec x, Vec y);
+/* check that a matrix is of a supported AIJ type; err names the caller */
+PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
+} // namespace petsckp

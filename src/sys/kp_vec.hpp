@@ -1,0 +1,50 @@
+/*
+   kp_vec.hpp - Kokkos views over PETSc Vecs, in the memory space where the Vec's values live.
+
+   A VecView wraps the Vec's array without a copy when the execution space can reach it (VECSEQ/VECMPI with
+   a host backend; VECCUDA/VECKOKKOS with the CUDA backend, through VecGetArray...AndMemType); only when the
+   Vec lives on the host and the kernels on the device is a device copy made (and written back on restore for
+   write access).
+*/
+#pragma once
+
+#include "kp_kokkos.hpp"
+#include <petscvec.h>
+
+namespace petsckp
+{
+enum class Access {
+  Read,
+  Write,
+  ReadWrite
+};
+
+class DeviceVec {
+public:
+  DeviceVec() = default;
+  DeviceVec(const DeviceVec &)            = delete;
+  DeviceVec &operator=(const DeviceVec &) = delete;
+  ~DeviceVec();
+
+  PetscErrorCode Get(Vec v, Access mode);
+  PetscErrorCode Restore();
+
+  UView<Scalar>       view() const { return view_; }
+  UView<const Scalar> cview() const { return UView<const Scalar>(view_.data(), view_.extent(0)); }
+  Int                 size() const { return (Int)view_.extent(0); }
+  bool                copied() const { return copied_; }
+
+private:
+  Vec           vec_  = nullptr;
+  Access        mode_ = Access::Read;
+  PetscScalar  *arr_  = nullptr;
+  bool          copied_ = false;
+  View<Scalar>  copy_;
+  UView<Scalar> view_;
+};
+
+/* the sequential type that matches a Vec's memory (for ghost and work vectors): seq, seqcuda, seqkokkos, ... */
+PetscErrorCode VecGetSeqTypeLike(Vec v, char seqtype[], size_t len);
+/* NaN/Inf check of a Vec, error naming what is wrong and where */
+PetscErrorCode VecCheckFinite(Vec v, const char what[]);
+} // namespace petsckp

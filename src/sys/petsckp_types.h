@@ -1,0 +1,11 @@
+/*
+   petsckp_types.h - the Create routines of the solver types of libpetsckp; registered in types.cxx.
+*/
+#pragma once
+
+#include "petsckp_compat.h"
+#include <petsc/private/pcimpl.h>
+#include <petsc/private/kspimpl.h>
+#include <petsc/private/taoimpl.h>
+
+PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);

@@ -1,0 +1,128 @@
+/*
+   register.cxx - package initialisation and registration of every solver type of libpetsckp.
+
+   A type is registered here only when it works; each solver directory provides its Create routine.
+*/
+#include "kp_sys.hpp"
+#include "petsckp_types.h"
+
+PetscClassId  PETSCKP_CLASSID;
+PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+
+static PetscBool PetscKPPackageInitialized = PETSC_FALSE;
+static PetscBool PetscKPTypesRegistered    = PETSC_FALSE;
+
+/*@C
+  PetscKPFinalizePackage - called by `PetscFinalize()` to free the package's global state
+
+  Level: developer
+
+.seealso: `PetscKPInitializePackage()`
+@*/
+PetscErrorCode PetscKPFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscKPPackageInitialized = PETSC_FALSE;
+  PetscKPTypesRegistered    = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPInitializePackage - registers the class and log events of libpetsckp
+
+  Level: developer
+
+.seealso: `PetscKPRegisterAll()`
+@*/
+PetscErrorCode PetscKPInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (PetscKPPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscKPPackageInitialized = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("PetscKP", &PETSCKP_CLASSID));
+  PetscCall(PetscLogEventRegister("KPDevMatSetup", PETSCKP_CLASSID, &PETSCKP_DeviceMatSetup));
+  PetscCall(PetscLogEventRegister("KPDevMatUpdate", PETSCKP_CLASSID, &PETSCKP_DeviceMatUpdate));
+  PetscCall(PetscLogEventRegister("KPSpMV", PETSCKP_CLASSID, &PETSCKP_SpMV));
+  PetscCall(PetscRegisterFinalize(PetscKPFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPRegisterAll - registers every solver of libpetsckp with PETSc (`PCRegister()`, `KSPRegister()`,
+  `TaoRegister()`), so that they can be selected with `-pc_type`, `-ksp_type` and `-tao_type`
+
+  Not Collective
+
+  Level: beginner
+
+  Notes:
+  Applications that link libpetsckp call this once after `PetscInitialize()`. Applications that load the
+  library at run time with `-dll_append /path/to/libpetsckp.so` need not call it: PETSc calls
+  `PetscDLLibraryRegister_petsckp()`, which calls it.
+
+  Kokkos is initialised at the first use of a petsckp solver, unless it is already initialised (as in PETSc
+  builds with Kokkos), and finalised in `PetscFinalize()` when petsckp initialised it.
+
+.seealso: `PetscKPInitializePackage()`
+@*/
+PetscErrorCode PetscKPRegisterAll(void)
+{
+  PetscFunctionBegin;
+  if (PetscKPTypesRegistered) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscKPTypesRegistered = PETSC_TRUE;
+  PetscCall(PetscKPInitializePackage());
+  PetscCall(PetscKPRegisterTypes_Private());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* called by PETSc when the library is loaded with -dll_append */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petsckp(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscKPRegisterAll());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPGetVersion - the version string of libpetsckp with the Kokkos backend it was built for
+
+  Not Collective
+
+  Input Parameter:
+. len - length of the buffer
+
+  Output Parameter:
+. version - the string
+
+  Level: beginner
+
+.seealso: `PetscKPViewBackend()`
+@*/
+PetscErrorCode PetscKPGetVersion(char version[], size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(version, len, "petsckp %d.%d.%d (Kokkos %d.%d.%d, execution space %s)", PETSCKP_VERSION_MAJOR, PETSCKP_VERSION_MINOR, PETSCKP_VERSION_PATCH, KOKKOS_VERSION / 10000, (KOKKOS_VERSION / 100) % 100, KOKKOS_VERSION % 100, petsckp::ExecSpace::name()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscKPViewBackend - prints the version and execution space of libpetsckp
+
+  Collective
+
+  Input Parameter:
+. viewer - an ASCII viewer
+
+  Level: beginner
+
+.seealso: `PetscKPGetVersion()`
+@*/
+PetscErrorCode PetscKPViewBackend(PetscViewer viewer)
+{
+  char v[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscKPGetVersion(v, sizeof(v)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,15 @@
+/* GoogleTest main for the unit tests: PETSc and Kokkos are initialised once for all tests. */
+#include <gtest/gtest.h>
+#include <petsckp.h>
+#include "kp_kokkos.hpp"
+
+int main(int argc, char **argv)
+{
+  ::testing::InitGoogleTest(&argc, argv);
+  PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
+  PetscCall(PetscKPRegisterAll());
+  PetscCall(petsckp::KokkosInitializeOnce());
+  int rc = RUN_ALL_TESTS();
+  PetscCall(PetscFinalize());
+  return rc;
+}

@@ -1,0 +1,200 @@
+/* Unit tests of the PETSc-facing part of src/sys: Vec access by memory type and the device matrix.
+   Vec and Mat types come from the options database, so PETSC_OPTIONS="-vec_type cuda -mat_type aijcusparse"
+   runs the same tests on GPU types. */
+#include "kp_test.hpp"
+#include "kp_sys.hpp"
+
+using namespace kptest;
+
+#define KP_OK(expr) ASSERT_EQ((int)(expr), 0)
+
+static void CreateVec(Int n, Vec *v)
+{
+  ASSERT_EQ((int)VecCreate(PETSC_COMM_SELF, v), 0);
+  ASSERT_EQ((int)VecSetSizes(*v, n, n), 0);
+  ASSERT_EQ((int)VecSetFromOptions(*v), 0);
+}
+
+/* the matrix of a random host CSR as a PETSc matrix of the type from the options */
+static void CreateMat(const HostCsr &h, Mat *A)
+{
+  ASSERT_EQ((int)MatCreate(PETSC_COMM_SELF, A), 0);
+  ASSERT_EQ((int)MatSetSizes(*A, h.nrows, h.ncols, h.nrows, h.ncols), 0);
+  ASSERT_EQ((int)MatSetType(*A, MATAIJ), 0);
+  ASSERT_EQ((int)MatSetFromOptions(*A), 0);
+  std::vector<PetscInt> nnz(h.nrows);
+  for (Int i = 0; i < h.nrows; i++) nnz[i] = h.rowptr[i + 1] - h.rowptr[i];
+  ASSERT_EQ((int)MatXAIJSetPreallocation(*A, 1, nnz.data(), nullptr, nullptr, nullptr), 0);
+  for (Int i = 0; i < h.nrows; i++) {
+    Int len = h.rowptr[i + 1] - h.rowptr[i];
+    if (len) ASSERT_EQ((int)MatSetValues(*A, 1, &i, len, h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES), 0);
+  }
+  ASSERT_EQ((int)MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY), 0);
+  ASSERT_EQ((int)MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY), 0);
+}
+
+static std::vector<Scalar> VecToStd(Vec v)
+{
+  const PetscScalar *a;
+  PetscInt           n;
+  VecGetLocalSize(v, &n);
+  VecGetArrayRead(v, &a);
+  std::vector<Scalar> s(a, a + n);
+  VecRestoreArrayRead(v, &a);
+  return s;
+}
+
+static void SetVec(Vec v, const std::vector<Scalar> &s)
+{
+  PetscScalar *a;
+  VecGetArrayWrite(v, &a);
+  std::copy(s.begin(), s.end(), a);
+  VecRestoreArrayWrite(v, &a);
+}
+
+/* a kernel through the VecView: y = 2 x + 1 */
+static void Affine(UView<const Scalar> x, UView<Scalar> y)
+{
+  Kokkos::parallel_for("test affine", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) { y(i) = 2 * x(i) + 1; });
+}
+
+class PetscSizes : public ::testing::TestWithParam<Int> { };
+
+TEST_P(PetscSizes, VecViewReadWrite)
+{
+  const Int n = GetParam();
+  Vec       x, y;
+  CreateVec(n, &x);
+  CreateVec(n, &y);
+  auto xs = RandomVector(n, 11);
+  SetVec(x, xs);
+  VecSet(y, NAN);
+  {
+    DeviceVec xv, yv;
+    KP_OK(xv.Get(x, Access::Read));
+    KP_OK(yv.Get(y, Access::Write));
+    EXPECT_EQ(xv.size(), n);
+    Affine(xv.cview(), yv.view());
+    KP_OK(yv.Restore());
+    KP_OK(xv.Restore());
+  }
+  std::vector<Scalar> ref(n);
+  for (Int i = 0; i < n; i++) ref[i] = 2 * xs[i] + 1;
+  EXPECT_LE(RelErr(VecToStd(y), ref), 1e-15);
+  /* read-write in place */
+  {
+    DeviceVec yv;
+    KP_OK(yv.Get(y, Access::ReadWrite));
+    Affine(yv.cview(), yv.view());
+  } /* the destructor restores */
+  for (Int i = 0; i < n; i++) ref[i] = 2 * ref[i] + 1;
+  EXPECT_LE(RelErr(VecToStd(y), ref), 1e-15);
+  VecDestroy(&x);
+  VecDestroy(&y);
+}
+
+TEST_P(PetscSizes, DeviceMatMatchesMatMult)
+{
+  const Int n = GetParam();
+  for (int fmt = 0; fmt < 2; fmt++) {
+    HostCsr          h = RandomCsr(n, n, 5 + (unsigned)n);
+    Mat              A;
+    Vec              x, y, yref;
+    PetscKPDeviceMat dm;
+    CreateMat(h, &A);
+    KP_OK(MatCreateVecs(A, &x, &y));
+    KP_OK(VecDuplicate(y, &yref));
+    SetVec(x, RandomVector(n, 13));
+    KP_OK(PetscKPDeviceMatCreate(A, (PetscKPMatFormat)fmt, &dm));
+    KP_OK(PetscKPDeviceMatMult(dm, x, y));
+    KP_OK(MatMult(A, x, yref));
+    EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14);
+    /* new values, same pattern: picked up automatically */
+    KP_OK(MatScale(A, -3.0));
+    KP_OK(MatShift(A, 2.0));
+    KP_OK(PetscKPDeviceMatMult(dm, x, y));
+    KP_OK(MatMult(A, x, yref));
+    EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14);
+    KP_OK(PetscKPDeviceMatDestroy(&dm));
+    KP_OK(MatDestroy(&A));
+    KP_OK(VecDestroy(&x));
+    KP_OK(VecDestroy(&y));
+    KP_OK(VecDestroy(&yref));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, PetscSizes, ::testing::ValuesIn(Sizes()));
+
+TEST(PetscSys, ShellMatrixInKSP)
+{
+  /* 1D Laplacian solved by CG on the petsckp SpMV shell */
+  const Int n = 200;
+  HostCsr   h;
+  h.nrows = h.ncols = n;
+  h.rowptr.push_back(0);
+  for (Int i = 0; i < n; i++) {
+    for (Int j = std::max<Int>(0, i - 1); j <= std::min<Int>(n - 1, i + 1); j++) {
+      h.colidx.push_back(j);
+      h.vals.push_back(i == j ? 2.0 : -1.0);
+    }
+    h.rowptr.push_back((Int)h.colidx.size());
+  }
+  Mat A, S;
+  Vec x, b, r;
+  KSP ksp;
+  PetscReal rn, bn;
+  CreateMat(h, &A);
+  KP_OK(MatCreateKPShell(A, PETSCKP_FORMAT_SELL, &S));
+  KP_OK(MatCreateVecs(S, &x, &b));
+  KP_OK(VecDuplicate(b, &r));
+  KP_OK(VecSet(b, 1.0));
+  KP_OK(KSPCreate(PETSC_COMM_SELF, &ksp));
+  KP_OK(KSPSetOperators(ksp, S, A));
+  KP_OK(KSPSetType(ksp, KSPCG));
+  KP_OK(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  KP_OK(KSPSolve(ksp, b, x));
+  KP_OK(MatMult(A, x, r));
+  KP_OK(VecAXPY(r, -1.0, b));
+  KP_OK(VecNorm(r, NORM_2, &rn));
+  KP_OK(VecNorm(b, NORM_2, &bn));
+  EXPECT_LE(rn / bn, 1e-9);
+  KSPDestroy(&ksp);
+  MatDestroy(&S);
+  MatDestroy(&A);
+  VecDestroy(&x);
+  VecDestroy(&b);
+  VecDestroy(&r);
+}
+
+TEST(PetscSys, ErrorsAreReported)
+{
+  Mat              D;
+  PetscKPDeviceMat dm = nullptr;
+  PetscErrorCode   ierr;
+  KP_OK(MatCreateDense(PETSC_COMM_SELF, 4, 4, 4, 4, nullptr, &D));
+  KP_OK(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
+  KP_OK(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));
+  KP_OK(PetscPushErrorHandler(PetscReturnErrorHandler, nullptr));
+  ierr = PetscKPDeviceMatCreate(D, PETSCKP_FORMAT_SELL, &dm);
+  KP_OK(PetscPopErrorHandler());
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_SUP);
+  EXPECT_EQ(dm, nullptr);
+  MatDestroy(&D);
+
+  /* wrong vector sizes */
+  HostCsr h = RandomCsr(10, 10, 3);
+  Mat     A;
+  Vec     x, y;
+  CreateMat(h, &A);
+  KP_OK(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+  CreateVec(10, &x);
+  CreateVec(9, &y);
+  KP_OK(PetscPushErrorHandler(PetscReturnErrorHandler, nullptr));
+  ierr = PetscKPDeviceMatMult(dm, x, y);
+  KP_OK(PetscPopErrorHandler());
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_SIZ);
+  PetscKPDeviceMatDestroy(&dm);
+  MatDestroy(&A);
+  VecDestroy(&x);
+  VecDestroy(&y);
+}
