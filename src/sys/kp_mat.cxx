@@ -23,59 +23,44 @@ PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The CSR arrays of a sequential AIJ block, as views in our memory space; values only when vals_only */
+/* The CSR arrays of a sequential AIJ block copied into our memory space (values only when vals_only).
+   The structure is always taken from the host arrays (every AIJ type keeps them), because the device CSR of
+   aijcusparse may be row-compressed (the off-diagonal block of MPIAIJ); the values are read where they live:
+   their order is the same in the compressed and the full form. */
 static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valbuf, PetscBool vals_only)
 {
-  PetscInt        m, n;
-  const PetscInt *ia, *ja;
+  PetscInt        m, n, nnz;
+  const PetscInt *ia, *ja, *di, *dj;
   PetscScalar    *aa;
   PetscMemType    mtype = PETSC_MEMTYPE_HOST;
+  PetscBool       done;
 
   PetscFunctionBegin;
   PetscCall(MatGetSize(B, &m, &n));
-  PetscCheck(m < PETSC_MAX_INT && n < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "petsckp device matrices use 32-bit local column indices; local block of %" PetscInt_FMT " columns is too large", n);
-  if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, &ia, &ja, &aa, &mtype));
-  else {
-    PetscBool done;
-    PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() failed for this matrix type");
-    PetscCall(MatSeqAIJGetArrayRead(B, (const PetscScalar **)&aa));
-  }
+  PetscCheck(n < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "petsckp device matrices use 32-bit local column indices; local block of %" PetscInt_FMT " columns is too large", n);
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() failed for this matrix type");
+  nnz = ia[m];
+  if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, &di, &dj, &aa, &mtype));
+  else PetscCall(MatSeqAIJGetArrayRead(B, (const PetscScalar **)&aa));
   if (PetscMemTypeHost(mtype)) {
-    /* host arrays: copy (through a device staging buffer when the kernels run on a device) */
-    const PetscInt nnz = ia[m];
-    if (!vals_only) {
-      auto rp = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rowptr stage"), m + 1);
-      auto ci = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "colidx stage"), nnz);
-      PetscCallCXX(Kokkos::deep_copy(exec(), rp, HostUView<const Int>(ia, m + 1)));
-      PetscCallCXX(Kokkos::deep_copy(exec(), ci, HostUView<const Int>(ja, nnz)));
-      if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "vals stage"), nnz));
-      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
-      PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(rp.data(), m + 1), UView<const Int>(ci.data(), nnz), UView<const Scalar>(valbuf.data(), nnz), csr));
-    } else {
-      PetscCheck(nnz == csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nonzero count changed without a structure rebuild");
-      if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "vals stage"), nnz));
-      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
-      PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(valbuf.data(), nnz)));
-    }
-  } else {
-    /* device arrays (aijcusparse, aijkokkos): copy device to device */
-    if (!vals_only) {
-      Kokkos::View<Int, Kokkos::HostSpace> hnnz("nnz");
-      Int                                  nnz;
-
-      PetscCallCXX(Kokkos::deep_copy(exec(), hnnz, Kokkos::subview(UView<const Int>(ia, m + 1), m)));
-      PetscCallCXX(exec().fence());
-      nnz = hnnz();
-      PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(ia, m + 1), UView<const Int>(ja, nnz), UView<const Scalar>(aa, nnz), csr));
-    } else PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(aa, csr.nnz)));
+    if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("vals stage")), nnz));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
+    aa    = valbuf.data();
   }
-  if (!kDeviceExec) {
-    PetscBool done;
-    PetscCall(MatSeqAIJRestoreArrayRead(B, (const PetscScalar **)&aa));
-    PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  if (!vals_only) {
+    auto rp = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rowptr stage")), m + 1);
+    auto ci = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("colidx stage")), nnz);
+    PetscCallCXX(Kokkos::deep_copy(exec(), rp, HostUView<const Int>(ia, m + 1)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), ci, HostUView<const Int>(ja, nnz)));
+    PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(rp.data(), m + 1), UView<const Int>(ci.data(), nnz), UView<const Scalar>(aa, nnz), csr));
+  } else {
+    PetscCheck(nnz == csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nonzero count changed without a structure rebuild");
+    PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(aa, nnz)));
   }
   PetscCallCXX(exec().fence());
+  if (!kDeviceExec) PetscCall(MatSeqAIJRestoreArrayRead(B, (const PetscScalar **)&aa));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -16,7 +16,7 @@ PetscErrorCode DeviceVec::Get(Vec v, Access mode)
   PetscInt     n;
 
   PetscFunctionBegin;
-  PetscCheck(!vec_, PETSC_COMM_SELF, PETSC_ERR_ORDER, "petsckp::VecView already holds a Vec; call Restore() first");
+  PetscCheck(!vec_, PETSC_COMM_SELF, PETSC_ERR_ORDER, "petsckp::DeviceVec already holds a Vec; call Restore() first");
   PetscCall(VecGetLocalSize(v, &n));
   vec_    = v;
   mode_   = mode;
@@ -50,7 +50,7 @@ PetscErrorCode DeviceVec::Get(Vec v, Access mode)
   }
   if (PetscMemTypeHost(mtype)) {
     /* a host Vec with a device execution space: work on a device copy */
-    PetscCallCXX(copy_ = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "petsckp::VecView copy"), n));
+    PetscCallCXX(copy_ = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "petsckp::DeviceVec copy"), n));
     if (mode != Access::Write) PetscCallCXX(Kokkos::deep_copy(exec(), copy_, HostUView<Scalar>(arr_, n)));
     view_   = UView<Scalar>(copy_.data(), n);
     copied_ = true;

@@ -1,7 +1,7 @@
 /*
    kp_vec.hpp - Kokkos views over PETSc Vecs, in the memory space where the Vec's values live.
 
-   A VecView wraps the Vec's array without a copy when the execution space can reach it (VECSEQ/VECMPI with
+   A DeviceVec wraps the Vec's array without a copy when the execution space can reach it (VECSEQ/VECMPI with
    a host backend; VECCUDA/VECKOKKOS with the CUDA backend, through VecGetArray...AndMemType); only when the
    Vec lives on the host and the kernels on the device is a device copy made (and written back on restore for
    write access).

@@ -6,6 +6,7 @@
 int main(int argc, char **argv)
 {
   ::testing::InitGoogleTest(&argc, argv);
+  if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); /* test discovery: no PETSc, no device */
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscKPRegisterAll());
   PetscCall(petsckp::KokkosInitializeOnce());

@@ -52,7 +52,7 @@ static void SetVec(Vec v, const std::vector<Scalar> &s)
   VecRestoreArrayWrite(v, &a);
 }
 
-/* a kernel through the VecView: y = 2 x + 1 */
+/* a kernel through the DeviceVec: y = 2 x + 1 */
 static void Affine(UView<const Scalar> x, UView<Scalar> y)
 {
   Kokkos::parallel_for("test affine", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) { y(i) = 2 * x(i) + 1; });
@@ -60,7 +60,7 @@ static void Affine(UView<const Scalar> x, UView<Scalar> y)
 
 class PetscSizes : public ::testing::TestWithParam<Int> { };
 
-TEST_P(PetscSizes, VecViewReadWrite)
+TEST_P(PetscSizes, DeviceVecReadWrite)
 {
   const Int n = GetParam();
   Vec       x, y;
