@@ -1,6 +1,6 @@
 static char help[] = "Poisson's equation -laplace u = f on the unit square or cube with homogeneous Dirichlet conditions,\n\
 on a DMDA, solved with PETSc's KSP while petsckp's device SpMV is checked against MatMult.\n\
-The exact solution is u = prod_i sin(pi x_i); the example checks that the discretisation error is O(h^2).\n\n\
+The exact solution is u = prod_i x_i^3 (1 - x_i); the example checks that the discretisation error is O(h^2).\n\n\
 Options:\n\
   -dim <2|3>            : dimension (default 2)\n\
   -n <n>                : interior grid points per direction (default 33)\n\
@@ -43,11 +43,14 @@ static PetscErrorCode AssembleLaplacian(DM da, PetscInt dim, PetscReal h, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* u = prod sin(pi x) and f = dim pi^2 u at the interior points */
+/* u = prod g(x_i) with g(x) = x^3 (1 - x) and f = -laplace u at the interior points (not an eigenvector of the
+   discrete Laplacian, and its 4th derivative makes the O(h^2) error visible) */
+static PetscReal G(PetscReal x) { return x * x * x * (1 - x); }
+static PetscReal G2(PetscReal x) { return 6 * x - 12 * x * x; }
+
 static PetscErrorCode ExactAndRhs(DM da, PetscInt dim, PetscReal h, Vec u, Vec f)
 {
-  PetscInt  i, j, k, xs, ys, zs, xm, ym, zm, idx = 0;
-  PetscReal pi = PETSC_PI;
+  PetscInt     i, j, k, xs, ys, zs, xm, ym, zm, idx = 0;
   PetscScalar *ua, *fa;
 
   PetscFunctionBeginUser;
@@ -58,10 +61,10 @@ static PetscErrorCode ExactAndRhs(DM da, PetscInt dim, PetscReal h, Vec u, Vec f
   for (k = zs; k < zs + zm; k++)
     for (j = ys; j < ys + ym; j++)
       for (i = xs; i < xs + xm; i++, idx++) {
-        PetscReal val = PetscSinReal(pi * (i + 1) * h) * PetscSinReal(pi * (j + 1) * h);
-        if (dim == 3) val *= PetscSinReal(pi * (k + 1) * h);
-        ua[idx] = val;
-        fa[idx] = dim * pi * pi * val;
+        PetscReal x = (i + 1) * h, y = (j + 1) * h, z = (k + 1) * h;
+        PetscReal gz = dim == 3 ? G(z) : 1.0;
+        ua[idx]      = G(x) * G(y) * gz;
+        fa[idx]      = -(G2(x) * G(y) * gz + G(x) * G2(y) * gz + (dim == 3 ? G(x) * G(y) * G2(z) : 0.0));
       }
   PetscCall(VecRestoreArrayWrite(u, &ua));
   PetscCall(VecRestoreArrayWrite(f, &fa));
@@ -139,11 +142,11 @@ int main(int argc, char **argv)
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSolve(ksp, f, uh));
 
-  /* 3. discretisation error: the 2nd-order scheme gives max|u - u_h| ~ c h^2 with c < 1 */
+  /* 3. discretisation error: the 2nd-order scheme gives max|u - u_h| ~ c h^2 with c ~ 0.02 (2D), 0.002 (3D) */
   PetscCall(VecAXPY(uh, -1.0, u));
   PetscCall(VecNorm(uh, NORM_INFINITY, &err));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Poisson %" PetscInt_FMT "D, %" PetscInt_FMT " points per direction: max error / h^2 = %.2f\n", dim, n, (double)(err / (h * h))));
-  PetscCheck(err / (h * h) < 1.0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "discretisation error %g is not O(h^2)", (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Poisson %" PetscInt_FMT "D, %" PetscInt_FMT " points per direction: max error / h^2 = %.4f\n", dim, n, (double)(err / (h * h))));
+  PetscCheck(err / (h * h) < 0.05, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "discretisation error %g is not O(h^2)", (double)err);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error check: passed\n"));
 
   PetscCall(KSPDestroy(&ksp));

@@ -181,6 +181,16 @@ def cmd_run(a):
         return 1
     if a.filter:
         out = subprocess.run(['bash', '-c', a.filter], input=out, capture_output=True, text=True).stdout
+    if a.expect:
+        # pass when every regular expression matches the output (stdout and stderr)
+        both = out + p.stderr
+        missing = [r for r in a.expect if not re.search(r, both, re.M)]
+        print(both)
+        if missing:
+            print('FAILED: output does not match %s' % missing)
+            return 1
+        print('ok')
+        return 0
     if os.environ.get('PETSCKP_HARNESS_UPDATE') == '1':
         os.makedirs(os.path.dirname(a.output), exist_ok=True)
         with open(a.output, 'w') as f:
@@ -215,7 +225,8 @@ def main():
     r.add_argument('--exe', required=True)
     r.add_argument('--nsize', default='1')
     r.add_argument('--args', default='')
-    r.add_argument('--output', required=True)
+    r.add_argument('--output', default='')
+    r.add_argument('--expect', action='append', default=[], help='regular expression the output must match')
     r.add_argument('--filter', default='')
     r.add_argument('--tolerance', default=os.environ.get('PETSCKP_DIFF_RTOL', '1e-4'))
     a = ap.parse_args()

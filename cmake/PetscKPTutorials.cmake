@@ -1,0 +1,55 @@
+# Unmodified PETSc tutorials, compiled from PETSc's installed example sources against PETSc alone (they do not
+# link petsckp) and run with -dll_append libpetsckp.so, as a PETSc user would.
+#
+#   petsckp_add_tutorial(<name> <path below PETSc's examples/src>)    builds tutorial_<name> when the source exists
+#   petsckp_add_tutorial_test(<test> <name> NSIZE <n> ARGS <args...> EXPECT <regex...>)
+set(PETSCKP_PETSC_EXAMPLES "" CACHE PATH "PETSc's example sources (the directory holding ksp/, snes/, tao/)")
+if(NOT PETSCKP_PETSC_EXAMPLES)
+  string(REGEX MATCH "^[0-9]+\\.[0-9]+" _kp_mm "${PETSC_VERSION}")
+  foreach(d ${PETSCKP_PETSC_PREFIX}/share/petsc/examples/src /usr/share/petsc/${_kp_mm}/share/petsc/examples/src ${PETSC_DIR}/src)
+    if(EXISTS ${d}/ksp/ksp/tutorials)
+      set(PETSCKP_PETSC_EXAMPLES ${d})
+      break()
+    endif()
+  endforeach()
+endif()
+if(PETSCKP_PETSC_EXAMPLES)
+  message(STATUS "petsckp: PETSc tutorials from ${PETSCKP_PETSC_EXAMPLES}")
+else()
+  message(STATUS "petsckp: PETSc's example sources not found (Debian: libpetsc3.18-dev-examples); tutorial tests skipped")
+endif()
+
+function(petsckp_add_tutorial name relpath)
+  if(PETSCKP_PETSC_EXAMPLES AND EXISTS ${PETSCKP_PETSC_EXAMPLES}/${relpath} AND NOT TARGET tutorial_${name})
+    add_executable(tutorial_${name} ${PETSCKP_PETSC_EXAMPLES}/${relpath})
+    target_link_libraries(tutorial_${name} PRIVATE PkgConfig::PETSC MPI::MPI_C m)
+    set_target_properties(tutorial_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tutorials)
+  endif()
+endfunction()
+
+function(petsckp_add_tutorial_test test name)
+  cmake_parse_arguments(T "" "NSIZE" "ARGS;EXPECT" ${ARGN})
+  if(NOT TARGET tutorial_${name} OR NOT PETSCKP_ENABLE_TESTS)
+    return()
+  endif()
+  if(NOT T_NSIZE)
+    set(T_NSIZE 1)
+  endif()
+  set(expect)
+  foreach(e ${T_EXPECT})
+    list(APPEND expect --expect ${e})
+  endforeach()
+  string(REPLACE ";" " " args "${T_ARGS}")
+  add_test(NAME tutorial/${test}_np${T_NSIZE}
+           COMMAND ${Python3_EXECUTABLE} ${PETSCKP_HARNESS} run --exe $<TARGET_FILE:tutorial_${name}> --nsize ${T_NSIZE}
+                   "--args=-dll_append $<TARGET_FILE:petsckp> ${args}" ${expect})
+  set_tests_properties(tutorial/${test}_np${T_NSIZE} PROPERTIES PROCESSORS ${T_NSIZE} LABELS "tutorial" TIMEOUT 600)
+  if(PETSCKP_TEST_ARGS)
+    set_property(TEST tutorial/${test}_np${T_NSIZE} APPEND PROPERTY ENVIRONMENT "PETSCKP_TEST_ARGS=${PETSCKP_TEST_ARGS}")
+  endif()
+endfunction()
+
+petsckp_add_tutorial(ksp_ex45 ksp/ksp/tutorials/ex45.c)
+# the library loads into an unmodified application and registers itself
+petsckp_add_tutorial_test(ex45_dll_append ksp_ex45 NSIZE 2 ARGS -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -info :sys -ksp_converged_reason
+                          EXPECT "Loading registered routines from .*libpetsckp" "CONVERGED_RTOL")
