@@ -17,11 +17,12 @@ echo "GPU build (configure + make -j16): $((t1 - t0)) s"
 # unit tests: host Vec/Mat types (device copies) and GPU types
 PETSC_OPTIONS="-use_gpu_aware_mpi 0" "$B/tests/petsckp_unit" > "$O/unit_host_types.log" 2>&1; echo "unit tests, host types: rc=$? $(tail -1 "$O/unit_host_types.log")"
 PETSC_OPTIONS="$GPUARGS" "$B/tests/petsckp_unit" > "$O/unit_gpu_types.log" 2>&1; echo "unit tests, GPU types: rc=$? $(tail -1 "$O/unit_gpu_types.log")"
-(cd "$B" && ctest -L example -j4 --output-on-failure > "$O/ctest_examples_gpu.log" 2>&1); echo "example tests with GPU types: $(grep -E 'tests passed|tests failed' "$O/ctest_examples_gpu.log")"
+(cd "$B" && ctest -LE unit -j4 --output-on-failure > "$O/ctest_examples_gpu.log" 2>&1); echo "example, tutorial and install tests with GPU types: $(grep -E 'tests passed|tests failed' "$O/ctest_examples_gpu.log")"
 grep -E "Failed|\*\*\*" "$O/ctest_examples_gpu.log" | head -20
 t2=$(date +%s)
 echo "tests: $((t2 - t1)) s"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$O/device.txt" 2>/dev/null
-for n in 128 256 320; do
+PETSCKP_MAIN_N=${MAIN_N:-129} PETSCKP_BENCH_ARGS="$GPUARGS" bash bench/main_job.sh "$B" "$O/main_job.md" > /dev/null 2>&1; echo "main job:"; cat "$O/main_job.md"
+for n in ${SPMV_SIZES:-128 256 320}; do
   "$B/bench/bench_spmv" -n $n -reps 50 $GPUARGS -o "$O/spmv.md" 2>&1 | tail -1
 done
