@@ -38,9 +38,9 @@ def device():
 def parse(text, events):
     res = {}
     for e in events:
-        m = re.search(r'^%s\s+(\d+)\s+[\d.]+\s+([\d.eE+-]+)' % re.escape(e), text, re.M)
-        if m:
-            res[e] = (int(m.group(1)), float(m.group(2)))
+        m = re.search(r'^%s\s+(\d+)\s+[\d.]+\s+([\d.eE+-]+|n/a)' % re.escape(e), text, re.M)
+        if m:  # 'n/a': GPU event timed only with -log_view_gpu_time
+            res[e] = (int(m.group(1)), float('nan') if m.group(2) == 'n/a' else float(m.group(2)))
     m = re.search(r'^Time \(sec\):\s+([\d.eE+-]+)', text, re.M)
     total = float(m.group(1)) if m else float('nan')
     its = re.findall(r'(?:iterations|its)[ =:]+(\d+)', text)
