@@ -120,83 +120,87 @@ void ColourAndCompare(const HostGraph &G, unsigned seed)
 }
 } // namespace
 
-class ColourSizes : public ::testing::TestWithParam<Int> { };
-
-TEST_P(ColourSizes, SymmetrizeMatchesReference)
+TEST(Colour, SymmetrizeMatchesReference)
 {
-  const Int n = GetParam();
-  HostCsr   h = RandomCsr(n, n, 101 + (unsigned)n);
-  auto      ref = RefSymmetrize(n, h.rowptr, h.colidx);
-  auto      rp = ToDevice(h.rowptr);
-  std::vector<Ordinal> ci(h.colidx.begin(), h.colidx.end());
-  auto      dci = ToDevice(ci);
-  CsrGraph  G;
-  GraphSymmetrize(n, UC(rp), UC(dci), G);
-  EXPECT_EQ(G.n, n);
-  EXPECT_EQ(G.nnz, (Int)ref.colidx.size());
-  EXPECT_EQ(ToHost(G.rowptr), ref.rowptr);
-  EXPECT_EQ(ToHost(G.colidx), ref.colidx);
-}
-
-TEST_P(ColourSizes, JonesPlassmannMatchesSerialGreedy)
-{
-  const Int n   = GetParam();
-  HostCsr   h   = RandomCsr(n, n, 103 + (unsigned)n);
-  auto      ref = RefSymmetrize(n, h.rowptr, h.colidx);
-  for (unsigned seed : {0u, 7u}) ColourAndCompare(ref, seed);
-}
-
-TEST_P(ColourSizes, NonSymmetricStructureCheckerCountsConflicts)
-{
-  /* colouring a non-symmetric structure directly may conflict; the checker must count exactly what the serial
-     check counts, and an all-zero colouring has one violation per off-diagonal entry */
-  const Int n = GetParam();
-  HostCsr   h = RandomCsr(n, n, 107 + (unsigned)n);
-  HostGraph G = FromCsr(h);
-  auto      d = ToDeviceGraph(G);
-  View<Int> dc("colour", n);
-  Int       nc = GraphColour(n, UC(d.rp), UC(d.ci), U(dc), 3);
-  EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dc), nc), RefCheck(G, ToHost(dc), nc));
-  std::vector<Int> zero(n, 0);
-  auto             dz = ToDevice(zero);
-  Int              offdiag = 0;
-  for (Int i = 0; i < n; i++)
-    for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) offdiag += h.colidx[k] != i;
-  EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 1), offdiag);
-  /* colours out of range are violations too */
-  if (n > 0) EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 0), n + offdiag);
-}
-
-TEST_P(ColourSizes, Laplacian2DAndDiagonalOnly)
-{
-  const Int n = GetParam();
-  /* diagonal-only (and isolated vertices): one colour */
-  HostGraph D;
-  D.n = n;
-  D.rowptr.push_back(0);
-  for (Int i = 0; i < n; i++) {
-    D.colidx.push_back((Ordinal)i);
-    D.rowptr.push_back(i + 1);
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   h = RandomCsr(n, n, 101 + (unsigned)n);
+    auto      ref = RefSymmetrize(n, h.rowptr, h.colidx);
+    auto      rp = ToDevice(h.rowptr);
+    std::vector<Ordinal> ci(h.colidx.begin(), h.colidx.end());
+    auto      dci = ToDevice(ci);
+    CsrGraph  G;
+    GraphSymmetrize(n, UC(rp), UC(dci), G);
+    EXPECT_EQ(G.n, n);
+    EXPECT_EQ(G.nnz, (Int)ref.colidx.size());
+    EXPECT_EQ(ToHost(G.rowptr), ref.rowptr);
+    EXPECT_EQ(ToHost(G.colidx), ref.colidx);
   }
-  ColourAndCompare(D, 0);
-  /* 5-point Laplacian on an m x (n/m) grid (rows beyond the grid are isolated) */
-  Int       m = std::max<Int>(1, (Int)std::sqrt((double)n));
-  HostGraph L;
-  L.n = n;
-  L.rowptr.push_back(0);
-  for (Int p = 0; p < n; p++) {
-    Int i = p % m, j = p / m;
-    for (Int q : {p - m, p - 1, p, p + 1, p + m}) {
-      if (q < 0 || q >= n) continue;
-      Int qi = q % m, qj = q / m;
-      if (std::abs(qi - i) + std::abs(qj - j) <= 1) L.colidx.push_back((Ordinal)q);
+}
+
+TEST(Colour, JonesPlassmannMatchesSerialGreedy)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   h   = RandomCsr(n, n, 103 + (unsigned)n);
+    auto      ref = RefSymmetrize(n, h.rowptr, h.colidx);
+    for (unsigned seed : {0u, 7u}) ColourAndCompare(ref, seed);
+  }
+}
+
+TEST(Colour, NonSymmetricStructureCheckerCountsConflicts)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    /* colouring a non-symmetric structure directly may conflict; the checker must count exactly what the serial
+       check counts, and an all-zero colouring has one violation per off-diagonal entry */
+    HostCsr   h = RandomCsr(n, n, 107 + (unsigned)n);
+    HostGraph G = FromCsr(h);
+    auto      d = ToDeviceGraph(G);
+    View<Int> dc("colour", n);
+    Int       nc = GraphColour(n, UC(d.rp), UC(d.ci), U(dc), 3);
+    EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dc), nc), RefCheck(G, ToHost(dc), nc));
+    std::vector<Int> zero(n, 0);
+    auto             dz = ToDevice(zero);
+    Int              offdiag = 0;
+    for (Int i = 0; i < n; i++)
+      for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) offdiag += h.colidx[k] != i;
+    EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 1), offdiag);
+    /* colours out of range are violations too */
+    if (n > 0) EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 0), n + offdiag);
+  }
+}
+
+TEST(Colour, Laplacian2DAndDiagonalOnly)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    /* diagonal-only (and isolated vertices): one colour */
+    HostGraph D;
+    D.n = n;
+    D.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      D.colidx.push_back((Ordinal)i);
+      D.rowptr.push_back(i + 1);
     }
-    L.rowptr.push_back((Int)L.colidx.size());
+    ColourAndCompare(D, 0);
+    /* 5-point Laplacian on an m x (n/m) grid (rows beyond the grid are isolated) */
+    Int       m = std::max<Int>(1, (Int)std::sqrt((double)n));
+    HostGraph L;
+    L.n = n;
+    L.rowptr.push_back(0);
+    for (Int p = 0; p < n; p++) {
+      Int i = p % m, j = p / m;
+      for (Int q : {p - m, p - 1, p, p + 1, p + m}) {
+        if (q < 0 || q >= n) continue;
+        Int qi = q % m, qj = q / m;
+        if (std::abs(qi - i) + std::abs(qj - j) <= 1) L.colidx.push_back((Ordinal)q);
+      }
+      L.rowptr.push_back((Int)L.colidx.size());
+    }
+    ColourAndCompare(L, 1);
   }
-  ColourAndCompare(L, 1);
 }
-
-INSTANTIATE_TEST_SUITE_P(Sizes, ColourSizes, ::testing::ValuesIn(Sizes()));
 
 TEST(Colour, CompleteGraphNeedsMoreThan64Colours)
 {

@@ -91,94 +91,100 @@ void CheckGalerkin(const HostCsr &h, const std::vector<Int> &ar, Int ncr, const 
 }
 } // namespace
 
-class GalerkinSizes : public ::testing::TestWithParam<Int> { };
-
-TEST_P(GalerkinSizes, AggregationAndTransfers)
+TEST(Galerkin, AggregationAndTransfers)
 {
-  const Int n = GetParam(), nagg = n / 3 + 2;
-  auto      a = RandomAgg(n, nagg, 5 + (unsigned)n);
-  auto      da = ToDevice(a);
-  Aggregation P;
-  EXPECT_EQ(AggregationCreate(n, nagg, UC(da), P), 0);
-  /* members: ascending rows of each aggregate */
-  auto ptr = ToHost(P.ptr), rows = ToHost(P.rows);
-  std::vector<std::vector<Int>> members(nagg);
-  for (Int i = 0; i < n; i++)
-    if (a[i] >= 0) members[a[i]].push_back(i);
-  Int p = 0, empty = 0;
-  for (Int J = 0; J < nagg; J++) {
-    EXPECT_EQ(ptr[J], p);
-    for (Int i : members[J]) EXPECT_EQ(rows[p++], i);
-    empty += members[J].empty();
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int nagg = n / 3 + 2;
+    auto      a = RandomAgg(n, nagg, 5 + (unsigned)n);
+    auto      da = ToDevice(a);
+    Aggregation P;
+    EXPECT_EQ(AggregationCreate(n, nagg, UC(da), P), 0);
+    /* members: ascending rows of each aggregate */
+    auto ptr = ToHost(P.ptr), rows = ToHost(P.rows);
+    std::vector<std::vector<Int>> members(nagg);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) members[a[i]].push_back(i);
+    Int p = 0, empty = 0;
+    for (Int J = 0; J < nagg; J++) {
+      EXPECT_EQ(ptr[J], p);
+      for (Int i : members[J]) EXPECT_EQ(rows[p++], i);
+      empty += members[J].empty();
+    }
+    EXPECT_EQ(ptr[nagg], p);
+    EXPECT_EQ(AggregationCountEmpty(P), empty);
+    /* restriction */
+    auto                x = RandomVector(n, 11);
+    std::vector<Scalar> refc(nagg, 0);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) refc[a[i]] += x[i];
+    auto dx = ToDevice(x), dyc = ToDevice(std::vector<Scalar>(nagg, NAN));
+    AggRestrict(P, UC(dx), U(dyc));
+    EXPECT_LE(RelErr(ToHost(dyc), refc), 1e-15);
+    /* prolongation, beta = 0 (y not read) and beta != 0 */
+    auto                xc = RandomVector(nagg, 13);
+    auto                y0 = RandomVector(n, 17);
+    std::vector<Scalar> ref0(n), ref1(n);
+    for (Int i = 0; i < n; i++) {
+      ref0[i] = a[i] >= 0 ? 2.0 * xc[a[i]] : 0.0;
+      ref1[i] = ref0[i] - 0.5 * y0[i];
+    }
+    auto dxc = ToDevice(xc), dy = ToDevice(std::vector<Scalar>(n, NAN));
+    AggProlong(P, 2.0, UC(dxc), 0.0, U(dy));
+    EXPECT_LE(RelErr(ToHost(dy), ref0), 0.0);
+    auto dy1 = ToDevice(y0);
+    AggProlong(P, 2.0, UC(dxc), -0.5, U(dy1));
+    EXPECT_LE(RelErr(ToHost(dy1), ref1), 1e-15);
   }
-  EXPECT_EQ(ptr[nagg], p);
-  EXPECT_EQ(AggregationCountEmpty(P), empty);
-  /* restriction */
-  auto                x = RandomVector(n, 11);
-  std::vector<Scalar> refc(nagg, 0);
-  for (Int i = 0; i < n; i++)
-    if (a[i] >= 0) refc[a[i]] += x[i];
-  auto dx = ToDevice(x), dyc = ToDevice(std::vector<Scalar>(nagg, NAN));
-  AggRestrict(P, UC(dx), U(dyc));
-  EXPECT_LE(RelErr(ToHost(dyc), refc), 1e-15);
-  /* prolongation, beta = 0 (y not read) and beta != 0 */
-  auto                xc = RandomVector(nagg, 13);
-  auto                y0 = RandomVector(n, 17);
-  std::vector<Scalar> ref0(n), ref1(n);
-  for (Int i = 0; i < n; i++) {
-    ref0[i] = a[i] >= 0 ? 2.0 * xc[a[i]] : 0.0;
-    ref1[i] = ref0[i] - 0.5 * y0[i];
-  }
-  auto dxc = ToDevice(xc), dy = ToDevice(std::vector<Scalar>(n, NAN));
-  AggProlong(P, 2.0, UC(dxc), 0.0, U(dy));
-  EXPECT_LE(RelErr(ToHost(dy), ref0), 0.0);
-  auto dy1 = ToDevice(y0);
-  AggProlong(P, 2.0, UC(dxc), -0.5, U(dy1));
-  EXPECT_LE(RelErr(ToHost(dy1), ref1), 1e-15);
 }
 
-TEST_P(GalerkinSizes, SquareProductMatchesReference)
+TEST(Galerkin, SquareProductMatchesReference)
 {
-  const Int n = GetParam();
-  HostCsr   h = RandomCsr(n, n, 31 + (unsigned)n);
-  const Int nagg = n / 4 + 1;
-  auto      a = RandomAgg(n, nagg, 37 + (unsigned)n);
-  CheckGalerkin(h, a, nagg, a, nagg);
-}
-
-TEST_P(GalerkinSizes, RectangularBlockWithGhostAggregates)
-{
-  const Int n = GetParam(), nc = n + 7;
-  HostCsr   h = RandomCsr(n, nc, 41 + (unsigned)n);
-  auto      ar = RandomAgg(n, n / 2 + 1, 43 + (unsigned)n);
-  auto      ac = RandomAgg(nc, 5, 47 + (unsigned)n);
-  CheckGalerkin(h, ar, n / 2 + 1, ac, 5);
-}
-
-TEST_P(GalerkinSizes, DiagonalOnlyAndIdentityAggregation)
-{
-  const Int n = GetParam();
-  HostCsr   d;
-  d.nrows = d.ncols = n;
-  d.rowptr.push_back(0);
-  for (Int i = 0; i < n; i++) {
-    d.colidx.push_back(i);
-    d.vals.push_back(1.0 + i);
-    d.rowptr.push_back(i + 1);
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   h = RandomCsr(n, n, 31 + (unsigned)n);
+    const Int nagg = n / 4 + 1;
+    auto      a = RandomAgg(n, nagg, 37 + (unsigned)n);
+    CheckGalerkin(h, a, nagg, a, nagg);
   }
-  std::vector<Int> pairs(n), ident(n);
-  for (Int i = 0; i < n; i++) {
-    pairs[i] = i / 2;
-    ident[i] = i;
-  }
-  CheckGalerkin(d, pairs, (n + 1) / 2, pairs, (n + 1) / 2);
-  HostCsr h = RandomCsr(n, n, 53 + (unsigned)n);
-  CheckGalerkin(h, ident, n, ident, n); /* P = I: Ac = A */
-  std::vector<Int> none(n, -1);
-  CheckGalerkin(h, none, 3, none, 3); /* nothing aggregated: Ac = 0 with empty rows */
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, GalerkinSizes, ::testing::ValuesIn(Sizes()));
+TEST(Galerkin, RectangularBlockWithGhostAggregates)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int nc = n + 7;
+    HostCsr   h = RandomCsr(n, nc, 41 + (unsigned)n);
+    auto      ar = RandomAgg(n, n / 2 + 1, 43 + (unsigned)n);
+    auto      ac = RandomAgg(nc, 5, 47 + (unsigned)n);
+    CheckGalerkin(h, ar, n / 2 + 1, ac, 5);
+  }
+}
+
+TEST(Galerkin, DiagonalOnlyAndIdentityAggregation)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   d;
+    d.nrows = d.ncols = n;
+    d.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      d.colidx.push_back(i);
+      d.vals.push_back(1.0 + i);
+      d.rowptr.push_back(i + 1);
+    }
+    std::vector<Int> pairs(n), ident(n);
+    for (Int i = 0; i < n; i++) {
+      pairs[i] = i / 2;
+      ident[i] = i;
+    }
+    CheckGalerkin(d, pairs, (n + 1) / 2, pairs, (n + 1) / 2);
+    HostCsr h = RandomCsr(n, n, 53 + (unsigned)n);
+    CheckGalerkin(h, ident, n, ident, n); /* P = I: Ac = A */
+    std::vector<Int> none(n, -1);
+    CheckGalerkin(h, none, 3, none, 3); /* nothing aggregated: Ac = 0 with empty rows */
+  }
+}
 
 TEST(Galerkin, InvalidAggregateIdsAreCounted)
 {

@@ -95,69 +95,72 @@ void SolveAndCompare(const Batch &B, const TridiagOptions &opt, double tol)
 }
 } // namespace
 
-class TridiagSizes : public ::testing::TestWithParam<Int> { };
-
-TEST_P(TridiagSizes, FewLongSystems)
+TEST(Tridiag, FewLongSystems)
 {
-  const Int n = GetParam();
-  for (TridiagLayout lay : {TridiagLayout::Interleaved, TridiagLayout::Contiguous})
-    for (auto &opt : AllOptions(3 * n)) SolveAndCompare(RandomBatch(3, n, lay, 7 + (unsigned)n), opt, 1e-14);
-}
-
-TEST_P(TridiagSizes, ManyShortSystems)
-{
-  const Int nsys = GetParam();
-  for (TridiagLayout lay : {TridiagLayout::Interleaved, TridiagLayout::Contiguous})
-    for (Int n : {1, 2, 7})
-      for (auto &opt : AllOptions(nsys * n)) SolveAndCompare(RandomBatch(nsys, n, lay, 11 + (unsigned)nsys), opt, 1e-14);
-}
-
-TEST_P(TridiagSizes, ShiftedSharedMatrix)
-{
-  /* (A + shift_s M) x_s = f_s, with A, M the 1D FE stiffness and mass matrices of a non-uniform mesh (PSCR's
-     A2 + (lambda + c) M2), identity M, and no shift (one matrix, many right-hand sides) */
-  const Int n = GetParam(), nsys = n > 1000 ? 5 : 37;
-  std::mt19937 g(3 + (unsigned)n);
-  std::vector<Scalar> h(n + 1);
-  for (auto &x : h) x = std::uniform_real_distribution<double>(0.5, 1.5)(g);
-  std::vector<Scalar> al(n), ad(n), au(n), ml(n), md(n), mu(n);
-  for (Int l = 0; l < n; l++) {
-    ad[l] = 1.0 / h[l] + 1.0 / h[l + 1];
-    md[l] = (h[l] + h[l + 1]) / 3.0;
-    al[l] = l ? -1.0 / h[l] : 99.0; /* unused entries hold junk: they must not be read */
-    ml[l] = l ? h[l] / 6.0 : 99.0;
-    au[l] = l + 1 < n ? -1.0 / h[l + 1] : 99.0;
-    mu[l] = l + 1 < n ? h[l + 1] / 6.0 : 99.0;
-  }
-  auto shifts = RandomVector(nsys, 5, 0.0, 10.0);
-  auto dal = ToDevice(al), dad = ToDevice(ad), dau = ToDevice(au), dml = ToDevice(ml), dmd = ToDevice(md), dmu = ToDevice(mu), dsh = ToDevice(shifts);
-  UView<const Scalar> none;
-  for (int variant = 0; variant < 3; variant++)
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
     for (TridiagLayout lay : {TridiagLayout::Interleaved, TridiagLayout::Contiguous})
-      for (auto &opt : AllOptions(nsys * n)) {
-        Batch B;
-        B.shape = {nsys, n, lay};
-        B.f     = RandomVector(nsys * n, 9);
-        B.a.resize(nsys * n);
-        B.b.resize(nsys * n);
-        B.c.resize(nsys * n);
-        for (Int s = 0; s < nsys; s++)
-          for (Int l = 0; l < n; l++) {
-            const Int    p  = B.shape.index(s, l);
-            const Scalar sh = variant == 2 ? 0.0 : shifts[s];
-            B.a[p]          = variant == 0 ? al[l] + sh * ml[l] : al[l];
-            B.b[p]          = variant == 0 ? ad[l] + sh * md[l] : ad[l] + sh;
-            B.c[p]          = variant == 0 ? au[l] + sh * mu[l] : au[l];
-          }
-        auto df = ToDevice(B.f), dx = ToDevice(std::vector<Scalar>(nsys * n, NAN));
-        TridiagSolveShifted(B.shape, UC(dal), UC(dad), UC(dau), variant == 0 ? UC(dml) : none, variant == 0 ? UC(dmd) : none, variant == 0 ? UC(dmu) : none, variant == 2 ? none : UC(dsh), UC(df), U(dx), UView<Int>(), opt);
-        /* the (well-conditioned for shift > 0) stiffness + mass systems; the unshifted one is an SPD Laplacian with
-           condition ~ n^2, hence the looser tolerance */
-        EXPECT_LE(RelErr(ToHost(dx), RefBatch(B)), variant == 2 ? 1e-14 * (1.0 + (double)n * n) : 1e-13) << "variant " << variant << " n " << n;
-      }
+      for (auto &opt : AllOptions(3 * n)) SolveAndCompare(RandomBatch(3, n, lay, 7 + (unsigned)n), opt, 1e-14);
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, TridiagSizes, ::testing::ValuesIn(Sizes()));
+TEST(Tridiag, ManyShortSystems)
+{
+  for (const Int nsys : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(nsys));
+    for (TridiagLayout lay : {TridiagLayout::Interleaved, TridiagLayout::Contiguous})
+      for (Int n : {1, 2, 7})
+        for (auto &opt : AllOptions(nsys * n)) SolveAndCompare(RandomBatch(nsys, n, lay, 11 + (unsigned)nsys), opt, 1e-14);
+  }
+}
+
+TEST(Tridiag, ShiftedSharedMatrix)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    /* (A + shift_s M) x_s = f_s, with A, M the 1D FE stiffness and mass matrices of a non-uniform mesh (PSCR's
+       A2 + (lambda + c) M2), identity M, and no shift (one matrix, many right-hand sides) */
+    const Int nsys = n > 1000 ? 5 : 37;
+    std::mt19937 g(3 + (unsigned)n);
+    std::vector<Scalar> h(n + 1);
+    for (auto &x : h) x = std::uniform_real_distribution<double>(0.5, 1.5)(g);
+    std::vector<Scalar> al(n), ad(n), au(n), ml(n), md(n), mu(n);
+    for (Int l = 0; l < n; l++) {
+      ad[l] = 1.0 / h[l] + 1.0 / h[l + 1];
+      md[l] = (h[l] + h[l + 1]) / 3.0;
+      al[l] = l ? -1.0 / h[l] : 99.0; /* unused entries hold junk: they must not be read */
+      ml[l] = l ? h[l] / 6.0 : 99.0;
+      au[l] = l + 1 < n ? -1.0 / h[l + 1] : 99.0;
+      mu[l] = l + 1 < n ? h[l + 1] / 6.0 : 99.0;
+    }
+    auto shifts = RandomVector(nsys, 5, 0.0, 10.0);
+    auto dal = ToDevice(al), dad = ToDevice(ad), dau = ToDevice(au), dml = ToDevice(ml), dmd = ToDevice(md), dmu = ToDevice(mu), dsh = ToDevice(shifts);
+    UView<const Scalar> none;
+    for (int variant = 0; variant < 3; variant++)
+      for (TridiagLayout lay : {TridiagLayout::Interleaved, TridiagLayout::Contiguous})
+        for (auto &opt : AllOptions(nsys * n)) {
+          Batch B;
+          B.shape = {nsys, n, lay};
+          B.f     = RandomVector(nsys * n, 9);
+          B.a.resize(nsys * n);
+          B.b.resize(nsys * n);
+          B.c.resize(nsys * n);
+          for (Int s = 0; s < nsys; s++)
+            for (Int l = 0; l < n; l++) {
+              const Int    p  = B.shape.index(s, l);
+              const Scalar sh = variant == 2 ? 0.0 : shifts[s];
+              B.a[p]          = variant == 0 ? al[l] + sh * ml[l] : al[l];
+              B.b[p]          = variant == 0 ? ad[l] + sh * md[l] : ad[l] + sh;
+              B.c[p]          = variant == 0 ? au[l] + sh * mu[l] : au[l];
+            }
+          auto df = ToDevice(B.f), dx = ToDevice(std::vector<Scalar>(nsys * n, NAN));
+          TridiagSolveShifted(B.shape, UC(dal), UC(dad), UC(dau), variant == 0 ? UC(dml) : none, variant == 0 ? UC(dmd) : none, variant == 0 ? UC(dmu) : none, variant == 2 ? none : UC(dsh), UC(df), U(dx), UView<Int>(), opt);
+          /* the (well-conditioned for shift > 0) stiffness + mass systems; the unshifted one is an SPD Laplacian with
+             condition ~ n^2, hence the looser tolerance */
+          EXPECT_LE(RelErr(ToHost(dx), RefBatch(B)), variant == 2 ? 1e-14 * (1.0 + (double)n * n) : 1e-13) << "variant " << variant << " n " << n;
+        }
+  }
+}
 
 TEST(Tridiag, ZeroPivotIsReportedNotFatal)
 {
