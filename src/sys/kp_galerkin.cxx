@@ -56,6 +56,31 @@ Int AggregationCountEmpty(const Aggregation &P)
   return empty;
 }
 
+Int AggregationCompact(Aggregation &P, UView<Int> newid)
+{
+  const Int nagg = P.nagg;
+  auto      ptr  = P.ptr;
+  View<Int> id("agg new id", nagg + 1);
+  Kokkos::parallel_for("petsckp::AggregationCompactFlag", range(nagg), KOKKOS_LAMBDA(Int J) { id(J) = ptr(J + 1) > ptr(J); });
+  const Int nnew = ExclusiveScan(id, nagg, "petsckp::AggregationCompactScan");
+  View<Int> nptr(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg ptr")), nnew + 1);
+  const bool wantid = newid.extent(0) > 0;
+  Kokkos::parallel_for(
+    "petsckp::AggregationCompactPtr", range(nagg + 1), KOKKOS_LAMBDA(Int J) {
+      const bool keep = J == nagg || ptr(J + 1) > ptr(J);
+      if (keep) nptr(id(J)) = ptr(J);
+      if (wantid && J < nagg) newid(J) = keep ? id(J) : -1;
+    });
+  auto agg = P.agg;
+  Kokkos::parallel_for(
+    "petsckp::AggregationCompactAgg", range(P.n), KOKKOS_LAMBDA(Int i) {
+      if (agg(i) >= 0) agg(i) = id(agg(i));
+    });
+  P.ptr  = nptr;
+  P.nagg = nnew;
+  return nnew;
+}
+
 void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc)
 {
   auto ptr  = P.ptr;

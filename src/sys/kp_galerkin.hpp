@@ -34,6 +34,11 @@ Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P);
 /* number of aggregates with no member (empty aggregates give zero rows and columns in Ac) */
 Int AggregationCountEmpty(const Aggregation &P);
 
+/* renumbers the aggregates to drop the empty ones (e.g. auxiliary-grid cells that hold no DoF), keeping their
+   order: aggregate J becomes newid(J), or -1 when empty. newid may be an empty view when not wanted (else nagg
+   entries, the old count). Returns the new number of aggregates. */
+Int AggregationCompact(Aggregation &P, UView<Int> newid = UView<Int>());
+
 /* yc = P^T x (yc has nagg entries; x has n); yc must not alias x */
 void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc);
 

@@ -186,6 +186,41 @@ TEST(Galerkin, DiagonalOnlyAndIdentityAggregation)
   }
 }
 
+TEST(Galerkin, CompactDropsEmptyAggregates)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int        nagg = 2 * n + 3; /* most aggregates empty */
+    std::vector<Int> a(n);
+    for (Int i = 0; i < n; i++) a[i] = (i % 7 == 3) ? -1 : (Int)((7 * (std::int64_t)i * i) % nagg);
+    auto        da = ToDevice(a);
+    Aggregation P;
+    ASSERT_EQ(AggregationCreate(n, nagg, UC(da), P), 0);
+    const Int        empty = AggregationCountEmpty(P);
+    std::vector<Int> used(nagg, 0), refid(nagg, -1);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) used[a[i]] = 1;
+    Int next = 0;
+    for (Int J = 0; J < nagg; J++)
+      if (used[J]) refid[J] = next++;
+    EXPECT_EQ(empty, nagg - next);
+    View<Int> id("id", nagg);
+    EXPECT_EQ(AggregationCompact(P, U(id)), next);
+    EXPECT_EQ(P.nagg, next);
+    EXPECT_EQ(ToHost(id), refid);
+    EXPECT_EQ(AggregationCountEmpty(P), 0);
+    std::vector<Int> refagg(n);
+    for (Int i = 0; i < n; i++) refagg[i] = a[i] >= 0 ? refid[a[i]] : -1;
+    EXPECT_EQ(ToHost(P.agg), refagg);
+    /* the compacted aggregation equals one created from the renumbered ids */
+    auto        dr = ToDevice(refagg);
+    Aggregation Q;
+    AggregationCreate(n, next, UC(dr), Q);
+    EXPECT_EQ(ToHost(P.ptr), ToHost(Q.ptr));
+    EXPECT_EQ(ToHost(P.rows), ToHost(Q.rows));
+  }
+}
+
 TEST(Galerkin, InvalidAggregateIdsAreCounted)
 {
   std::vector<Int> a = {0, 3, -2, 1, 2, -1};
