@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     Kokkos::deep_copy(drp, HostUView<Int>(rp.data(), rp.size()));
     Kokkos::deep_copy(dci, HostUView<Int>(ci.data(), ci.size()));
     Kokkos::deep_copy(dva, HostUView<Scalar>(va.data(), va.size()));
-    CsrFromArrays(m, m, UC(drp), UC(dci), UC(dva), A);
+    CsrFromArrays(m, m, ucv(drp), ucv(dci), ucv(dva), A);
   }
   Mat PA, PP, PC = NULL;
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, rp.data(), ci.data(), va.data(), &PA)); /* host copy for MatColoring */
@@ -109,12 +109,12 @@ int main(int argc, char **argv)
     View<Int> colour("colour", m);
     Int       ncol = 0;
     double    t    = Now();
-    for (PetscInt r = 0; r < reps; r++) ncol = GraphColour(A.nrows, UC(A.rowptr), UC(A.colidx), U(colour));
+    for (PetscInt r = 0; r < reps; r++) ncol = GraphColour(A.nrows, ucv(A.rowptr), ucv(A.colidx), uv(colour));
     const double tkp = (Now() - t) / reps;
-    PetscCheck(GraphColourCheck(A.nrows, UC(A.rowptr), UC(A.colidx), UC(colour), ncol) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "invalid colouring");
+    PetscCheck(GraphColourCheck(A.nrows, ucv(A.rowptr), ucv(A.colidx), ucv(colour), ncol) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "invalid colouring");
     ColourPartition part;
     t = Now();
-    ColourPartitionCreate(m, UC(colour), ncol, part);
+    ColourPartitionCreate(m, ucv(colour), ncol, part);
     const double tpart = Now() - t;
     MatColoring  mc;
     ISColoring   isc;
@@ -147,11 +147,11 @@ int main(int argc, char **argv)
     CsrMatrix   Ac;
     GalerkinMap map;
     double      t = Now();
-    AggregationCreate(m, nc, UC(dagg), P);
+    AggregationCreate(m, nc, ucv(dagg), P);
     GalerkinAggregate(A, P, P, Ac, map);
     const double tsym = Now() - t;
     t                 = Now();
-    for (PetscInt r = 0; r < reps; r++) GalerkinAggregateNumeric(UC(A.vals), map, Ac);
+    for (PetscInt r = 0; r < reps; r++) GalerkinAggregateNumeric(ucv(A.vals), map, Ac);
     const double tnum = (Now() - t) / reps;
     /* PETSc: A and P of -mat_type, MatPtAP */
     Mat AA;
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
       PetscCall(VecRestoreArrayRead(xc, &a));
       View<Scalar> dx("x", nc), dy("y", nc);
       Kokkos::deep_copy(dx, HostUView<Scalar>(hx.data(), nc));
-      Spmv(Ac, 1.0, UC(dx), 0.0, U(dy));
+      Spmv(Ac, 1.0, ucv(dx), 0.0, uv(dy));
       Kokkos::deep_copy(HostUView<Scalar>(hy.data(), nc), dy);
       PetscScalar *b;
       PetscCall(VecGetArray(yc, &b));
@@ -255,11 +255,11 @@ int main(int argc, char **argv)
       opt.alg = c.alg;
       TridiagWork work;
       View<Int>   st("status", ns);
-      TridiagSolveShifted(shape, UC(al), UC(ad), UC(au), UC(ml), UC(md), UC(mu), UC(sh), UC(f), U(x), U(st), opt, &work);
+      TridiagSolveShifted(shape, ucv(al), ucv(ad), ucv(au), ucv(ml), ucv(md), ucv(mu), ucv(sh), ucv(f), uv(x), uv(st), opt, &work);
       double t = Now();
-      for (PetscInt r = 0; r < reps; r++) TridiagSolveShifted(shape, UC(al), UC(ad), UC(au), UC(ml), UC(md), UC(mu), UC(sh), UC(f), U(x), U(st), opt, &work);
+      for (PetscInt r = 0; r < reps; r++) TridiagSolveShifted(shape, ucv(al), ucv(ad), ucv(au), ucv(ml), ucv(md), ucv(mu), ucv(sh), ucv(f), uv(x), uv(st), opt, &work);
       const double tt = (Now() - t) / reps;
-      PetscCheck(TridiagCountFailures(UC(st)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "tridiagonal solve failed");
+      PetscCheck(TridiagCountFailures(ucv(st)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "tridiagonal solve failed");
       const double res = TridiagResidual(shape, al, ad, au, ml, md, mu, sh, f, x);
       const double bw  = 16.0 * NT / tt * 1e-9;
       PetscCall(PetscSNPrintf(row, sizeof(row), "| %s%s | %" PetscInt_FMT " x %" PetscInt_FMT " | %.3f | %.0f | %.0f | %.0f%% | %.1e |\n", c.name, c.alg == TridiagAlgorithm::Auto ? (TridiagAutoPCRSteps(ns, nn) ? " (PCR-Thomas)" : " (Thomas)") : "", ns, nn, tt * 1e3, NT / tt * 1e-6, bw, 100 * bw / copybw, res));

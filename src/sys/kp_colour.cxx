@@ -58,7 +58,7 @@ void GraphSymmetrize(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx
 
 void GraphSymmetrize(const CsrMatrix &A, CsrGraph &G)
 {
-  GraphSymmetrize(A.nrows, UC(A.rowptr), UC(A.colidx), G);
+  GraphSymmetrize(A.nrows, ucv(A.rowptr), ucv(A.colidx), G);
 }
 
 Int GraphColour(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UView<Int> colour, unsigned seed)
@@ -123,7 +123,7 @@ Int GraphColour(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UVi
 
 Int GraphColour(const CsrGraph &G, UView<Int> colour, unsigned seed)
 {
-  return GraphColour(G.n, UC(G.rowptr), UC(G.colidx), colour, seed);
+  return GraphColour(G.n, ucv(G.rowptr), ucv(G.colidx), colour, seed);
 }
 
 Int GraphColourCheck(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UView<const Int> colour, Int ncolours)

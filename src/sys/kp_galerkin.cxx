@@ -184,7 +184,7 @@ bool GalerkinAggregate(const CsrMatrix &A, const Aggregation &Pr, const Aggregat
     });
   Kokkos::parallel_for(
     "petsckp::GalerkinLast", range(1), KOKKOS_LAMBDA(Int) { cptr(nnzc) = T; });
-  GalerkinAggregateNumeric(UC(A.vals), map, Ac);
+  GalerkinAggregateNumeric(ucv(A.vals), map, Ac);
   return true;
 }
 

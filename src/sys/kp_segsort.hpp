@@ -72,12 +72,12 @@ inline Int ExclusiveScan(const View<Int> &v, Int n, const std::string &label)
 
 /* an unmanaged view of a managed one (the argument type of the kernels of the shared layer) */
 template <class T>
-inline UView<T> U(const View<T> &v)
+inline UView<T> uv(const View<T> &v)
 {
   return UView<T>(v.data(), v.extent(0));
 }
 template <class T>
-inline UView<const T> UC(const View<T> &v)
+inline UView<const T> ucv(const View<T> &v)
 {
   return UView<const T>(v.data(), v.extent(0));
 }

@@ -90,17 +90,17 @@ void ColourAndCompare(const HostGraph &G, unsigned seed)
 {
   auto      d  = ToDeviceGraph(G);
   View<Int> dc("colour", G.n);
-  Int       nc = GraphColour(G.n, UC(d.rp), UC(d.ci), U(dc), seed);
+  Int       nc = GraphColour(G.n, ucv(d.rp), ucv(d.ci), uv(dc), seed);
   auto      c  = ToHost(dc);
   auto      rc = RefColour(G, seed);
   EXPECT_EQ(c, rc) << "n " << G.n;
   Int refnc = G.n ? *std::max_element(rc.begin(), rc.end()) + 1 : 0;
   EXPECT_EQ(nc, refnc);
-  EXPECT_EQ(GraphColourCheck(G.n, UC(d.rp), UC(d.ci), UC(dc), nc), 0);
+  EXPECT_EQ(GraphColourCheck(G.n, ucv(d.rp), ucv(d.ci), ucv(dc), nc), 0);
   EXPECT_EQ(RefCheck(G, c, nc), 0);
   /* partition: rows of each colour in ascending order */
   ColourPartition P;
-  EXPECT_EQ(ColourPartitionCreate(G.n, UC(dc), nc, P), 0);
+  EXPECT_EQ(ColourPartitionCreate(G.n, ucv(dc), nc, P), 0);
   ASSERT_EQ(P.ncolours, nc);
   auto off  = ToHost(P.offsets);
   auto rows = ToHost(P.rows);
@@ -130,7 +130,7 @@ TEST(Colour, SymmetrizeMatchesReference)
     std::vector<Ordinal> ci(h.colidx.begin(), h.colidx.end());
     auto      dci = ToDevice(ci);
     CsrGraph  G;
-    GraphSymmetrize(n, UC(rp), UC(dci), G);
+    GraphSymmetrize(n, ucv(rp), ucv(dci), G);
     EXPECT_EQ(G.n, n);
     EXPECT_EQ(G.nnz, (Int)ref.colidx.size());
     EXPECT_EQ(ToHost(G.rowptr), ref.rowptr);
@@ -158,16 +158,16 @@ TEST(Colour, NonSymmetricStructureCheckerCountsConflicts)
     HostGraph G = FromCsr(h);
     auto      d = ToDeviceGraph(G);
     View<Int> dc("colour", n);
-    Int       nc = GraphColour(n, UC(d.rp), UC(d.ci), U(dc), 3);
-    EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dc), nc), RefCheck(G, ToHost(dc), nc));
+    Int       nc = GraphColour(n, ucv(d.rp), ucv(d.ci), uv(dc), 3);
+    EXPECT_EQ(GraphColourCheck(n, ucv(d.rp), ucv(d.ci), ucv(dc), nc), RefCheck(G, ToHost(dc), nc));
     std::vector<Int> zero(n, 0);
     auto             dz = ToDevice(zero);
     Int              offdiag = 0;
     for (Int i = 0; i < n; i++)
       for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) offdiag += h.colidx[k] != i;
-    EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 1), offdiag);
+    EXPECT_EQ(GraphColourCheck(n, ucv(d.rp), ucv(d.ci), ucv(dz), 1), offdiag);
     /* colours out of range are violations too */
-    if (n > 0) EXPECT_EQ(GraphColourCheck(n, UC(d.rp), UC(d.ci), UC(dz), 0), n + offdiag);
+    if (n > 0) EXPECT_EQ(GraphColourCheck(n, ucv(d.rp), ucv(d.ci), ucv(dz), 0), n + offdiag);
   }
 }
 
@@ -215,7 +215,7 @@ TEST(Colour, CompleteGraphNeedsMoreThan64Colours)
   ColourAndCompare(K, 0);
   auto      d = ToDeviceGraph(K);
   View<Int> dc("c", m);
-  EXPECT_EQ(GraphColour(m, UC(d.rp), UC(d.ci), U(dc)), m);
+  EXPECT_EQ(GraphColour(m, ucv(d.rp), ucv(d.ci), uv(dc)), m);
 }
 
 TEST(Colour, PartitionReportsOutOfRangeColours)
@@ -223,7 +223,7 @@ TEST(Colour, PartitionReportsOutOfRangeColours)
   std::vector<Int> c = {0, 2, -1, 1, 5, 0};
   auto             dc = ToDevice(c);
   ColourPartition  P;
-  EXPECT_EQ(ColourPartitionCreate(6, UC(dc), 3, P), 2);
+  EXPECT_EQ(ColourPartitionCreate(6, ucv(dc), 3, P), 2);
   EXPECT_EQ(P.n, 4);
   EXPECT_EQ(ToHost(P.rows), (std::vector<Int>{0, 5, 3, 1}));
   EXPECT_EQ(ToHost(P.offsets), (std::vector<Int>{0, 2, 3, 4}));
@@ -240,7 +240,7 @@ TEST(Colour, StructuredColouringsAreValid)
         /* a local box with offsets, as a rank sees it */
         const Int xs = 2, ys = dim > 1 ? 1 : 0, zs = dim > 2 ? 3 : 0, xm = 4, ym = dim > 1 ? 3 : 1, zm = dim > 2 ? 2 : 1;
         View<Int> dc("c", xm * ym * zm);
-        EXPECT_EQ(StructuredColour(dim, s, box, xs, ys, zs, xm, ym, zm, U(dc)), nc);
+        EXPECT_EQ(StructuredColour(dim, s, box, xs, ys, zs, xm, ym, zm, uv(dc)), nc);
         auto hc = ToHost(dc);
         for (Int k = 0; k < zm; k++)
           for (Int j = 0; j < ym; j++)

@@ -14,7 +14,7 @@ CsrMatrix MakeDeviceCsr(const HostCsr &h)
   CsrMatrix A;
   auto      rp = ToDevice(h.rowptr), ci = ToDevice(h.colidx);
   auto      v  = ToDevice(h.vals);
-  CsrFromArrays(h.nrows, h.ncols, UC(rp), UC(ci), UC(v), A);
+  CsrFromArrays(h.nrows, h.ncols, ucv(rp), ucv(ci), ucv(v), A);
   return A;
 }
 
@@ -68,8 +68,8 @@ void CheckGalerkin(const HostCsr &h, const std::vector<Int> &ar, Int ncr, const 
   CsrMatrix   A = MakeDeviceCsr(h);
   Aggregation Pr, Pc;
   auto        dar = ToDevice(ar), dac = ToDevice(ac);
-  ASSERT_EQ(AggregationCreate(h.nrows, ncr, UC(dar), Pr), 0);
-  ASSERT_EQ(AggregationCreate(h.ncols, ncc, UC(dac), Pc), 0);
+  ASSERT_EQ(AggregationCreate(h.nrows, ncr, ucv(dar), Pr), 0);
+  ASSERT_EQ(AggregationCreate(h.ncols, ncc, ucv(dac), Pc), 0);
   CsrMatrix   Ac;
   GalerkinMap map;
   ASSERT_TRUE(GalerkinAggregate(A, Pr, Pc, Ac, map));
@@ -85,7 +85,7 @@ void CheckGalerkin(const HostCsr &h, const std::vector<Int> &ar, Int ncr, const 
   HostCsr h2 = h;
   for (auto &v : h2.vals) v = 2.5 * v - 0.25;
   auto nv = ToDevice(h2.vals);
-  GalerkinAggregateNumeric(UC(nv), map, Ac);
+  GalerkinAggregateNumeric(ucv(nv), map, Ac);
   RefCoarse R2 = RefGalerkin(h2, ar, ncr, ac);
   EXPECT_LE(RelErr(ToHost(Ac.vals), R2.vals), 1e-15);
 }
@@ -99,7 +99,7 @@ TEST(Galerkin, AggregationAndTransfers)
     auto      a = RandomAgg(n, nagg, 5 + (unsigned)n);
     auto      da = ToDevice(a);
     Aggregation P;
-    EXPECT_EQ(AggregationCreate(n, nagg, UC(da), P), 0);
+    EXPECT_EQ(AggregationCreate(n, nagg, ucv(da), P), 0);
     /* members: ascending rows of each aggregate */
     auto ptr = ToHost(P.ptr), rows = ToHost(P.rows);
     std::vector<std::vector<Int>> members(nagg);
@@ -119,7 +119,7 @@ TEST(Galerkin, AggregationAndTransfers)
     for (Int i = 0; i < n; i++)
       if (a[i] >= 0) refc[a[i]] += x[i];
     auto dx = ToDevice(x), dyc = ToDevice(std::vector<Scalar>(nagg, NAN));
-    AggRestrict(P, UC(dx), U(dyc));
+    AggRestrict(P, ucv(dx), uv(dyc));
     EXPECT_LE(RelErr(ToHost(dyc), refc), 1e-15);
     /* prolongation, beta = 0 (y not read) and beta != 0 */
     auto                xc = RandomVector(nagg, 13);
@@ -130,10 +130,10 @@ TEST(Galerkin, AggregationAndTransfers)
       ref1[i] = ref0[i] - 0.5 * y0[i];
     }
     auto dxc = ToDevice(xc), dy = ToDevice(std::vector<Scalar>(n, NAN));
-    AggProlong(P, 2.0, UC(dxc), 0.0, U(dy));
+    AggProlong(P, 2.0, ucv(dxc), 0.0, uv(dy));
     EXPECT_LE(RelErr(ToHost(dy), ref0), 0.0);
     auto dy1 = ToDevice(y0);
-    AggProlong(P, 2.0, UC(dxc), -0.5, U(dy1));
+    AggProlong(P, 2.0, ucv(dxc), -0.5, uv(dy1));
     EXPECT_LE(RelErr(ToHost(dy1), ref1), 1e-15);
   }
 }
@@ -195,7 +195,7 @@ TEST(Galerkin, CompactDropsEmptyAggregates)
     for (Int i = 0; i < n; i++) a[i] = (i % 7 == 3) ? -1 : (Int)((7 * (std::int64_t)i * i) % nagg);
     auto        da = ToDevice(a);
     Aggregation P;
-    ASSERT_EQ(AggregationCreate(n, nagg, UC(da), P), 0);
+    ASSERT_EQ(AggregationCreate(n, nagg, ucv(da), P), 0);
     const Int        empty = AggregationCountEmpty(P);
     std::vector<Int> used(nagg, 0), refid(nagg, -1);
     for (Int i = 0; i < n; i++)
@@ -205,7 +205,7 @@ TEST(Galerkin, CompactDropsEmptyAggregates)
       if (used[J]) refid[J] = next++;
     EXPECT_EQ(empty, nagg - next);
     View<Int> id("id", nagg);
-    EXPECT_EQ(AggregationCompact(P, U(id)), next);
+    EXPECT_EQ(AggregationCompact(P, uv(id)), next);
     EXPECT_EQ(P.nagg, next);
     EXPECT_EQ(ToHost(id), refid);
     EXPECT_EQ(AggregationCountEmpty(P), 0);
@@ -215,7 +215,7 @@ TEST(Galerkin, CompactDropsEmptyAggregates)
     /* the compacted aggregation equals one created from the renumbered ids */
     auto        dr = ToDevice(refagg);
     Aggregation Q;
-    AggregationCreate(n, next, UC(dr), Q);
+    AggregationCreate(n, next, ucv(dr), Q);
     EXPECT_EQ(ToHost(P.ptr), ToHost(Q.ptr));
     EXPECT_EQ(ToHost(P.rows), ToHost(Q.rows));
   }
@@ -226,7 +226,7 @@ TEST(Galerkin, InvalidAggregateIdsAreCounted)
   std::vector<Int> a = {0, 3, -2, 1, 2, -1};
   auto             da = ToDevice(a);
   Aggregation      P;
-  EXPECT_EQ(AggregationCreate(6, 3, UC(da), P), 2);
+  EXPECT_EQ(AggregationCreate(6, 3, ucv(da), P), 2);
   EXPECT_EQ(ToHost(P.agg), (std::vector<Int>{0, -1, -1, 1, 2, -1}));
   EXPECT_EQ(ToHost(P.rows), (std::vector<Int>{0, 3, 4}));
 }
@@ -238,7 +238,7 @@ TEST(Galerkin, SizeMismatchRefused)
   std::vector<Int> a(10, 0);
   auto        da = ToDevice(a);
   Aggregation P;
-  AggregationCreate(10, 1, UC(da), P);
+  AggregationCreate(10, 1, ucv(da), P);
   CsrMatrix   Ac;
   GalerkinMap map;
   EXPECT_FALSE(GalerkinAggregate(A, P, P, Ac, map));

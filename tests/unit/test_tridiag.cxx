@@ -88,9 +88,9 @@ void SolveAndCompare(const Batch &B, const TridiagOptions &opt, double tol)
   for (int inplace = 0; inplace < 2; inplace++) {
     auto        dx = inplace ? ToDevice(B.f) : ToDevice(std::vector<Scalar>(N, NAN));
     TridiagWork work;
-    TridiagSolveBatched(B.shape, UC(da), UC(db), UC(dc), inplace ? UC(dx) : UC(df), U(dx), U(st), opt, inplace ? &work : nullptr);
+    TridiagSolveBatched(B.shape, ucv(da), ucv(db), ucv(dc), inplace ? ucv(dx) : ucv(df), uv(dx), uv(st), opt, inplace ? &work : nullptr);
     EXPECT_LE(RelErr(ToHost(dx), ref), tol) << "nsys " << B.shape.nsys << " n " << B.shape.n << " steps " << opt.pcr_steps << " inplace " << inplace;
-    EXPECT_EQ(TridiagCountFailures(UC(st)), 0);
+    EXPECT_EQ(TridiagCountFailures(ucv(st)), 0);
   }
 }
 } // namespace
@@ -154,7 +154,7 @@ TEST(Tridiag, ShiftedSharedMatrix)
               B.c[p]          = variant == 0 ? au[l] + sh * mu[l] : au[l];
             }
           auto df = ToDevice(B.f), dx = ToDevice(std::vector<Scalar>(nsys * n, NAN));
-          TridiagSolveShifted(B.shape, UC(dal), UC(dad), UC(dau), variant == 0 ? UC(dml) : none, variant == 0 ? UC(dmd) : none, variant == 0 ? UC(dmu) : none, variant == 2 ? none : UC(dsh), UC(df), U(dx), UView<Int>(), opt);
+          TridiagSolveShifted(B.shape, ucv(dal), ucv(dad), ucv(dau), variant == 0 ? ucv(dml) : none, variant == 0 ? ucv(dmd) : none, variant == 0 ? ucv(dmu) : none, variant == 2 ? none : ucv(dsh), ucv(df), uv(dx), UView<Int>(), opt);
           /* the (well-conditioned for shift > 0) stiffness + mass systems; the unshifted one is an SPD Laplacian with
              condition ~ n^2, hence the looser tolerance */
           EXPECT_LE(RelErr(ToHost(dx), RefBatch(B)), variant == 2 ? 1e-14 * (1.0 + (double)n * n) : 1e-13) << "variant " << variant << " n " << n;
@@ -174,14 +174,14 @@ TEST(Tridiag, ZeroPivotIsReportedNotFatal)
       View<Int>           st("status", 4);
       TridiagOptions      o = opt;
       o.pivtol              = pivtol;
-      TridiagSolveBatched(sh, UC(da), UC(db), UC(dc), UC(dx), U(dx), U(st), o);
+      TridiagSolveBatched(sh, ucv(da), ucv(db), ucv(dc), ucv(dx), uv(dx), uv(st), o);
       auto hs = ToHost(st);
       auto hx = ToHost(dx);
       EXPECT_EQ(hs[0], 0);
       EXPECT_NE(hs[1], 0);
       EXPECT_NE(hs[2], 0);
       EXPECT_EQ(hs[3] != 0, pivtol > 0);
-      EXPECT_EQ(TridiagCountFailures(UC(st)), pivtol > 0 ? 3 : 2);
+      EXPECT_EQ(TridiagCountFailures(ucv(st)), pivtol > 0 ? 3 : 2);
       /* good system solved; failed systems are NaN, never a silent wrong answer */
       EXPECT_NEAR(hx[0], 1.0 / 3.0, 1e-15);
       EXPECT_NEAR(hx[1], 1.0 / 3.0, 1e-15);
@@ -199,12 +199,12 @@ TEST(Tridiag, DiagonalOnlyAndEmptyShapes)
   for (int p = 0; p < 20; p++) ref[p] = f[p] / b[p];
   auto dz = ToDevice(z), db = ToDevice(b), df = ToDevice(f), dx = ToDevice(std::vector<Scalar>(20, NAN));
   for (auto &opt : AllOptions()) {
-    TridiagSolveBatched(sh, UC(dz), UC(db), UC(dz), UC(df), U(dx), UView<Int>(), opt);
+    TridiagSolveBatched(sh, ucv(dz), ucv(db), ucv(dz), ucv(df), uv(dx), UView<Int>(), opt);
     EXPECT_LE(RelErr(ToHost(dx), ref), 1e-16);
   }
   View<Int> st("status", 3);
   Kokkos::deep_copy(st, (Int)7);
-  TridiagSolveBatched({3, 0, TridiagLayout::Contiguous}, UC(dz), UC(db), UC(dz), UC(df), U(dx), U(st));
-  EXPECT_EQ(TridiagCountFailures(UC(st)), 0);
-  TridiagSolveBatched({0, 4, TridiagLayout::Contiguous}, UC(dz), UC(db), UC(dz), UC(df), U(dx), UView<Int>());
+  TridiagSolveBatched({3, 0, TridiagLayout::Contiguous}, ucv(dz), ucv(db), ucv(dz), ucv(df), uv(dx), uv(st));
+  EXPECT_EQ(TridiagCountFailures(ucv(st)), 0);
+  TridiagSolveBatched({0, 4, TridiagLayout::Contiguous}, ucv(dz), ucv(db), ucv(dz), ucv(df), uv(dx), UView<Int>());
 }
