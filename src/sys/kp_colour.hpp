@@ -1,0 +1,78 @@
+/*
+   kp_colour.hpp - graph colouring on the device for multicolour (Gauss-Seidel type) smoothers.
+
+   - GraphSymmetrize: the structure of A + A^T without the diagonal (sorted, no duplicates), for matrices whose
+     pattern is not symmetric. The colouring needs a symmetric structure.
+   - GraphColour: Jones-Plassmann colouring with first-fit colour choice. Vertex weights are a deterministic hash
+     of the vertex number (ties broken by the number), and every round runs in two kernels (select the local
+     maxima, then colour them), so the result does not depend on thread scheduling or on the backend: the same
+     colours on CUDA and on the host.
+   - GraphColourCheck: the number of violations (neighbours of equal colour, colours out of range).
+   - ColourPartition: the rows grouped by colour (ascending row number inside a colour) with offsets on the
+     device and on the host, what a multicolour smoother loops over.
+   - StructuredColour: the closed-form colouring of a DMDA index space (star stencil: (i+j+k) mod (s+1),
+     box stencil: the parity-type product (i mod (s+1)) + (s+1)(j mod (s+1)) + (s+1)^2 (k mod (s+1))), computed
+     from global indices so that it is consistent across MPI ranks.
+
+   Everything takes Kokkos views; nothing here knows about PETSc objects. Self loops (the diagonal) are ignored.
+*/
+#pragma once
+
+#include "kp_sparse.hpp"
+
+namespace petsckp
+{
+/* adjacency structure of a graph with n vertices (CSR without values) */
+struct CsrGraph {
+  Int           n = 0, nnz = 0;
+  View<Int>     rowptr; /* n + 1 */
+  View<Ordinal> colidx; /* nnz */
+};
+
+/* G = structure of A + A^T without the diagonal; rows sorted, no duplicates. A is n x n (columns >= n or < 0 are
+   ignored, so the local diagonal block of a rank works directly). */
+void GraphSymmetrize(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, CsrGraph &G);
+void GraphSymmetrize(const CsrMatrix &A, CsrGraph &G);
+
+/* Jones-Plassmann colouring of the (symmetric) structure rowptr/colidx of n vertices: colour(i) in [0, ncolours).
+   Returns ncolours (0 when n == 0). Columns outside [0, n) and self loops are ignored. seed changes the vertex
+   weights (any value gives a valid colouring). If the structure is not symmetric, call GraphSymmetrize first:
+   the result of a non-symmetric structure may have conflicts (GraphColourCheck finds them). */
+Int GraphColour(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UView<Int> colour, unsigned seed = 0);
+Int GraphColour(const CsrGraph &G, UView<Int> colour, unsigned seed = 0);
+
+/* number of violations: entries (i,j), j != i, 0 <= j < n, with colour(i) == colour(j), plus vertices whose
+   colour is outside [0, ncolours). 0 means a valid colouring of this structure. */
+Int GraphColourCheck(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UView<const Int> colour, Int ncolours);
+
+/* rows grouped by colour: rows(offsets(c) .. offsets(c+1)-1) are the rows of colour c in ascending order */
+struct ColourPartition {
+  Int          n = 0, ncolours = 0;
+  View<Int>    offsets;  /* ncolours + 1, device */
+  View<Int>    rows;     /* n, device */
+  HostView<Int> hoffsets; /* ncolours + 1, host copy (loop bounds of per-colour kernel launches) */
+};
+
+/* builds the partition (deterministic stable counting sort); returns the number of rows whose colour is outside
+   [0, ncolours) (they are left out of the partition; 0 means success) */
+Int ColourPartitionCreate(Int n, UView<const Int> colour, Int ncolours, ColourPartition &P);
+
+/* Structured colouring of a DMDA-like index space.
+   dim 1, 2 or 3; s = stencil width >= 1; box = true for a box stencil (all |di|,|dj|,|dk| <= s), false for a star
+   stencil (one nonzero offset of size <= s). Number of colours: star s+1, box (s+1)^dim. */
+KOKKOS_INLINE_FUNCTION Int StructuredColourOf(Int i, Int j, Int k, int dim, Int s, bool box)
+{
+  const Int q = s + 1;
+  if (!box) return (i + (dim > 1 ? j : 0) + (dim > 2 ? k : 0)) % q;
+  return i % q + (dim > 1 ? q * (j % q) : 0) + (dim > 2 ? q * q * (k % q) : 0);
+}
+Int StructuredColourCount(int dim, Int s, bool box);
+
+/* colours of the local box [xs, xs+xm) x [ys, ys+ym) x [zs, zs+zm) (global indices, as DMDAGetCorners gives them)
+   in natural local order (i fastest): colour(i-xs + xm*((j-ys) + ym*(k-zs))). For dim < 3 pass zs = 0, zm = 1
+   (and ys = 0, ym = 1 for dim 1). Returns the number of colours.
+   Valid for any non-periodic grid; in a periodic direction the global extent must be a multiple of s+1
+   (StructuredColourPeriodicOK tells). */
+Int StructuredColour(int dim, Int s, bool box, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour);
+bool StructuredColourPeriodicOK(Int s, Int M, bool periodic);
+} // namespace petsckp

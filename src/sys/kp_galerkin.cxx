@@ -1,0 +1,202 @@
+/*
+   kp_galerkin.cxx - aggregation transfers and the aggregation Galerkin product Ac = Pr^T A Pc.
+
+   Symbolic phase (all on the device): the fine entries of the members of each coarse row are laid out in one
+   contiguous segment per coarse row (a scan over the rows in aggregate order), keyed by (coarse column, fine
+   entry index); each segment is heap-sorted by one thread, duplicates of a coarse column become one coarse entry.
+   The sorted fine-entry order is kept (perm, cptr), so the numeric phase is one gather-sum kernel per coarse
+   entry: deterministic, no atomics.
+*/
+#include "kp_galerkin.hpp"
+#include "kp_segsort.hpp"
+
+namespace petsckp
+{
+Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P)
+{
+  P.n    = n;
+  P.nagg = nagg;
+  P.agg  = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg")), n);
+  View<Int> cnt("agg count", nagg + 1);
+  auto      a    = P.agg;
+  Int       nbad = 0;
+  Kokkos::parallel_reduce(
+    "petsckp::AggregationCount", range(n),
+    KOKKOS_LAMBDA(Int i, Int & bad) {
+      Int J = agg(i);
+      if (J < -1 || J >= nagg) {
+        bad++;
+        J = -1;
+      }
+      a(i) = J;
+      if (J >= 0) Kokkos::atomic_add(&cnt(J), (Int)1);
+    },
+    nbad);
+  const Int nmem = ExclusiveScan(cnt, nagg, "petsckp::AggregationScan");
+  View<Int> cur(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg cursor")), nagg + 1);
+  Kokkos::deep_copy(exec(), cur, cnt);
+  P.ptr  = cnt;
+  P.rows = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg rows")), nmem);
+  auto r = P.rows;
+  Kokkos::parallel_for(
+    "petsckp::AggregationFill", range(n), KOKKOS_LAMBDA(Int i) {
+      const Int J = a(i);
+      if (J >= 0) r(Kokkos::atomic_fetch_add(&cur(J), (Int)1)) = i;
+    });
+  Kokkos::parallel_for("petsckp::AggregationSort", range(nagg), KOKKOS_LAMBDA(Int J) { HeapSortRange(r, cnt(J), cnt(J + 1)); });
+  return nbad;
+}
+
+Int AggregationCountEmpty(const Aggregation &P)
+{
+  auto ptr   = P.ptr;
+  Int  empty = 0;
+  Kokkos::parallel_reduce(
+    "petsckp::AggregationCountEmpty", range(P.nagg), KOKKOS_LAMBDA(Int J, Int & e) { e += ptr(J + 1) == ptr(J); }, empty);
+  return empty;
+}
+
+Int AggregationCompact(Aggregation &P, UView<Int> newid)
+{
+  const Int nagg = P.nagg;
+  auto      ptr  = P.ptr;
+  View<Int> id("agg new id", nagg + 1);
+  Kokkos::parallel_for("petsckp::AggregationCompactFlag", range(nagg), KOKKOS_LAMBDA(Int J) { id(J) = ptr(J + 1) > ptr(J); });
+  const Int nnew = ExclusiveScan(id, nagg, "petsckp::AggregationCompactScan");
+  View<Int> nptr(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg ptr")), nnew + 1);
+  const bool wantid = newid.extent(0) > 0;
+  Kokkos::parallel_for(
+    "petsckp::AggregationCompactPtr", range(nagg + 1), KOKKOS_LAMBDA(Int J) {
+      const bool keep = J == nagg || ptr(J + 1) > ptr(J);
+      if (keep) nptr(id(J)) = ptr(J);
+      if (wantid && J < nagg) newid(J) = keep ? id(J) : -1;
+    });
+  auto agg = P.agg;
+  Kokkos::parallel_for(
+    "petsckp::AggregationCompactAgg", range(P.n), KOKKOS_LAMBDA(Int i) {
+      if (agg(i) >= 0) agg(i) = id(agg(i));
+    });
+  P.ptr  = nptr;
+  P.nagg = nnew;
+  return nnew;
+}
+
+void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc)
+{
+  auto ptr  = P.ptr;
+  auto rows = P.rows;
+  Kokkos::parallel_for(
+    "petsckp::AggRestrict", range(P.nagg), KOKKOS_LAMBDA(Int J) {
+      Scalar s = 0;
+      for (Int q = ptr(J); q < ptr(J + 1); q++) s += x(rows(q));
+      yc(J) = s;
+    });
+}
+
+void AggProlong(const Aggregation &P, Scalar alpha, UView<const Scalar> xc, Scalar beta, UView<Scalar> y)
+{
+  auto agg = P.agg;
+  Kokkos::parallel_for(
+    "petsckp::AggProlong", range(P.n), KOKKOS_LAMBDA(Int i) {
+      const Int J = agg(i);
+      const Scalar v = J >= 0 ? alpha * xc(J) : Scalar(0);
+      y(i)         = beta == Scalar(0) ? v : v + beta * y(i);
+    });
+}
+
+bool GalerkinAggregate(const CsrMatrix &A, const Aggregation &Pr, const Aggregation &Pc, CsrMatrix &Ac, GalerkinMap &map)
+{
+  if (Pr.n != A.nrows || Pc.n != A.ncols) return false;
+  const Int     ncr = Pr.nagg, ncc = Pc.nagg, nnzf = A.nnz;
+  const Int     nmem = (Int)Pr.rows.extent(0);
+  const int64_t mult = nnzf > 0 ? nnzf : 1;
+  auto          rowptr = A.rowptr;
+  auto          colidx = A.colidx;
+  auto          rptr = Pr.ptr, rrows = Pr.rows;
+  auto          cagg = Pc.agg;
+
+  /* 1. segment of each member row (members in aggregate order, so each coarse row's entries are contiguous) */
+  View<Int> off("galerkin offsets", nmem + 1);
+  Kokkos::parallel_for(
+    "petsckp::GalerkinCount", range(nmem), KOKKOS_LAMBDA(Int p) {
+      const Int i = rrows(p);
+      Int       c = 0;
+      for (Int k = rowptr(i); k < rowptr(i + 1); k++) c += cagg(colidx(k)) >= 0;
+      off(p) = c;
+    });
+  const Int T = ExclusiveScan(off, nmem, "petsckp::GalerkinScan");
+
+  /* 2. keys (coarse column, fine entry), sorted per coarse row */
+  Kokkos::View<int64_t *, MemSpace> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin keys")), T);
+  Kokkos::parallel_for(
+    "petsckp::GalerkinKeys", range(nmem), KOKKOS_LAMBDA(Int p) {
+      const Int i = rrows(p);
+      Int       q = off(p);
+      for (Int k = rowptr(i); k < rowptr(i + 1); k++) {
+        const Int J = cagg(colidx(k));
+        if (J >= 0) keys(q++) = (int64_t)J * mult + k;
+      }
+    });
+  View<Int> crow("galerkin coarse rowptr", ncr + 1);
+  Kokkos::parallel_for(
+    "petsckp::GalerkinSort", range(ncr), KOKKOS_LAMBDA(Int I) {
+      const Int b = off(rptr(I)), e = off(rptr(I + 1));
+      HeapSortRange(keys, b, e);
+      Int u = 0;
+      for (Int q = b; q < e; q++)
+        if (q == b || keys(q) / mult != keys(q - 1) / mult) u++;
+      crow(I) = u;
+    });
+  const Int nnzc = ExclusiveScan(crow, ncr, "petsckp::GalerkinScan2");
+
+  /* 3. coarse pattern and the fine <-> coarse maps */
+  map.nnzf        = nnzf;
+  map.nnzc        = nnzc;
+  map.nrows       = A.nrows;
+  map.ncols       = A.ncols;
+  map.fine2coarse = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin f2c")), nnzf);
+  map.cptr        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin cptr")), nnzc + 1);
+  map.perm        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin perm")), T);
+  Kokkos::deep_copy(exec(), map.fine2coarse, (Int)-1);
+  Ac.nrows  = ncr;
+  Ac.ncols  = ncc;
+  Ac.nnz    = nnzc;
+  Ac.rowptr = crow;
+  Ac.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin colidx")), nnzc);
+  Ac.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin vals")), nnzc);
+  auto f2c = map.fine2coarse, cptr = map.cptr, perm = map.perm;
+  auto cc  = Ac.colidx;
+  Kokkos::parallel_for(
+    "petsckp::GalerkinFill", range(ncr), KOKKOS_LAMBDA(Int I) {
+      const Int b = off(rptr(I)), e = off(rptr(I + 1));
+      Int       ce = crow(I) - 1;
+      for (Int q = b; q < e; q++) {
+        const int64_t key = keys(q);
+        const Int     J = (Int)(key / mult), k = (Int)(key % mult);
+        if (q == b || J != (Int)(keys(q - 1) / mult)) {
+          ce++;
+          cc(ce)   = (Ordinal)J;
+          cptr(ce) = q;
+        }
+        perm(q) = k;
+        f2c(k)  = ce;
+      }
+    });
+  Kokkos::parallel_for(
+    "petsckp::GalerkinLast", range(1), KOKKOS_LAMBDA(Int) { cptr(nnzc) = T; });
+  GalerkinAggregateNumeric(ucv(A.vals), map, Ac);
+  return true;
+}
+
+void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map, CsrMatrix &Ac)
+{
+  auto cptr = map.cptr, perm = map.perm;
+  auto cv   = Ac.vals;
+  Kokkos::parallel_for(
+    "petsckp::GalerkinNumeric", range(map.nnzc), KOKKOS_LAMBDA(Int e) {
+      Scalar s = 0;
+      for (Int q = cptr(e); q < cptr(e + 1); q++) s += Avals(perm(q));
+      cv(e) = s;
+    });
+}
+} // namespace petsckp

@@ -1,0 +1,64 @@
+/*
+   kp_galerkin.hpp - unsmoothed-aggregation transfers and Galerkin products on the device.
+
+   A piecewise-constant prolongation P (n x nagg) is given by an aggregate id per fine row: P(i, agg(i)) = 1, and
+   row i of P is zero when agg(i) < 0 (a row in no aggregate, e.g. an eliminated Dirichlet row). P is never formed:
+   - AggProlong:  y = alpha P xc + beta y   (injection: y(i) += alpha xc(agg(i)))
+   - AggRestrict: yc = P^T x                (sum over the members of each aggregate; a gather, no atomics)
+   - GalerkinAggregate: Ac = Pr^T A Pc as a device CSR with sorted columns and summed duplicates, built with a
+     segmented sort on the device, plus a map from fine entries to coarse entries; GalerkinAggregateNumeric
+     refreshes the values of Ac (same pattern, new values of A) in a single kernel.
+     Pr aggregates the rows of A, Pc its columns (pass the same Aggregation twice for a square local matrix; for
+     the off-diagonal block of a rank, Pc maps ghost columns to ghost aggregates).
+
+   Everything is deterministic (sums over a coarse entry run in ascending fine-entry order) and takes Kokkos views;
+   nothing here knows about PETSc objects.
+*/
+#pragma once
+
+#include "kp_sparse.hpp"
+
+namespace petsckp
+{
+struct Aggregation {
+  Int       n = 0, nagg = 0;
+  View<Int> agg;  /* n: aggregate of each fine row, -1 for none */
+  View<Int> ptr;  /* nagg + 1: members of aggregate J are rows(ptr(J) .. ptr(J+1)-1), ascending */
+  View<Int> rows; /* ptr(nagg) <= n */
+};
+
+/* builds the aggregation from agg (n entries, values in [-1, nagg)); agg is copied. Returns the number of entries
+   outside [-1, nagg) (they are treated as -1); 0 means success. */
+Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P);
+
+/* number of aggregates with no member (empty aggregates give zero rows and columns in Ac) */
+Int AggregationCountEmpty(const Aggregation &P);
+
+/* renumbers the aggregates to drop the empty ones (e.g. auxiliary-grid cells that hold no DoF), keeping their
+   order: aggregate J becomes newid(J), or -1 when empty. newid may be an empty view when not wanted (else nagg
+   entries, the old count). Returns the new number of aggregates. */
+Int AggregationCompact(Aggregation &P, UView<Int> newid = UView<Int>());
+
+/* yc = P^T x (yc has nagg entries; x has n); yc must not alias x */
+void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc);
+
+/* y = alpha P xc + beta y (y has n entries, xc has nagg); beta == 0: y is not read. Rows in no aggregate get
+   beta y(i). y must not alias xc */
+void AggProlong(const Aggregation &P, Scalar alpha, UView<const Scalar> xc, Scalar beta, UView<Scalar> y);
+
+/* map of the Galerkin product: fine entry k of A contributes to coarse entry fine2coarse(k) (-1: dropped, its row or
+   column is in no aggregate); coarse entry e is the sum of A.vals(perm(q)) for q in [cptr(e), cptr(e+1)) */
+struct GalerkinMap {
+  Int       nnzf = 0, nnzc = 0, nrows = 0, ncols = 0;
+  View<Int> fine2coarse; /* nnzf */
+  View<Int> cptr;        /* nnzc + 1 */
+  View<Int> perm;        /* cptr(nnzc) */
+};
+
+/* Ac = Pr^T A Pc (pattern and values), Pr.nagg x Pc.nagg. Requires Pr.n == A.nrows and Pc.n == A.ncols: returns
+   false otherwise, without touching Ac (the caller raises the PETSc error). */
+bool GalerkinAggregate(const CsrMatrix &A, const Aggregation &Pr, const Aggregation &Pc, CsrMatrix &Ac, GalerkinMap &map);
+
+/* new values of Ac from new values of A with the pattern it had in GalerkinAggregate (one kernel) */
+void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map, CsrMatrix &Ac);
+} // namespace petsckp

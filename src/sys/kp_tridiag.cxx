@@ -1,0 +1,260 @@
+/*
+   kp_tridiag.cxx - batched Thomas and PCR-Thomas tridiagonal solvers.
+
+   Both solvers are written once against a coefficient accessor coef(s, l, flat index) -> (a, b, c): the batched
+   form reads its views, the shifted form generates A + shift(s) M on the fly.
+*/
+#include "kp_tridiag.hpp"
+#include <cmath>
+
+namespace petsckp
+{
+namespace tridiag_detail
+{
+KOKKOS_INLINE_FUNCTION Real Mag(Real v) { return v < 0 ? -v : v; }
+template <class T>
+KOKKOS_INLINE_FUNCTION Real Mag(const T &z)
+{
+  return Mag((Real)z.real()) + Mag((Real)z.imag());
+}
+
+/* a pivot p of a row with coefficients of total magnitude scale is acceptable */
+KOKKOS_INLINE_FUNCTION bool PivotOK(const Scalar &p, Real scale, Real pivtol)
+{
+  const Real m = Mag(p);
+  return m > pivtol * scale && compat::isfinite((double)m);
+}
+
+struct CoefBatched {
+  UView<const Scalar>    a, b, c;
+  KOKKOS_INLINE_FUNCTION void operator()(Int, Int, Int p, Scalar &aa, Scalar &bb, Scalar &cc, Real &scale) const
+  {
+    aa    = a(p);
+    bb    = b(p);
+    cc    = c(p);
+    scale = -1;
+  }
+};
+
+struct CoefShifted {
+  UView<const Scalar>    al, ad, au, ml, md, mu, shift;
+  bool                   hasM, hasShift;
+  KOKKOS_INLINE_FUNCTION void operator()(Int s, Int l, Int, Scalar &aa, Scalar &bb, Scalar &cc, Real &scale) const
+  {
+    scale           = -1;
+    const Scalar sh = hasShift ? shift(s) : Scalar(0);
+    if (hasM) {
+      aa = al(l) + sh * ml(l);
+      bb = ad(l) + sh * md(l);
+      cc = au(l) + sh * mu(l);
+    } else {
+      aa = al(l);
+      bb = ad(l) + sh;
+      cc = au(l);
+    }
+  }
+};
+
+/* the reduced systems after PCR; pivots are judged against the scale of the original row (kept in sc) */
+struct CoefBuffer {
+  UView<Scalar>          a, b, c, sc;
+  KOKKOS_INLINE_FUNCTION void operator()(Int, Int, Int p, Scalar &aa, Scalar &bb, Scalar &cc, Real &scale) const
+  {
+    aa    = a(p);
+    bb    = b(p);
+    cc    = c(p);
+    scale = Mag(sc(p));
+  }
+};
+
+/* Thomas on the m rows l = row0 + t*rowstep (t = 0..m-1) of system s, stored at base + t*stride.
+   Returns 0 or 1 + the first row with an unacceptable pivot; a failed system's solution is NaN. */
+template <class Coef, class FV, class XV, class WV>
+KOKKOS_INLINE_FUNCTION Int ThomasOne(const Coef &coef, Int s, Int m, Int row0, Int rowstep, Int base, Int stride, const FV &f, const XV &x, const WV &w, Real pivtol)
+{
+  if (m <= 0) return 0;
+  Int    fail  = 0;
+  Scalar wprev = 0, xprev = 0;
+  for (Int t = 0; t < m; t++) {
+    const Int idx = base + t * stride, l = row0 + t * rowstep;
+    Scalar    aa, bb, cc;
+    Real      scale;
+    coef(s, l, idx, aa, bb, cc, scale);
+    if (t == 0) aa = 0;
+    if (t == m - 1) cc = 0;
+    if (scale < 0) scale = Mag(aa) + Mag(bb) + Mag(cc);
+    Scalar piv = bb - aa * wprev;
+    if (!PivotOK(piv, scale, pivtol)) {
+      if (!fail) fail = 1 + l;
+      piv = 1; /* keep going without dividing by zero; the result is replaced by NaN */
+    }
+    wprev  = cc / piv;
+    xprev  = (f(idx) - aa * xprev) / piv; /* f(idx) is read before x(idx) is written: f may alias x */
+    w(idx) = wprev;
+    x(idx) = xprev;
+  }
+  Scalar xn = xprev;
+  for (Int t = m - 2; t >= 0; t--) {
+    const Int idx = base + t * stride;
+    xn            = x(idx) - w(idx) * xn;
+    x(idx)        = xn;
+  }
+  if (fail)
+    for (Int t = 0; t < m; t++) x(base + t * stride) = Scalar(NAN);
+  return fail;
+}
+
+template <class Coef>
+void Solve(const TridiagShape &shape, const Coef &coef, UView<const Scalar> f, UView<Scalar> x, UView<Int> ustatus, const TridiagOptions &opt, TridiagWork *uwork)
+{
+  const Int nsys = shape.nsys, n = shape.n, N = shape.size();
+  if (nsys <= 0) return;
+  if (n <= 0) {
+    if (ustatus.extent(0)) Kokkos::deep_copy(exec(), ustatus, (Int)0);
+    return;
+  }
+  Int steps = 0;
+  if (opt.alg == TridiagAlgorithm::PCRThomas) steps = opt.pcr_steps >= 0 ? opt.pcr_steps : TridiagAutoPCRSteps(nsys, n);
+  else if (opt.alg == TridiagAlgorithm::Auto) steps = TridiagAutoPCRSteps(nsys, n);
+  while (steps > 0 && ((Int)1 << (steps - 1)) >= n) steps--; /* more steps than log2(n) change nothing */
+
+  TridiagWork  local;
+  TridiagWork &work = uwork ? *uwork : local;
+  work.Reserve(steps == 0 ? N : 9 * N);
+  const Real pivtol = opt.pivtol;
+  const auto sh     = shape;
+
+  if (steps == 0) {
+    UView<Scalar> w(work.buf.data(), N);
+    const bool    hasStatus = ustatus.extent(0) > 0;
+    Kokkos::parallel_for(
+      "petsckp::TridiagThomas", range(nsys), KOKKOS_LAMBDA(Int s) {
+        const Int fail = ThomasOne(coef, s, n, 0, 1, sh.index(s, 0), sh.lstride(), f, x, w, pivtol);
+        if (hasStatus) ustatus(s) = fail;
+      });
+    return;
+  }
+
+  /* PCR: two sets of (a, b, c, d) buffers in the batch layout */
+  View<Int>     lstatus;
+  UView<Int>    status = ustatus;
+  if (!status.extent(0)) {
+    lstatus = View<Int>("tridiag status", nsys);
+    status  = UView<Int>(lstatus.data(), nsys);
+  } else Kokkos::deep_copy(exec(), status, (Int)0);
+  Scalar       *base = work.buf.data();
+  UView<Scalar> A[2] = {UView<Scalar>(base, N), UView<Scalar>(base + 4 * N, N)};
+  UView<Scalar> B[2] = {UView<Scalar>(base + N, N), UView<Scalar>(base + 5 * N, N)};
+  UView<Scalar> C[2] = {UView<Scalar>(base + 2 * N, N), UView<Scalar>(base + 6 * N, N)};
+  UView<Scalar> D[2] = {UView<Scalar>(base + 3 * N, N), UView<Scalar>(base + 7 * N, N)};
+  UView<Scalar> sc(base + 8 * N, N); /* |a| + |b| + |c| of the original rows */
+  {
+    auto a = A[0], b = B[0], c = C[0], d = D[0];
+    Kokkos::parallel_for(
+      "petsckp::TridiagPCRLoad", range(N), KOKKOS_LAMBDA(Int p) {
+        const bool il = sh.layout == TridiagLayout::Interleaved;
+        const Int  s = il ? p % nsys : p / n, l = il ? p / nsys : p % n;
+        Scalar     aa, bb, cc;
+        Real       scale;
+        coef(s, l, p, aa, bb, cc, scale);
+        if (l == 0) aa = 0;
+        if (l == n - 1) cc = 0;
+        a(p)  = aa;
+        b(p)  = bb;
+        c(p)  = cc;
+        d(p)  = f(p);
+        sc(p) = Mag(aa) + Mag(bb) + Mag(cc);
+      });
+  }
+  int cur = 0;
+  for (Int j = 0; j < steps; j++, cur ^= 1) {
+    const Int dist = (Int)1 << j;
+    auto      a = A[cur], b = B[cur], c = C[cur], d = D[cur];
+    auto      na = A[cur ^ 1], nb = B[cur ^ 1], nc = C[cur ^ 1], nd = D[cur ^ 1];
+    Kokkos::parallel_for(
+      "petsckp::TridiagPCRStep", range(N), KOKKOS_LAMBDA(Int p) {
+        const bool il = sh.layout == TridiagLayout::Interleaved;
+        const Int  s = il ? p % nsys : p / n, l = il ? p / nsys : p % n;
+        Scalar     aa = a(p), bb = b(p), cc = c(p), dd = d(p), ra = 0, rc = 0;
+        if (l - dist >= 0) {
+          const Int pm = sh.index(s, l - dist);
+          Scalar    bm = b(pm);
+          if (!PivotOK(bm, Mag(sc(pm)), pivtol)) {
+            Kokkos::atomic_fetch_max(&status(s), 1 + l - dist);
+            bm = 1;
+          }
+          const Scalar alpha = -aa / bm;
+          ra                 = alpha * a(pm);
+          bb += alpha * c(pm);
+          dd += alpha * d(pm);
+        }
+        if (l + dist < n) {
+          const Int pp = sh.index(s, l + dist);
+          Scalar    bp = b(pp);
+          if (!PivotOK(bp, Mag(sc(pp)), pivtol)) {
+            Kokkos::atomic_fetch_max(&status(s), 1 + l + dist);
+            bp = 1;
+          }
+          const Scalar gamma = -cc / bp;
+          rc                 = gamma * c(pp);
+          bb += gamma * a(pp);
+          dd += gamma * d(pp);
+        }
+        na(p) = ra;
+        nb(p) = bb;
+        nc(p) = rc;
+        nd(p) = dd;
+      });
+  }
+  /* 2^steps independent systems per system: rows r, r + D, r + 2D, ... */
+  {
+    const Int  D2 = (Int)1 << steps;
+    CoefBuffer cb{A[cur], B[cur], C[cur], sc};
+    auto       d = D[cur];
+    auto       w = A[cur ^ 1];
+    Kokkos::parallel_for(
+      "petsckp::TridiagPCRThomas", range(nsys * D2), KOKKOS_LAMBDA(Int t) {
+        const bool il = sh.layout == TridiagLayout::Interleaved;
+        const Int  s = il ? t % nsys : t / D2, r = il ? t / nsys : t % D2;
+        const Int  m = r < n ? (n - 1 - r) / D2 + 1 : 0;
+        const Int  fail = ThomasOne(cb, s, m, r, D2, sh.index(s, r), D2 * sh.lstride(), d, x, w, pivtol);
+        if (fail) Kokkos::atomic_fetch_max(&status(s), fail);
+      });
+    Kokkos::parallel_for(
+      "petsckp::TridiagPCRFailed", range(N), KOKKOS_LAMBDA(Int p) {
+        const bool il = sh.layout == TridiagLayout::Interleaved;
+        const Int  s  = il ? p % nsys : p / n;
+        if (status(s)) x(p) = Scalar(NAN);
+      });
+  }
+}
+} // namespace tridiag_detail
+
+Int TridiagAutoPCRSteps(Int nsys, Int n)
+{
+  if (!kDeviceExec) return 0; /* on the host, Thomas per system is optimal */
+  const Int target = (Int)1 << 16; /* threads that fill a large GPU */
+  Int       k      = 0;
+  while (k < 20 && (nsys << k) < target && (n >> k) >= 16) k++;
+  return k;
+}
+
+void TridiagSolveBatched(const TridiagShape &shape, UView<const Scalar> a, UView<const Scalar> b, UView<const Scalar> c, UView<const Scalar> f, UView<Scalar> x, UView<Int> status, const TridiagOptions &opt, TridiagWork *work)
+{
+  tridiag_detail::Solve(shape, tridiag_detail::CoefBatched{a, b, c}, f, x, status, opt, work);
+}
+
+void TridiagSolveShifted(const TridiagShape &shape, UView<const Scalar> al, UView<const Scalar> ad, UView<const Scalar> au, UView<const Scalar> ml, UView<const Scalar> md, UView<const Scalar> mu, UView<const Scalar> shift, UView<const Scalar> f, UView<Scalar> x, UView<Int> status, const TridiagOptions &opt, TridiagWork *work)
+{
+  tridiag_detail::CoefShifted coef{al, ad, au, ml, md, mu, shift, md.extent(0) > 0, shift.extent(0) > 0};
+  tridiag_detail::Solve(shape, coef, f, x, status, opt, work);
+}
+
+Int TridiagCountFailures(UView<const Int> status)
+{
+  Int nf = 0;
+  Kokkos::parallel_reduce(
+    "petsckp::TridiagCountFailures", range((Int)status.extent(0)), KOKKOS_LAMBDA(Int s, Int & c) { c += status(s) != 0; }, nf);
+  return nf;
+}
+} // namespace petsckp

@@ -1,0 +1,245 @@
+/* Unit tests of src/sys/kp_galerkin: aggregation, restriction/prolongation, Ac = Pr^T A Pc (pattern, values, the
+   fine-to-coarse map, numeric refresh) against a serial reference. */
+#include "kp_test.hpp"
+#include "kp_galerkin.hpp"
+#include "kp_segsort.hpp"
+#include <map>
+
+using namespace kptest;
+
+namespace
+{
+CsrMatrix MakeDeviceCsr(const HostCsr &h)
+{
+  CsrMatrix A;
+  auto      rp = ToDevice(h.rowptr), ci = ToDevice(h.colidx);
+  auto      v  = ToDevice(h.vals);
+  CsrFromArrays(h.nrows, h.ncols, ucv(rp), ucv(ci), ucv(v), A);
+  return A;
+}
+
+/* random aggregate ids in [-1, nagg): about 5% unaggregated, the last aggregate ids never used (empty) */
+std::vector<Int> RandomAgg(Int n, Int nagg, unsigned seed)
+{
+  std::mt19937     g(seed);
+  std::vector<Int> a(n);
+  const Int        used = std::max<Int>(1, nagg - 2);
+  for (auto &x : a) x = (g() % 20 == 0 || nagg == 0) ? -1 : (Int)(g() % (unsigned)std::min(used, nagg));
+  return a;
+}
+
+struct RefCoarse {
+  std::vector<Int>     rowptr;
+  std::vector<Ordinal> colidx;
+  std::vector<Scalar>  vals;
+  std::vector<Int>     f2c;
+};
+
+RefCoarse RefGalerkin(const HostCsr &A, const std::vector<Int> &ar, Int ncr, const std::vector<Int> &ac)
+{
+  std::vector<std::map<Int, Scalar>> rows(ncr);
+  for (Int i = 0; i < A.nrows; i++) /* ascending fine entries: the same summation order as the kernel */
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+      if (ar[i] >= 0 && ac[A.colidx[k]] >= 0) rows[ar[i]][ac[A.colidx[k]]] += A.vals[k];
+  RefCoarse R;
+  R.rowptr.push_back(0);
+  for (Int I = 0; I < ncr; I++) {
+    for (auto &e : rows[I]) {
+      R.colidx.push_back((Ordinal)e.first);
+      R.vals.push_back(e.second);
+    }
+    R.rowptr.push_back((Int)R.colidx.size());
+  }
+  for (Int i = 0; i < A.nrows; i++)
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+      Int f = -1;
+      if (ar[i] >= 0 && ac[A.colidx[k]] >= 0) {
+        Int I = ar[i], J = ac[A.colidx[k]];
+        for (Int e = R.rowptr[I]; e < R.rowptr[I + 1]; e++)
+          if (R.colidx[e] == J) f = e;
+      }
+      R.f2c.push_back(f);
+    }
+  return R;
+}
+
+void CheckGalerkin(const HostCsr &h, const std::vector<Int> &ar, Int ncr, const std::vector<Int> &ac, Int ncc)
+{
+  CsrMatrix   A = MakeDeviceCsr(h);
+  Aggregation Pr, Pc;
+  auto        dar = ToDevice(ar), dac = ToDevice(ac);
+  ASSERT_EQ(AggregationCreate(h.nrows, ncr, ucv(dar), Pr), 0);
+  ASSERT_EQ(AggregationCreate(h.ncols, ncc, ucv(dac), Pc), 0);
+  CsrMatrix   Ac;
+  GalerkinMap map;
+  ASSERT_TRUE(GalerkinAggregate(A, Pr, Pc, Ac, map));
+  RefCoarse R = RefGalerkin(h, ar, ncr, ac);
+  EXPECT_EQ(Ac.nrows, ncr);
+  EXPECT_EQ(Ac.ncols, ncc);
+  EXPECT_EQ(Ac.nnz, (Int)R.colidx.size());
+  EXPECT_EQ(ToHost(Ac.rowptr), R.rowptr);
+  EXPECT_EQ(ToHost(Ac.colidx), R.colidx);
+  EXPECT_LE(RelErr(ToHost(Ac.vals), R.vals), 1e-15);
+  EXPECT_EQ(ToHost(map.fine2coarse), R.f2c);
+  /* numeric refresh with new values of the same pattern */
+  HostCsr h2 = h;
+  for (auto &v : h2.vals) v = 2.5 * v - 0.25;
+  auto nv = ToDevice(h2.vals);
+  GalerkinAggregateNumeric(ucv(nv), map, Ac);
+  RefCoarse R2 = RefGalerkin(h2, ar, ncr, ac);
+  EXPECT_LE(RelErr(ToHost(Ac.vals), R2.vals), 1e-15);
+}
+} // namespace
+
+TEST(Galerkin, AggregationAndTransfers)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int nagg = n / 3 + 2;
+    auto      a = RandomAgg(n, nagg, 5 + (unsigned)n);
+    auto      da = ToDevice(a);
+    Aggregation P;
+    EXPECT_EQ(AggregationCreate(n, nagg, ucv(da), P), 0);
+    /* members: ascending rows of each aggregate */
+    auto ptr = ToHost(P.ptr), rows = ToHost(P.rows);
+    std::vector<std::vector<Int>> members(nagg);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) members[a[i]].push_back(i);
+    Int p = 0, empty = 0;
+    for (Int J = 0; J < nagg; J++) {
+      EXPECT_EQ(ptr[J], p);
+      for (Int i : members[J]) EXPECT_EQ(rows[p++], i);
+      empty += members[J].empty();
+    }
+    EXPECT_EQ(ptr[nagg], p);
+    EXPECT_EQ(AggregationCountEmpty(P), empty);
+    /* restriction */
+    auto                x = RandomVector(n, 11);
+    std::vector<Scalar> refc(nagg, 0);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) refc[a[i]] += x[i];
+    auto dx = ToDevice(x), dyc = ToDevice(std::vector<Scalar>(nagg, NAN));
+    AggRestrict(P, ucv(dx), uv(dyc));
+    EXPECT_LE(RelErr(ToHost(dyc), refc), 1e-15);
+    /* prolongation, beta = 0 (y not read) and beta != 0 */
+    auto                xc = RandomVector(nagg, 13);
+    auto                y0 = RandomVector(n, 17);
+    std::vector<Scalar> ref0(n), ref1(n);
+    for (Int i = 0; i < n; i++) {
+      ref0[i] = a[i] >= 0 ? 2.0 * xc[a[i]] : 0.0;
+      ref1[i] = ref0[i] - 0.5 * y0[i];
+    }
+    auto dxc = ToDevice(xc), dy = ToDevice(std::vector<Scalar>(n, NAN));
+    AggProlong(P, 2.0, ucv(dxc), 0.0, uv(dy));
+    EXPECT_LE(RelErr(ToHost(dy), ref0), 0.0);
+    auto dy1 = ToDevice(y0);
+    AggProlong(P, 2.0, ucv(dxc), -0.5, uv(dy1));
+    EXPECT_LE(RelErr(ToHost(dy1), ref1), 1e-15);
+  }
+}
+
+TEST(Galerkin, SquareProductMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   h = RandomCsr(n, n, 31 + (unsigned)n);
+    const Int nagg = n / 4 + 1;
+    auto      a = RandomAgg(n, nagg, 37 + (unsigned)n);
+    CheckGalerkin(h, a, nagg, a, nagg);
+  }
+}
+
+TEST(Galerkin, RectangularBlockWithGhostAggregates)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int nc = n + 7;
+    HostCsr   h = RandomCsr(n, nc, 41 + (unsigned)n);
+    auto      ar = RandomAgg(n, n / 2 + 1, 43 + (unsigned)n);
+    auto      ac = RandomAgg(nc, 5, 47 + (unsigned)n);
+    CheckGalerkin(h, ar, n / 2 + 1, ac, 5);
+  }
+}
+
+TEST(Galerkin, DiagonalOnlyAndIdentityAggregation)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    HostCsr   d;
+    d.nrows = d.ncols = n;
+    d.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      d.colidx.push_back(i);
+      d.vals.push_back(1.0 + i);
+      d.rowptr.push_back(i + 1);
+    }
+    std::vector<Int> pairs(n), ident(n);
+    for (Int i = 0; i < n; i++) {
+      pairs[i] = i / 2;
+      ident[i] = i;
+    }
+    CheckGalerkin(d, pairs, (n + 1) / 2, pairs, (n + 1) / 2);
+    HostCsr h = RandomCsr(n, n, 53 + (unsigned)n);
+    CheckGalerkin(h, ident, n, ident, n); /* P = I: Ac = A */
+    std::vector<Int> none(n, -1);
+    CheckGalerkin(h, none, 3, none, 3); /* nothing aggregated: Ac = 0 with empty rows */
+  }
+}
+
+TEST(Galerkin, CompactDropsEmptyAggregates)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int        nagg = 2 * n + 3; /* most aggregates empty */
+    std::vector<Int> a(n);
+    for (Int i = 0; i < n; i++) a[i] = (i % 7 == 3) ? -1 : (Int)((7 * (std::int64_t)i * i) % nagg);
+    auto        da = ToDevice(a);
+    Aggregation P;
+    ASSERT_EQ(AggregationCreate(n, nagg, ucv(da), P), 0);
+    const Int        empty = AggregationCountEmpty(P);
+    std::vector<Int> used(nagg, 0), refid(nagg, -1);
+    for (Int i = 0; i < n; i++)
+      if (a[i] >= 0) used[a[i]] = 1;
+    Int next = 0;
+    for (Int J = 0; J < nagg; J++)
+      if (used[J]) refid[J] = next++;
+    EXPECT_EQ(empty, nagg - next);
+    View<Int> id("id", nagg);
+    EXPECT_EQ(AggregationCompact(P, uv(id)), next);
+    EXPECT_EQ(P.nagg, next);
+    EXPECT_EQ(ToHost(id), refid);
+    EXPECT_EQ(AggregationCountEmpty(P), 0);
+    std::vector<Int> refagg(n);
+    for (Int i = 0; i < n; i++) refagg[i] = a[i] >= 0 ? refid[a[i]] : -1;
+    EXPECT_EQ(ToHost(P.agg), refagg);
+    /* the compacted aggregation equals one created from the renumbered ids */
+    auto        dr = ToDevice(refagg);
+    Aggregation Q;
+    AggregationCreate(n, next, ucv(dr), Q);
+    EXPECT_EQ(ToHost(P.ptr), ToHost(Q.ptr));
+    EXPECT_EQ(ToHost(P.rows), ToHost(Q.rows));
+  }
+}
+
+TEST(Galerkin, InvalidAggregateIdsAreCounted)
+{
+  std::vector<Int> a = {0, 3, -2, 1, 2, -1};
+  auto             da = ToDevice(a);
+  Aggregation      P;
+  EXPECT_EQ(AggregationCreate(6, 3, ucv(da), P), 2);
+  EXPECT_EQ(ToHost(P.agg), (std::vector<Int>{0, -1, -1, 1, 2, -1}));
+  EXPECT_EQ(ToHost(P.rows), (std::vector<Int>{0, 3, 4}));
+}
+
+TEST(Galerkin, SizeMismatchRefused)
+{
+  HostCsr     h = RandomCsr(10, 12, 3);
+  CsrMatrix   A = MakeDeviceCsr(h);
+  std::vector<Int> a(10, 0);
+  auto        da = ToDevice(a);
+  Aggregation P;
+  AggregationCreate(10, 1, ucv(da), P);
+  CsrMatrix   Ac;
+  GalerkinMap map;
+  EXPECT_FALSE(GalerkinAggregate(A, P, P, Ac, map));
+}
