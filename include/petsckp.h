@@ -37,6 +37,10 @@ PETSC_EXTERN PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *);
 PETSC_EXTERN PetscErrorCode MatCreateKPShell(Mat, PetscKPMatFormat, Mat *);
 
 /* ---- PC neumann and KSP dcg (seed 002) */
+#define PCNEUMANN "neumann"
+#define KSPDCG    "dcg"
+PETSC_EXTERN PetscErrorCode PCNeumannSetTerms(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCNeumannGetTerms(PC, PetscInt *);
 /* ---- PC psormg (seed 000) */
 /* ---- TAO lbfgsb (seed 004) */
 /* ---- PC uaamg (seed 001) */

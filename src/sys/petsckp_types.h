@@ -9,3 +9,6 @@
 #include <petsc/private/taoimpl.h>
 
 PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
+
+/* neumann, dcg */
+PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC);
