@@ -18,6 +18,48 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
   PetscCheck(d <= 46340, comm, PETSC_ERR_SUP, "Dense coarse matrices are limited to d <= 46340 (index range); got d = %" PetscInt_FMT ", use fewer deflation vectors", d);
   PetscCall(PetscBLASIntCast(d, &n));
   PetscCallCXX(F.assign(E, E + (size_t)d * d));
+  /* a nonsymmetric E (from a nonsymmetric A, e.g. Dirichlet rows kept as identity rows): explicit inverse by LU */
+  {
+    Real asym = 0, emax = 0;
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < d; i++) {
+        asym = PetscMax(asym, PetscAbsScalar(E[i + (size_t)j * d] - E[j + (size_t)i * d]));
+        emax = PetscMax(emax, PetscAbsScalar(E[i + (size_t)j * d]));
+      }
+    S.symmetric = asym <= 1e-12 * emax ? true : false;
+  }
+  if (!S.symmetric) {
+    std::vector<PetscBLASInt> piv(d > 0 ? d : 1);
+    PetscBLASInt              lwork = n > 0 ? 64 * n : 1;
+    std::vector<Scalar>       work(lwork);
+    Real                      rowmax = 0;
+
+    if (d > 0) {
+      PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+      LAPACKgetrf_(&n, &n, F.data(), &n, piv.data(), &info);
+      PetscCall(PetscFPTrapPop());
+    }
+    PetscCheck(info >= 0, comm, PETSC_ERR_LIB, "LAPACK getrf: illegal argument %d", (int)-info);
+    for (size_t q = 0; q < (size_t)d * d; q++) rowmax = PetscMax(rowmax, PetscAbsScalar(E[q]));
+    for (Int j = 0; j < d; j++) {
+      const Real r = PetscAbsScalar(F[j + (size_t)j * d]) / rowmax;
+      if (r < minpiv) minpiv = r, jmin = j;
+    }
+    PetscCheck(info == 0 && (d == 0 || minpiv >= rtol), comm, PETSC_ERR_MAT_LU_ZRPVT, "The (nonsymmetric) coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is numerically singular: relative LU pivot %g at row %" PetscInt_FMT ". The deflation space is rank-deficient (dependent vectors) or contains a null vector of A", d, (double)(info ? 0.0 : minpiv), info ? (Int)info - 1 : jmin);
+    if (d > 0) {
+      PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+      LAPACKgetri_(&n, F.data(), &n, piv.data(), work.data(), &lwork, &info);
+      PetscCall(PetscFPTrapPop());
+    }
+    PetscCheck(info == 0, comm, PETSC_ERR_LIB, "LAPACK getri failed (info %d) inverting the coarse matrix", (int)info);
+    S.d         = d;
+    S.form      = DenseSpdForm::Inverse;
+    S.min_pivot = d > 0 ? minpiv : 1;
+    PetscCallCXX(S.M = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense lu inverse")), (size_t)d * d));
+    PetscCallCXX(Kokkos::deep_copy(exec(), S.M, HostUView<const Scalar>(F.data(), F.size())));
+    PetscCallCXX(exec().fence());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (Int j = 0; j < d; j++) {
     const Scalar ejj = E[j + (size_t)j * d];
     PetscCheck(ejj > 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z has diagonal entry %g in row %" PetscInt_FMT ": E is not positive definite; deflation vector %" PetscInt_FMT " is zero or A is not SPD", (double)ejj, j, j);

@@ -20,12 +20,14 @@ struct DenseSpd {
   DenseSpdForm form = DenseSpdForm::Cholesky;
   View<Scalar> M;            /* d*d: L or E^-1, on the device */
   Real         min_pivot = 0; /* min_j L_jj^2 / E_jj: a lower bound of 1/cond(E) up to a modest factor */
+  bool         symmetric = true; /* false: E was not symmetric, M holds its inverse computed by LU */
 };
 
 /* Factors (or inverts) a symmetric d x d matrix given on the host (column-major, length d*d, not modified) and
    stores the result on the device. Errors: a non-positive pivot (E not positive definite) or a relative pivot
    below rtol (E numerically singular: the deflation vectors are linearly dependent or span a null vector of A);
-   the message names the pivot and what to do about it. */
+   the message names the pivot and what to do about it. A nonsymmetric E (nonsymmetric A) is inverted by LU
+   instead (form becomes Inverse, symmetric false), so that the deflation projection stays exact. */
 PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S);
 
 /* x = E^-1 b on the device (x and b may not alias): two triangular solves (Cholesky) or one gemv (Inverse) */

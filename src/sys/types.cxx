@@ -10,6 +10,7 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   PetscFunctionBegin;
   /* neumann, dcg */
   PetscCall(PCRegister(PCNEUMANN, PCCreate_Neumann));
+  PetscCall(KSPRegister(KSPDCG, KSPCreate_DCG));
   /* psormg */
   /* lbfgsb */
   /* uaamg */
