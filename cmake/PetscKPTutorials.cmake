@@ -3,6 +3,9 @@
 #
 #   petsckp_add_tutorial(<name> <path below PETSc's examples/src>)    builds tutorial_<name> when the source exists
 #   petsckp_add_tutorial_test(<test> <name> NSIZE <n> ARGS <args...> EXPECT <regex...>)
+#   petsckp_add_tutorial_compare(<test> <name> <nranks> <max ratio> "<reference args>" "<petsckp args>")
+#       runs the tutorial with a PETSc reference solver and a petsckp solver; both must converge and the petsckp
+#       run may take at most <max ratio> times the reference's iterations (tests/harness/compare_iterations.cmake)
 set(PETSCKP_PETSC_EXAMPLES "" CACHE PATH "PETSc's example sources (the directory holding ksp/, snes/, tao/)")
 if(NOT PETSCKP_PETSC_EXAMPLES)
   string(REGEX MATCH "^[0-9]+\\.[0-9]+" _kp_mm "${PETSC_VERSION}")
@@ -49,7 +52,26 @@ function(petsckp_add_tutorial_test test name)
   endif()
 endfunction()
 
+function(petsckp_add_tutorial_compare test name nranks ratio refargs kpargs)
+  if(NOT TARGET tutorial_${name} OR NOT PETSCKP_ENABLE_TESTS)
+    return()
+  endif()
+  add_test(NAME tutorial/${test}
+           COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=${nranks} -DEXE=$<TARGET_FILE:tutorial_${name}>
+                   -DLIB=$<TARGET_FILE:petsckp> -DRATIO=${ratio} "-DREF=${refargs}" "-DKP=${kpargs}"
+                   -P ${CMAKE_SOURCE_DIR}/tests/harness/compare_iterations.cmake)
+  set_tests_properties(tutorial/${test} PROPERTIES LABELS "tutorial" PROCESSORS ${nranks} TIMEOUT 600
+                       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;PETSCKP_TEST_ARGS=${PETSCKP_TEST_ARGS}")
+endfunction()
+
 petsckp_add_tutorial(ksp_ex45 ksp/ksp/tutorials/ex45.c)
 # the library loads into an unmodified application and registers itself
 petsckp_add_tutorial_test(ex45_dll_append ksp_ex45 NSIZE 2 ARGS -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -info :sys -ksp_converged_reason
                           EXPECT "Loading registered routines from .*libpetsckp" "CONVERGED_RTOL")
+
+# seed 002: DCG + Neumann in at most half the iterations of CG + Jacobi (same norm, same tolerance)
+foreach(np 1 2)
+  petsckp_add_tutorial_compare(ex45_dcg_neumann_np${np} ksp_ex45 ${np} 0.5
+    "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type cg -pc_type jacobi -ksp_norm_type unpreconditioned -ksp_converged_reason"
+    "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type dcg -pc_type neumann -ksp_norm_type unpreconditioned -ksp_converged_reason")
+endforeach()

@@ -37,6 +37,24 @@ PETSC_EXTERN PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *);
 PETSC_EXTERN PetscErrorCode MatCreateKPShell(Mat, PetscKPMatFormat, Mat *);
 
 /* ---- PC neumann and KSP dcg (seed 002) */
+#define PCNEUMANN "neumann"
+#define KSPDCG    "dcg"
+PETSC_EXTERN PetscErrorCode PCNeumannSetTerms(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCNeumannGetTerms(PC, PetscInt *);
+typedef enum {
+  KSP_DCG_SPACE_NONE,
+  KSP_DCG_SPACE_CHUNKS,
+  KSP_DCG_SPACE_BLOCKS,
+  KSP_DCG_SPACE_USER
+} KSPDCGSpaceType;
+PETSC_EXTERN const char *const KSPDCGSpaceTypes[];
+typedef enum {
+  KSP_DCG_COARSE_CHOLESKY,
+  KSP_DCG_COARSE_INVERSE
+} KSPDCGCoarseType;
+PETSC_EXTERN const char *const KSPDCGCoarseTypes[];
+PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
+PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
 /* ---- PC psormg (seed 000) */
 /* ---- TAO lbfgsb (seed 004) */
 /* ---- PC uaamg (seed 001) */

@@ -9,3 +9,7 @@
 #include <petsc/private/taoimpl.h>
 
 PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
+
+/* neumann, dcg */
+PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC);
+PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP);

@@ -2,12 +2,15 @@
    types.cxx - the list of solver types of libpetsckp. Each solver issue adds its registration here, and
    only once the solver works.
 */
+#include <petsckp.h>
 #include "petsckp_types.h"
 
 PetscErrorCode PetscKPRegisterTypes_Private(void)
 {
   PetscFunctionBegin;
   /* neumann, dcg */
+  PetscCall(PCRegister(PCNEUMANN, PCCreate_Neumann));
+  PetscCall(KSPRegister(KSPDCG, KSPCreate_DCG));
   /* psormg */
   /* lbfgsb */
   /* uaamg */

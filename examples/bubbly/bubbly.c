@@ -1,0 +1,342 @@
+static char help[] = "Pressure-Poisson problems of bubbly flow, -div((1/rho) grad p) = f, with discontinuous coefficients\n\
+(Gupta, van Gijzen, Vuik, VECPAR 2012), on a DMDA, solved with KSPDCG + PCNEUMANN or any PETSc solver.\n\
+Cell-centred finite volumes, n cells per direction, harmonic face means. 2D: Neumann on three sides, Dirichlet\n\
+on top (y = 1); 3D: Neumann on all faces with the last diagonal entry doubled (Tang & Vuik).\n\n\
+Options:\n\
+  -dim <2|3>                 : dimension (default 2)\n\
+  -n <n>                     : cells per direction (default 64)\n\
+  -geometry <layer|slab|bubble1|bubble8> : layer: 2D heavy fluid below y = 0.5; slab: 3D middle slab 0.25<z<0.75\n\
+                               of coefficient 1/contrast times the rest; bubble1/bubble8: bubbles of coefficient\n\
+                               1/contrast times the medium (default layer in 2D, slab in 3D)\n\
+  -contrast <c>              : density ratio light/heavy (default 1e-3)\n\
+  -rhs <ax|zero_mean_random|random|ones> : b = A x* with random x* (default 2D), zero-mean random (default 3D), ...\n\
+  -seed <s>                  : seed of the random x*, b and x0 (rank-count independent)\n\
+  -check_pcdeflation         : solve again with KSPCG + PCDEFLATION (same space, same inner PC) and check that the\n\
+                               iterates agree (to 1e-10) with those of KSPDCG\n\
+  -max_its_expected <m>      : fail if the solver needs more iterations (default: no check)\n\n\
+The divergence tolerance is 1e30: with a random x0 and contrast 1e-6 the initial residual exceeds 1e4 ||b||.\n\n";
+
+#include <petscdmda.h>
+#include <petscksp.h>
+#include <petsckp.h>
+
+typedef enum {
+  GEOM_LAYER,
+  GEOM_SLAB,
+  GEOM_BUBBLE1,
+  GEOM_BUBBLE8
+} Geometry;
+static const char *const Geometries[] = {"layer", "slab", "bubble1", "bubble8", "Geometry", "GEOM_", NULL};
+typedef enum {
+  RHS_AX,
+  RHS_ZERO_MEAN_RANDOM,
+  RHS_RANDOM,
+  RHS_ONES
+} RhsType;
+static const char *const RhsTypes[] = {"ax", "zero_mean_random", "random", "ones", "RhsType", "RHS_", NULL};
+
+typedef struct {
+  PetscInt  dim, n;
+  Geometry  geom;
+  PetscReal contrast;
+  RhsType   rhs;
+  PetscInt  seed;
+} AppCtx;
+
+/* coefficient 1/rho at a cell centre */
+static PetscReal Coefficient(const AppCtx *ctx, PetscReal x, PetscReal y, PetscReal z)
+{
+  switch (ctx->geom) {
+  case GEOM_LAYER:
+    return y < 0.5 ? ctx->contrast : 1.0; /* heavy fluid (rho = 1/contrast) below */
+  case GEOM_SLAB:
+    return (z > 0.25 && z < 0.75) ? 1.0 / ctx->contrast : 1.0;
+  case GEOM_BUBBLE1: {
+    PetscReal r2 = (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5) + (ctx->dim == 3 ? (z - 0.5) * (z - 0.5) : 0);
+    return r2 < 0.25 * 0.25 ? 1.0 / ctx->contrast : 1.0;
+  }
+  case GEOM_BUBBLE8: {
+    PetscReal cx = x < 0.5 ? 0.25 : 0.75, cy = y < 0.5 ? 0.25 : 0.75, cz = z < 0.5 ? 0.25 : 0.75;
+    PetscReal r2 = (x - cx) * (x - cx) + (y - cy) * (y - cy) + (ctx->dim == 3 ? (z - cz) * (z - cz) : 0);
+    return r2 < 0.125 * 0.125 ? 1.0 / ctx->contrast : 1.0;
+  }
+  }
+  return 1.0;
+}
+
+/* U[0,1) from a hash of (natural index, seed): the same values for any number of ranks */
+static PetscReal HashUniform(PetscInt64 g, PetscInt seed)
+{
+  unsigned long long h = (unsigned long long)g * 0x9E3779B97F4A7C15ULL + (unsigned long long)(seed + 1) * 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 30, h *= 0xBF58476D1CE4E5B9ULL, h ^= h >> 27, h *= 0x94D049BB133111EBULL, h ^= h >> 31;
+  return (PetscReal)(h >> 11) / 9007199254740992.0;
+}
+
+static PetscErrorCode Assemble(DM da, const AppCtx *ctx, Mat A)
+{
+  PetscInt    i, j, k, xs, ys, zs, xm, ym, zm, n = ctx->n, dim = ctx->dim;
+  PetscReal   h = 1.0 / n, hs = dim == 3 ? h : 1.0;
+  MatStencil  row, col[7];
+  PetscScalar v[7];
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (dim == 2) zs = 0, zm = 1;
+  for (k = zs; k < zs + zm; k++)
+    for (j = ys; j < ys + ym; j++)
+      for (i = xs; i < xs + xm; i++) {
+        PetscInt  c = 1, d, nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        PetscReal cc = Coefficient(ctx, (i + 0.5) * h, (j + 0.5) * h, (k + 0.5) * h), diag = 0;
+        row.i = i, row.j = j, row.k = k, row.c = 0;
+        col[0] = row;
+        for (d = 0; d < 2 * dim; d++) {
+          PetscInt ii = i + nb[d][0], jj = j + nb[d][1], kk = k + nb[d][2];
+          if (ii < 0 || ii >= n || jj < 0 || kk < 0 || kk >= n) continue; /* homogeneous Neumann */
+          if (jj >= n) {
+            if (dim == 2) diag += 2 * cc * hs; /* Dirichlet on top (2D) through a ghost cell */
+            continue;
+          }
+          PetscReal cn = Coefficient(ctx, (ii + 0.5) * h, (jj + 0.5) * h, (kk + 0.5) * h), cf = 2 * cc * cn / (cc + cn);
+          col[c].i = ii, col[c].j = jj, col[c].k = kk, col[c].c = 0;
+          v[c++] = -cf * hs;
+          diag += cf * hs;
+        }
+        if (dim == 3 && i == n - 1 && j == n - 1 && k == n - 1) diag *= 2; /* make the pure Neumann matrix SPD */
+        v[0] = diag;
+        PetscCall(MatSetValuesStencil(A, 1, &row, c, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* values from HashUniform in the natural ordering */
+static PetscErrorCode FillRandom(DM da, const AppCtx *ctx, PetscInt seed, Vec v)
+{
+  PetscInt     i, j, k, xs, ys, zs, xm, ym, zm, idx = 0, n = ctx->n;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (ctx->dim == 2) zs = 0, zm = 1;
+  PetscCall(VecGetArrayWrite(v, &a));
+  for (k = zs; k < zs + zm; k++)
+    for (j = ys; j < ys + ym; j++)
+      for (i = xs; i < xs + xm; i++) a[idx++] = HashUniform(i + (PetscInt64)n * (j + (PetscInt64)n * k), seed);
+  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* solves from x0 with the KSP; returns the iterations and the true relative residual */
+static PetscErrorCode Solve(KSP ksp, Mat A, Vec b, Vec x0, Vec x, PetscInt *its, PetscReal *relres, KSPConvergedReason *reason)
+{
+  Vec       r;
+  PetscReal nb, nr;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCopy(x0, x));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *relres = nr / nb;
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  AppCtx             ctx = {2, 64, GEOM_LAYER, 1e-3, RHS_AX, 0};
+  DM                 da;
+  Mat                A;
+  Vec                b, x, x0, xs;
+  KSP                ksp;
+  PetscBool          check_def = PETSC_FALSE, flg;
+  PetscInt           its, maxits = -1;
+  PetscReal          relres, rtol;
+  KSPConvergedReason reason;
+  KSPType            ktype;
+  PCType             ptype;
+  char               type[256];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscKPRegisterAll());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Bubbly flow pressure problem options", NULL);
+  PetscCall(PetscOptionsInt("-dim", "dimension (2 or 3)", NULL, ctx.dim, &ctx.dim, NULL));
+  ctx.geom = ctx.dim == 3 ? GEOM_SLAB : GEOM_LAYER;
+  ctx.rhs  = ctx.dim == 3 ? RHS_ZERO_MEAN_RANDOM : RHS_AX;
+  PetscCall(PetscOptionsInt("-n", "cells per direction", NULL, ctx.n, &ctx.n, NULL));
+  PetscCall(PetscOptionsEnum("-geometry", "layer, slab, bubble1, bubble8", NULL, Geometries, (PetscEnum)ctx.geom, (PetscEnum *)&ctx.geom, NULL));
+  PetscCall(PetscOptionsReal("-contrast", "density ratio (light/heavy)", NULL, ctx.contrast, &ctx.contrast, NULL));
+  PetscCall(PetscOptionsEnum("-rhs", "right-hand side", NULL, RhsTypes, (PetscEnum)ctx.rhs, (PetscEnum *)&ctx.rhs, NULL));
+  PetscCall(PetscOptionsInt("-seed", "seed of the random vectors", NULL, ctx.seed, &ctx.seed, NULL));
+  PetscCall(PetscOptionsBool("-check_pcdeflation", "compare with KSPCG + PCDEFLATION", NULL, check_def, &check_def, NULL));
+  PetscCall(PetscOptionsInt("-max_its_expected", "fail above this many iterations", NULL, maxits, &maxits, NULL));
+  PetscOptionsEnd();
+  PetscCheck(ctx.dim == 2 || ctx.dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
+  PetscCheck(ctx.n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2");
+  PetscCheck(ctx.contrast > 0 && ctx.contrast <= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contrast must be in (0, 1]");
+  PetscCheck(ctx.dim == 3 || ctx.geom != GEOM_SLAB, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-geometry slab is 3D");
+
+  if (ctx.dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, ctx.n, ctx.n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, ctx.n, ctx.n, ctx.n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", type, sizeof(type), &flg));
+  if (flg) PetscCall(DMSetVecType(da, type));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", type, sizeof(type), &flg));
+  if (flg) PetscCall(DMSetMatType(da, type));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(Assemble(da, &ctx, A));
+  PetscCall(DMCreateGlobalVector(da, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecDuplicate(b, &xs));
+  switch (ctx.rhs) {
+  case RHS_AX:
+    PetscCall(FillRandom(da, &ctx, ctx.seed, xs));
+    PetscCall(MatMult(A, xs, b));
+    break;
+  case RHS_ZERO_MEAN_RANDOM:
+  case RHS_RANDOM: {
+    PetscScalar sum;
+    PetscInt    N;
+    PetscCall(FillRandom(da, &ctx, ctx.seed, b));
+    if (ctx.rhs == RHS_ZERO_MEAN_RANDOM) {
+      PetscCall(VecSum(b, &sum));
+      PetscCall(VecGetSize(b, &N));
+      PetscCall(VecShift(b, -sum / N));
+    }
+  } break;
+  case RHS_ONES:
+    PetscCall(VecSet(b, 1.0));
+    break;
+  }
+  PetscCall(FillRandom(da, &ctx, ctx.seed + 1000, x0)); /* random x0, as in the paper */
+
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPDCG));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-6, PETSC_DEFAULT, 1e30, 20000));
+  {
+    PC pc;
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCNEUMANN));
+  }
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(Solve(ksp, A, b, x0, x, &its, &relres, &reason));
+  PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+  PetscCall(KSPGetType(ksp, &ktype));
+  {
+    PC pc;
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCGetType(pc, &ptype));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bubbly %" PetscInt_FMT "D %s n = %" PetscInt_FMT ", contrast %g, rhs %s: %s + %s\n", ctx.dim, Geometries[ctx.geom], ctx.n, (double)ctx.contrast, RhsTypes[ctx.rhs], ktype, ptype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT ", true relative residual %.3e (%s)\n", its, (double)relres, KSPConvergedReasons[reason]));
+  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "the solver did not converge: %s", KSPConvergedReasons[reason]);
+  PetscCheck(relres <= 1.01 * rtol, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "true residual %g above the tolerance %g", (double)relres, (double)rtol);
+  PetscCheck(maxits < 0 || its <= maxits, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " iterations, more than the expected %" PetscInt_FMT, its, maxits);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "true residual check: passed\n"));
+
+  if (check_def) {
+    /* KSPCG + PCDEFLATION with the same space and inner PC produces the same iterates (DEF2 ~ DEF1) */
+    KSP        kc;
+    PC         pc, pcin, pcd;
+    Mat        Z;
+    Vec        xc;
+    const PetscReal *h1, *h2;
+    PetscReal        diff = 0, nx;
+    PetscInt   n1, n2, itc;
+    PetscReal  relc;
+    KSPConvergedReason rc;
+
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(KSPDCGCreateSpaceMat(ksp, &Z));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &kc));
+    PetscCall(KSPSetOperators(kc, A, A));
+    PetscCall(KSPSetType(kc, KSPCG));
+    PetscCall(KSPSetNormType(kc, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetTolerances(kc, rtol, PETSC_DEFAULT, 1e30, 20000));
+    PetscCall(KSPGetPC(kc, &pcd));
+    PetscCall(PCSetType(pcd, PCDEFLATION));
+    PetscCall(PCDeflationSetSpace(pcd, Z, PETSC_FALSE));
+    PetscCall(KSPSetOptionsPrefix(kc, "cmp_"));
+    PetscCall(KSPSetFromOptions(kc));
+    PetscCall(KSPSetUp(kc)); /* creates the inner PC of PCDEFLATION */
+    PetscCall(PCDeflationGetPC(pcd, &pcin));
+    PetscCall(PCSetType(pcin, ptype));
+    if (!strcmp(ptype, PCNEUMANN)) {
+      PetscInt k;
+      PetscCall(PCNeumannGetTerms(pc, &k));
+      PetscCall(PCNeumannSetTerms(pcin, k));
+    }
+    PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
+    PetscCall(KSPSetResidualHistory(kc, NULL, PETSC_DECIDE, PETSC_TRUE));
+    PetscCall(VecDuplicate(x, &xc));
+    PetscCall(Solve(ksp, A, b, x0, x, &its, &relres, &reason));
+    PetscCall(Solve(kc, A, b, x0, xc, &itc, &relc, &rc));
+    PetscCall(KSPGetResidualHistory(ksp, &h1, &n1));
+    PetscCall(KSPGetResidualHistory(kc, &h2, &n2));
+    for (PetscInt i = 0; i < PetscMin(n1, n2); i++) diff = PetscMax(diff, PetscAbsReal(h1[i] - h2[i]) / h1[0]);
+    PetscCall(VecAXPY(xc, -1.0, x));
+    PetscCall(VecNorm(xc, NORM_2, &relc));
+    PetscCall(VecNorm(x, NORM_2, &nx));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCDEFLATION comparison: iterations %" PetscInt_FMT " vs %" PetscInt_FMT ", residual histories differ by %.1e, solutions by %.1e\n", its, itc, (double)diff, (double)(relc / nx)));
+    PetscCheck(PetscAbsInt(its - itc) <= 1 && diff <= 1e-10 && relc <= 1e-8 * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "KSPDCG and KSPCG + PCDEFLATION differ");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCDEFLATION check: passed\n"));
+    PetscCall(VecDestroy(&xc));
+    PetscCall(MatDestroy(&Z));
+    PetscCall(KSPDestroy(&kc));
+  }
+
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&xs));
+  PetscCall(DMDestroy(&da));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    nsize: {{1 2 4}}
+    args: -n 32 -max_its_expected 20
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_2d.out
+
+  test:
+    suffix: 2d_pcdeflation
+    nsize: {{1 2 4}}
+    args: -n 32 -pc_type jacobi -ksp_dcg_space chunks -ksp_dcg_subdomains 64 -check_pcdeflation -max_its_expected 60
+    filter: grep -v "^iterations\|comparison"
+    output_file: output/bubbly_2d_pcdeflation.out
+
+  test:
+    suffix: 3d_planes
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 16 -ksp_dcg_space chunks -ksp_dcg_subdomains 16 -pc_neumann_terms 2 -max_its_expected 60
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_3d_planes.out
+
+  test:
+    suffix: 3d_bubbles
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -ksp_dcg_coarse {{cholesky inverse}} -max_its_expected 80
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_3d_bubbles.out
+
+TEST*/

@@ -1,0 +1,44 @@
+/*
+   neumann_kernels.hpp - kernels of the truncated Neumann series preconditioner (PCNEUMANN).
+
+   Split A = L + D + U (strictly lower, diagonal, strictly upper parts of a square CSR matrix). With the
+   prescaled factors B = L D^-1 and Bt = D^-1 U the preconditioner is
+
+      z = M^-1 r = Kt D^-1 K r,   K = sum_{j=0..k} (-B)^j,   Kt = sum_{j=0..k} (-Bt)^j,
+
+   applied in Horner form (no triangular solves): t <- r; k times t <- r - B t; s <- D^-1 t; z <- s; k times
+   z <- s - Bt z. For a symmetric A, Bt = B^T and M^-1 = K^T D^-1 K is symmetric positive definite for every k
+   (K is unit lower triangular). Everything here takes Kokkos views; nothing here knows about PETSc objects.
+*/
+#pragma once
+
+#include "kp_sparse.hpp"
+
+namespace petsckp
+{
+struct NeumannFactors {
+  Int          n = 0;
+  CsrMatrix    B;    /* L D^-1: strictly lower part, column-scaled */
+  CsrMatrix    Bt;   /* D^-1 U: strictly upper part, row-scaled */
+  View<Scalar> dinv; /* D^-1 */
+};
+
+/* Result of the setup checks: the first (smallest) local row whose diagonal is not positive (or absent), the
+   first row holding a NaN/Inf value, -1 when none; the infinity norm of L D^-1 (the paper's series criterion). */
+struct NeumannSetupInfo {
+  Int  bad_diag_row = -1;
+  Int  nonfinite_row = -1;
+  Real diag_value   = 0; /* the diagonal value at bad_diag_row */
+  Real norm_BInf    = 0;
+};
+
+/* builds B, Bt and D^-1 from a square CSR matrix (the rank-local diagonal block under MPI) */
+void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info);
+
+/* z = Kt D^-1 K r with k terms; w1 and w2 are work views of length n (z, w1, w2 distinct; r may not alias them) */
+void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
+
+/* the two halves, for symmetric application: y = D^-1/2 K r (left), z = Kt D^-1/2 y (right) */
+void NeumannApplyLeft(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2);
+void NeumannApplyRight(const NeumannFactors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
+} // namespace petsckp

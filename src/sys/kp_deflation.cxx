@@ -1,0 +1,409 @@
+/*
+   kp_deflation.cxx - deflation spaces (aggregates: chunks, DMDA blocks; user Z), the coarse matrix E = Z^T A Z
+   and the projections, shared by KSPDCG and PCNEUMANN.
+*/
+#include "kp_deflation.hpp"
+#include "kp_sys.hpp"
+#include <petscdmda.h>
+#include <petsc/private/petscimpl.h>
+
+namespace petsckp
+{
+void AggregateZ(Int nlocal, Int d, View<Int> agg, CsrMatrix &Z)
+{
+  Z.nrows  = nlocal;
+  Z.ncols  = d;
+  Z.rowptr = View<Int>("Z rowptr", nlocal + 1);
+  auto rp  = Z.rowptr;
+  Kokkos::parallel_for(
+    "petsckp::AggregateZCount", range(nlocal), KOKKOS_LAMBDA(Int i) { rp(i + 1) = agg(i) >= 0 ? 1 : 0; });
+  Kokkos::parallel_scan(
+    "petsckp::AggregateZScan", range(nlocal + 1), KOKKOS_LAMBDA(Int i, Int & upd, const bool final) {
+      upd += rp(i);
+      if (final) rp(i) = upd;
+    });
+  Kokkos::View<Int, Kokkos::HostSpace> h("nnz");
+  Kokkos::deep_copy(exec(), h, Kokkos::subview(rp, nlocal));
+  exec().fence();
+  Z.nnz    = h();
+  Z.colidx = View<Ordinal>(std::string("Z colidx"), Z.nnz);
+  Z.vals   = View<Scalar>(std::string("Z vals"), Z.nnz);
+  auto zc  = Z.colidx;
+  auto zv  = Z.vals;
+  Kokkos::parallel_for(
+    "petsckp::AggregateZFill", range(nlocal), KOKKOS_LAMBDA(Int i) {
+      if (agg(i) >= 0) {
+        zc(rp(i)) = (Ordinal)agg(i);
+        zv(rp(i)) = 1.0;
+      }
+    });
+}
+
+void AggregateAZ(const CsrMatrix &Aloc, const CsrMatrix &Aoff, View<Int> agg, View<Int> aggghost, Int d, CsrMatrix &AZ)
+{
+  const Int n   = Aloc.nrows;
+  const bool off = Aoff.nrows > 0;
+  auto      lrp = Aloc.rowptr, orp = Aoff.rowptr;
+  auto      lci = Aloc.colidx, oci = Aoff.colidx;
+  auto      lv  = Aloc.vals, ov = Aoff.vals;
+
+  AZ.nrows  = n;
+  AZ.ncols  = d;
+  AZ.rowptr = View<Int>("AZ rowptr", n + 1);
+  auto rp   = AZ.rowptr;
+  /* entry q of row i (local entries first, then the off-diagonal block) and its aggregate */
+  Kokkos::parallel_for(
+    "petsckp::AggregateAZCount", range(n), KOKKOS_LAMBDA(Int i) {
+      const Int nl = lrp(i + 1) - lrp(i), no = off ? orp(i + 1) - orp(i) : 0;
+      Int       c  = 0;
+      for (Int q = 0; q < nl + no; q++) {
+        const Int a = q < nl ? agg(lci(lrp(i) + q)) : aggghost(oci(orp(i) + q - nl));
+        if (a < 0) continue;
+        bool seen = false;
+        for (Int p = 0; p < q && !seen; p++) seen = (p < nl ? agg(lci(lrp(i) + p)) : aggghost(oci(orp(i) + p - nl))) == a;
+        if (!seen) c++;
+      }
+      rp(i + 1) = c;
+    });
+  Kokkos::parallel_scan(
+    "petsckp::AggregateAZScan", range(n + 1), KOKKOS_LAMBDA(Int i, Int & upd, const bool final) {
+      upd += rp(i);
+      if (final) rp(i) = upd;
+    });
+  Kokkos::View<Int, Kokkos::HostSpace> h("nnz");
+  Kokkos::deep_copy(exec(), h, Kokkos::subview(rp, n));
+  exec().fence();
+  AZ.nnz    = h();
+  AZ.colidx = View<Ordinal>(std::string("AZ colidx"), AZ.nnz);
+  AZ.vals   = View<Scalar>(std::string("AZ vals"), AZ.nnz);
+  auto zc   = AZ.colidx;
+  auto zv   = AZ.vals;
+  Kokkos::parallel_for(
+    "petsckp::AggregateAZFill", range(n), KOKKOS_LAMBDA(Int i) {
+      const Int nl = lrp(i + 1) - lrp(i), no = off ? orp(i + 1) - orp(i) : 0;
+      const Int b  = rp(i);
+      Int       c  = 0;
+      for (Int q = 0; q < nl + no; q++) {
+        const Int    a = q < nl ? agg(lci(lrp(i) + q)) : aggghost(oci(orp(i) + q - nl));
+        const Scalar v = q < nl ? lv(lrp(i) + q) : ov(orp(i) + q - nl);
+        if (a < 0) continue;
+        Int p = 0;
+        while (p < c && zc(b + p) != (Ordinal)a) p++;
+        if (p == c) {
+          zc(b + c) = (Ordinal)a;
+          zv(b + c) = v;
+          c++;
+        } else zv(b + p) += v;
+      }
+    });
+}
+
+void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar> E)
+{
+  auto zr = Z.rowptr, ar = AZ.rowptr;
+  auto zc = Z.colidx, ac = AZ.colidx;
+  auto zv = Z.vals, av = AZ.vals;
+  Kokkos::deep_copy(exec(), E, 0.0);
+  Kokkos::parallel_for(
+    "petsckp::Galerkin", range(Z.nrows), KOKKOS_LAMBDA(Int i) {
+      for (Int p = zr(i); p < zr(i + 1); p++)
+        for (Int q = ar(i); q < ar(i + 1); q++) Kokkos::atomic_add(&E((Int)zc(p) + (Int)ac(q) * d), zv(p) * av(q));
+    });
+}
+
+void RestrictLocal(const CsrMatrix &Z, UView<const Scalar> w, UView<Scalar> a)
+{
+  auto zr = Z.rowptr;
+  auto zc = Z.colidx;
+  auto zv = Z.vals;
+  Kokkos::deep_copy(exec(), a, 0.0);
+  Kokkos::parallel_for(
+    "petsckp::Restrict", range(Z.nrows), KOKKOS_LAMBDA(Int i) {
+      for (Int p = zr(i); p < zr(i + 1); p++) Kokkos::atomic_add(&a(zc(p)), zv(p) * w(i));
+    });
+}
+
+/* device CSR from host arrays */
+static void CsrFromHost(Int nrows, Int ncols, const std::vector<Int> &rp, const std::vector<Int> &ci, const std::vector<Scalar> &v, CsrMatrix &M)
+{
+  View<Int>    drp(std::string("h2d rowptr"), rp.size()), dci(std::string("h2d colidx"), ci.size());
+  View<Scalar> dv(std::string("h2d vals"), v.size());
+  Kokkos::deep_copy(exec(), drp, HostUView<const Int>(rp.data(), rp.size()));
+  Kokkos::deep_copy(exec(), dci, HostUView<const Int>(ci.data(), ci.size()));
+  Kokkos::deep_copy(exec(), dv, HostUView<const Scalar>(v.data(), v.size()));
+  CsrFromArrays(nrows, ncols, UView<const Int>(drp.data(), drp.extent(0)), UView<const Int>(dci.data(), dci.extent(0)), UView<const Scalar>(dv.data(), dv.extent(0)), M);
+  exec().fence();
+}
+
+/* the local rows of a parallel matrix (any type with MatGetRow) as host CSR with global columns, zeros dropped */
+static PetscErrorCode LocalRowsToHost(Mat M, std::vector<Int> &rp, std::vector<Int> &ci, std::vector<Scalar> &v)
+{
+  PetscInt rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(M, &rs, &re));
+  rp.assign(1, 0);
+  ci.clear();
+  v.clear();
+  for (PetscInt r = rs; r < re; r++) {
+    PetscInt           nc;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(M, r, &nc, &cols, &vals));
+    for (PetscInt q = 0; q < nc; q++)
+      if (vals[q] != 0.0) {
+        ci.push_back(cols[q]);
+        v.push_back(vals[q]);
+      }
+    PetscCall(MatRestoreRow(M, r, &nc, &cols, &vals));
+    rp.push_back((Int)ci.size());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
+{
+  View<Scalar> Ed;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  PetscCheck((double)d * d * sizeof(Scalar) <= 4.0e9, comm, PETSC_ERR_SUP, "%" PetscInt_FMT " deflation vectors give a dense coarse matrix of %g GB; use fewer vectors (larger chunks or blocks)", d, (double)d * d * sizeof(Scalar) / 1e9);
+  PetscCallCXX(Ed = View<Scalar>(std::string("E"), (size_t)d * d));
+  PetscCallCXX(GalerkinLocal(Z, AZ, d, UView<Scalar>(Ed.data(), Ed.extent(0))));
+  PetscCallCXX(Ehost.resize((size_t)d * d));
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(Ehost.data(), Ehost.size()), Ed));
+  PetscCallCXX(exec().fence());
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    PetscMPIInt cnt;
+    PetscCall(PetscMPIIntCast((PetscInt)Ehost.size(), &cnt));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, Ehost.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+  }
+  /* symmetrise the round-off of the atomic sums (only where E is symmetric up to round-off) */
+  {
+    Real asym = 0, emax = 0;
+    for (size_t q = 0; q < Ehost.size(); q++) emax = PetscMax(emax, PetscAbsScalar(Ehost[q]));
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < j; i++) asym = PetscMax(asym, PetscAbsScalar(Ehost[i + (size_t)j * d] - Ehost[j + (size_t)i * d]));
+    if (asym <= 1e-13 * emax)
+      for (Int j = 0; j < d; j++)
+        for (Int i = 0; i < j; i++) {
+          Scalar s = 0.5 * (Ehost[i + (size_t)j * d] + Ehost[j + (size_t)i * d]);
+          Ehost[i + (size_t)j * d] = Ehost[j + (size_t)i * d] = s;
+        }
+  }
+  PetscCall(DenseSpdSetUp(comm, d, Ehost.data(), form, rtol, E));
+  PetscCallCXX(a1 = View<Scalar>(std::string("deflation a1"), d));
+  PetscCallCXX(a2 = View<Scalar>(std::string("deflation a2"), d));
+  PetscCallCXX(hbuf.resize(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, DenseSpdForm form, Real rtol)
+{
+  PetscKPDeviceMat dm;
+  View<Int>        dagg, dghost;
+  CsrMatrix        empty;
+
+  PetscFunctionBegin;
+  comm = PetscObjectComm((PetscObject)A);
+  d    = nagg;
+  PetscCall(MatGetLocalSize(A, &nlocal, NULL));
+  PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+  PetscCallCXX(dagg = View<Int>(std::string("agg"), nlocal));
+  PetscCallCXX(Kokkos::deep_copy(exec(), dagg, HostUView<const Int>(agg, nlocal)));
+  PetscCallCXX(dghost = View<Int>(std::string("agg ghost"), dm->nghost));
+  if (dm->mpi && dm->nghost > 0) {
+    /* the aggregates of the ghost columns, through a scatter of the ids stored in a Vec */
+    Vec                gv, lv;
+    VecScatter         sct;
+    PetscScalar       *a;
+    const PetscScalar *la;
+    std::vector<Int>   hg(dm->nghost);
+
+    PetscCall(MatCreateVecs(A, &gv, NULL));
+    PetscCall(VecGetArrayWrite(gv, &a));
+    for (Int i = 0; i < nlocal; i++) a[i] = (PetscScalar)agg[i];
+    PetscCall(VecRestoreArrayWrite(gv, &a));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, dm->nghost, &lv));
+    PetscCall(VecScatterCreate(gv, dm->ghostis, lv, NULL, &sct));
+    PetscCall(VecScatterBegin(sct, gv, lv, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sct, gv, lv, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(lv, &la));
+    for (Int i = 0; i < dm->nghost; i++) hg[i] = (Int)PetscRealPart(la[i]);
+    PetscCall(VecRestoreArrayRead(lv, &la));
+    PetscCallCXX(Kokkos::deep_copy(exec(), dghost, HostUView<const Int>(hg.data(), hg.size())));
+    PetscCall(VecScatterDestroy(&sct));
+    PetscCall(VecDestroy(&lv));
+    PetscCall(VecDestroy(&gv));
+  }
+  PetscCallCXX(AggregateZ(nlocal, d, dagg, Z));
+  PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, dagg, dghost, d, AZ));
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscKPDeviceMatDestroy(&dm));
+  PetscCall(FormCoarse(form, rtol));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
+  Aref = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rtol)
+{
+  Mat                 AZm;
+  PetscInt            m, M, zm, zM, zN;
+  std::vector<Int>    rp, ci;
+  std::vector<Scalar> v;
+
+  PetscFunctionBegin;
+  comm = PetscObjectComm((PetscObject)A);
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(MatGetLocalSize(Zmat, &zm, NULL));
+  PetscCall(MatGetSize(Zmat, &zM, &zN));
+  PetscCheck(zM == M && zm == m, comm, PETSC_ERR_ARG_SIZ, "The deflation space Z must have the rows of A (global %" PetscInt_FMT ", local %" PetscInt_FMT "), not %" PetscInt_FMT " (local %" PetscInt_FMT ")", M, m, zM, zm);
+  nlocal = m;
+  d      = zN;
+  PetscCall(LocalRowsToHost(Zmat, rp, ci, v));
+  PetscCallCXX(CsrFromHost(m, d, rp, ci, v, Z));
+  PetscCall(MatMatMult(A, Zmat, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AZm));
+  PetscCall(LocalRowsToHost(AZm, rp, ci, v));
+  PetscCall(MatDestroy(&AZm));
+  PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));
+  PetscCall(FormCoarse(form, rtol));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
+  Aref = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::Coarse(Vec w)
+{
+  DeviceVec   wv;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(wv.Get(w, Access::Read));
+  PetscCallCXX(RestrictLocal(Z, wv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(wv.Restore());
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    PetscMPIInt cnt;
+    PetscCall(PetscMPIIntCast(d, &cnt));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), d), a1));
+    PetscCallCXX(exec().fence());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+    PetscCallCXX(Kokkos::deep_copy(exec(), a1, HostUView<const Scalar>(hbuf.data(), d)));
+  }
+  PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
+  PetscCall(PetscLogFlops(2.0 * Z.nnz + (E.form == DenseSpdForm::Inverse ? 2.0 : 2.0) * d * d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::ApplyP(Vec w, Vec s)
+{
+  DeviceVec sv;
+
+  PetscFunctionBegin;
+  PetscCall(Coarse(w));
+  if (s != w) PetscCall(VecCopy(w, s));
+  PetscCall(sv.Get(s, Access::ReadWrite));
+  PetscCallCXX(Spmv(AZ, -1.0, UView<const Scalar>(a2.data(), d), 1.0, sv.view()));
+  PetscCall(sv.Restore());
+  PetscCall(PetscLogFlops(2.0 * AZ.nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::AddQ(Vec r, Vec x)
+{
+  DeviceVec xv;
+
+  PetscFunctionBegin;
+  PetscCall(Coarse(r));
+  PetscCall(xv.Get(x, Access::ReadWrite));
+  PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, xv.view()));
+  PetscCall(xv.Restore());
+  PetscCall(PetscLogFlops(2.0 * Z.nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::CreateZMat(Mat A, Mat *Zmat)
+{
+  PetscInt   rs;
+  const auto hrp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Z.rowptr);
+  const auto hci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Z.colidx);
+  const auto hv  = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Z.vals);
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+  PetscCall(MatCreateAIJ(comm, nlocal, PETSC_DECIDE, PETSC_DETERMINE, d, 8, NULL, 8, NULL, Zmat));
+  PetscCall(MatSetOption(*Zmat, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (Int i = 0; i < nlocal; i++)
+    for (Int p = hrp(i); p < hrp(i + 1); p++) {
+      PetscInt r = rs + i, c = hci(p);
+      PetscCall(MatSetValue(*Zmat, r, c, hv(p), INSERT_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(*Zmat, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*Zmat, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* grid shape of a DMDA and the natural cell index (i, j, k) of local row l */
+struct DAShape {
+  PetscInt dim, M, N, P, dof, xs, ys, zs, xm, ym, zm;
+};
+
+static PetscErrorCode GetDAShape(DM da, DAShape &s)
+{
+  PetscFunctionBegin;
+  PetscCall(DMDAGetInfo(da, &s.dim, &s.M, &s.N, &s.P, NULL, NULL, NULL, &s.dof, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &s.xs, &s.ys, &s.zs, &s.xm, &s.ym, &s.zm));
+  if (s.dim < 3) s.P = 1, s.zs = 0, s.zm = 1;
+  if (s.dim < 2) s.N = 1, s.ys = 0, s.ym = 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, std::vector<Int> &agg)
+{
+  PetscInt m, M, rs;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+  PetscCheck(nchunks >= 1 && nchunks <= M, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "The number of chunks (deflation vectors) must be in [1, %" PetscInt_FMT "], not %" PetscInt_FMT, M, nchunks);
+  agg.resize(m);
+  if (da) {
+    DAShape s;
+    PetscCall(GetDAShape(da, s));
+    const PetscInt64 ncell = (PetscInt64)s.M * s.N * s.P;
+    PetscCheck(ncell * s.dof == M, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_INCOMP, "The DMDA (%" PetscInt64_FMT " unknowns) does not match the matrix (%" PetscInt_FMT " rows)", ncell * s.dof, M);
+    for (PetscInt l = 0; l < m; l++) {
+      PetscInt   c = l / s.dof, i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
+      PetscInt64 g = i + (PetscInt64)s.M * (j + (PetscInt64)s.N * k);
+      agg[l]       = (Int)(g * nchunks / ncell);
+    }
+  } else
+    for (PetscInt l = 0; l < m; l++) agg[l] = (Int)(((PetscInt64)(rs + l)) * nchunks / M);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], std::vector<Int> &agg)
+{
+  PetscInt m;
+  DAShape  s;
+  PetscInt b[3];
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(GetDAShape(da, s));
+  b[0] = nb[0], b[1] = s.dim >= 2 ? nb[1] : 1, b[2] = s.dim >= 3 ? nb[2] : 1;
+  PetscCheck(b[0] >= 1 && b[0] <= s.M && b[1] >= 1 && b[1] <= s.N && b[2] >= 1 && b[2] <= s.P, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Deflation blocks %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " must be between 1 and the grid size %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " per direction", b[0], b[1], b[2], s.M, s.N, s.P);
+  PetscCheck(m == s.xm * s.ym * s.zm * s.dof, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The DMDA's local grid does not match the matrix's local rows");
+  agg.resize(m);
+  for (PetscInt l = 0; l < m; l++) {
+    PetscInt c = l / s.dof, i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
+    PetscInt bi = (PetscInt)((PetscInt64)i * b[0] / s.M), bj = (PetscInt)((PetscInt64)j * b[1] / s.N), bk = (PetscInt)((PetscInt64)k * b[2] / s.P);
+    agg[l]      = bi + b[0] * (bj + b[1] * bk);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace petsckp

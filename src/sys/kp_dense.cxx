@@ -1,0 +1,141 @@
+/*
+   kp_dense.cxx - small dense SPD matrices: host factorisation with LAPACK, device solves with Kokkos.
+*/
+#include "kp_dense.hpp"
+#include <petscblaslapack.h>
+#include <vector>
+
+namespace petsckp
+{
+PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S)
+{
+  std::vector<Scalar> F;
+  PetscBLASInt        n, info = 0;
+  Real                minpiv = PETSC_MAX_REAL;
+  Int                 jmin   = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(d <= 46340, comm, PETSC_ERR_SUP, "Dense coarse matrices are limited to d <= 46340 (index range); got d = %" PetscInt_FMT ", use fewer deflation vectors", d);
+  PetscCall(PetscBLASIntCast(d, &n));
+  PetscCallCXX(F.assign(E, E + (size_t)d * d));
+  /* a nonsymmetric E (from a nonsymmetric A, e.g. Dirichlet rows kept as identity rows): explicit inverse by LU */
+  {
+    Real asym = 0, emax = 0;
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < d; i++) {
+        asym = PetscMax(asym, PetscAbsScalar(E[i + (size_t)j * d] - E[j + (size_t)i * d]));
+        emax = PetscMax(emax, PetscAbsScalar(E[i + (size_t)j * d]));
+      }
+    S.symmetric = asym <= 1e-12 * emax ? true : false;
+  }
+  if (!S.symmetric) {
+    std::vector<PetscBLASInt> piv(d > 0 ? d : 1);
+    PetscBLASInt              lwork = n > 0 ? 64 * n : 1;
+    std::vector<Scalar>       work(lwork);
+    Real                      rowmax = 0;
+
+    if (d > 0) {
+      PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+      LAPACKgetrf_(&n, &n, F.data(), &n, piv.data(), &info);
+      PetscCall(PetscFPTrapPop());
+    }
+    PetscCheck(info >= 0, comm, PETSC_ERR_LIB, "LAPACK getrf: illegal argument %d", (int)-info);
+    for (size_t q = 0; q < (size_t)d * d; q++) rowmax = PetscMax(rowmax, PetscAbsScalar(E[q]));
+    for (Int j = 0; j < d; j++) {
+      const Real r = PetscAbsScalar(F[j + (size_t)j * d]) / rowmax;
+      if (r < minpiv) minpiv = r, jmin = j;
+    }
+    PetscCheck(info == 0 && (d == 0 || minpiv >= rtol), comm, PETSC_ERR_MAT_LU_ZRPVT, "The (nonsymmetric) coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is numerically singular: relative LU pivot %g at row %" PetscInt_FMT ". The deflation space is rank-deficient (dependent vectors) or contains a null vector of A", d, (double)(info ? 0.0 : minpiv), info ? (Int)info - 1 : jmin);
+    if (d > 0) {
+      PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+      LAPACKgetri_(&n, F.data(), &n, piv.data(), work.data(), &lwork, &info);
+      PetscCall(PetscFPTrapPop());
+    }
+    PetscCheck(info == 0, comm, PETSC_ERR_LIB, "LAPACK getri failed (info %d) inverting the coarse matrix", (int)info);
+    S.d         = d;
+    S.form      = DenseSpdForm::Inverse;
+    S.min_pivot = d > 0 ? minpiv : 1;
+    PetscCallCXX(S.M = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense lu inverse")), (size_t)d * d));
+    PetscCallCXX(Kokkos::deep_copy(exec(), S.M, HostUView<const Scalar>(F.data(), F.size())));
+    PetscCallCXX(exec().fence());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (Int j = 0; j < d; j++) {
+    const Scalar ejj = E[j + (size_t)j * d];
+    PetscCheck(ejj > 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z has diagonal entry %g in row %" PetscInt_FMT ": E is not positive definite; deflation vector %" PetscInt_FMT " is zero or A is not SPD", (double)ejj, j, j);
+  }
+  if (d > 0) {
+    PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+    LAPACKpotrf_("L", &n, F.data(), &n, &info);
+    PetscCall(PetscFPTrapPop());
+  }
+  PetscCheck(info >= 0, comm, PETSC_ERR_LIB, "LAPACK potrf: illegal argument %d", (int)-info);
+  PetscCheck(info == 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is not positive definite: Cholesky breaks down at pivot %d. E is singular or indefinite: the deflation vectors are linearly dependent (rank-deficient Z), or A is not SPD", d, (int)info);
+  for (Int j = 0; j < d; j++) {
+    const Real r = (Real)(F[j + (size_t)j * d] * F[j + (size_t)j * d] / E[j + (size_t)j * d]);
+    if (r < minpiv) minpiv = r, jmin = j;
+  }
+  PetscCheck(d == 0 || minpiv >= rtol, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is numerically singular: relative Cholesky pivot %g < %g at row %" PetscInt_FMT ". The deflation space is rank-deficient (dependent vectors) or contains a null vector of A (e.g. the constant with pure Neumann conditions): drop a vector or make A nonsingular", d, (double)minpiv, (double)rtol, jmin);
+  if (form == DenseSpdForm::Inverse && d > 0) {
+    PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+    LAPACKpotri_("L", &n, F.data(), &n, &info);
+    PetscCall(PetscFPTrapPop());
+    PetscCheck(info == 0, comm, PETSC_ERR_LIB, "LAPACK potri failed (info %d) inverting the coarse matrix", (int)info);
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < j; i++) F[i + (size_t)j * d] = F[j + (size_t)i * d];
+  } else {
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < j; i++) F[i + (size_t)j * d] = 0;
+  }
+  S.d         = d;
+  S.form      = form;
+  S.min_pivot = d > 0 ? minpiv : 1;
+  PetscCallCXX(S.M = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense spd")), (size_t)d * d));
+  PetscCallCXX(Kokkos::deep_copy(exec(), S.M, HostUView<const Scalar>(F.data(), F.size())));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void DenseLowerSolve(Int d, UView<const Scalar> L, UView<const Scalar> b, UView<Scalar> x)
+{
+  using TP     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = TP::member_type;
+  Kokkos::deep_copy(exec(), x, b);
+  if (d == 0) return;
+  /* one team: forward column sweep L y = b, then backward dot sweep L^T x = y, in place in x */
+  Kokkos::parallel_for(
+    "petsckp::DenseCholeskySolve", TP(exec(), 1, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &t) {
+      for (Int j = 0; j < d; j++) {
+        const Scalar xj = x(j) / L(j + j * d);
+        t.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j + 1, d), [&](Int i) { x(i) -= L(i + j * d) * xj; });
+        Kokkos::single(Kokkos::PerTeam(t), [&]() { x(j) = xj; });
+        t.team_barrier();
+      }
+      for (Int i = d - 1; i >= 0; i--) {
+        Scalar s = 0;
+        Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, i + 1, d), [&](Int j, Scalar &acc) { acc += L(j + i * d) * x(j); }, s);
+        Kokkos::single(Kokkos::PerTeam(t), [&]() { x(i) = (x(i) - s) / L(i + i * d); });
+        t.team_barrier();
+      }
+    });
+}
+
+void DenseGemv(Int d, UView<const Scalar> M, UView<const Scalar> x, UView<Scalar> y)
+{
+  Kokkos::parallel_for(
+    "petsckp::DenseGemv", range(d), KOKKOS_LAMBDA(Int i) {
+      Scalar s = 0;
+      for (Int j = 0; j < d; j++) s += M(i + j * d) * x(j);
+      y(i) = s;
+    });
+}
+
+void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x)
+{
+  UView<const Scalar> M(S.M.data(), S.M.extent(0));
+  if (S.form == DenseSpdForm::Inverse) DenseGemv(S.d, M, b, x);
+  else DenseLowerSolve(S.d, M, b, x);
+}
+} // namespace petsckp
