@@ -9,3 +9,6 @@
 #include <petsc/private/taoimpl.h>
 
 PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
+
+/* TAO lbfgsb (seed 004) */
+PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);

@@ -10,6 +10,7 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   /* neumann, dcg */
   /* psormg */
   /* lbfgsb */
+  PetscCall(TaoRegister("lbfgsb", TaoCreate_LBFGSB));
   /* uaamg */
   /* pscr */
   PetscFunctionReturn(PETSC_SUCCESS);
