@@ -74,7 +74,7 @@ Real ProjGradNormInf(ConstView l, ConstView u, ConstView x, ConstView g, Real in
       mx = cm::fmax(mx, cm::fabs(gi));
     },
     Kokkos::Max<Real>(nrm));
-  return nrm;
+  return n > 0 ? cm::fmax(nrm, 0.0) : 0.0; /* the reducer starts from its identity, not from nrm */
 }
 
 /* per-variable part of the reference `cauchy` first loop; returns the moving direction d_i and the breakpoint */
@@ -143,7 +143,7 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
   Real tmin = kNoBreak;
   Kokkos::parallel_reduce(
     "lbfgsb::CauchyTmin", range(n), KOKKOS_LAMBDA(const Int i, Real &mn) { mn = cm::fmin(mn, t(i)); }, Kokkos::Min<Real>(tmin));
-  info.tmin = tmin;
+  info.tmin = n > 0 ? cm::fmin(tmin, kNoBreak) : kNoBreak;
   return info;
 }
 
@@ -270,6 +270,7 @@ Real SubspaceMaxStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, Co
   Real      alpha = 1;
   Kokkos::parallel_reduce(
     "lbfgsb::SubspaceMaxStep", range(n), KOKKOS_LAMBDA(const Int i, Real &mn) { mn = cm::fmin(mn, SubspaceRatio(l(i), u(i), iwhere(i), z(i), d(i), inf)); }, Kokkos::Min<Real>(alpha));
+  alpha = n > 0 ? cm::fmin(alpha, 1.0) : 1.0;
   if (loc) *loc = alpha < 1 ? SubspaceBlockingIndex(l, u, iwhere, z, d, inf, alpha) : -1;
   return alpha;
 }
@@ -320,7 +321,7 @@ Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real 
       }
     },
     Kokkos::Min<Real>(stp));
-  return stp;
+  return n > 0 ? cm::fmin(stp, big) : big;
 }
 
 /* ---------------------------------------------------------------- host routines */
