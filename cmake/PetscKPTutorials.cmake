@@ -75,3 +75,21 @@ foreach(np 1 2)
     "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type cg -pc_type jacobi -ksp_norm_type unpreconditioned -ksp_converged_reason"
     "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type dcg -pc_type neumann -ksp_norm_type unpreconditioned -ksp_converged_reason")
 endforeach()
+
+# seed 004: unmodified jbearing2 and plate2 with -tao_type lbfgsb reach BLMVM's optimum in no more iterations
+petsckp_add_tutorial(jbearing2 tao/bound/tutorials/jbearing2.c)
+petsckp_add_tutorial(plate2 tao/bound/tutorials/plate2.c)
+if(PETSCKP_ENABLE_TESTS)
+  foreach(np 1 2)
+    if(TARGET tutorial_jbearing2)
+      add_test(NAME tutorial/jbearing2_lbfgsb_np${np} COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/lbfgsb_tutorial.py
+               --exe $<TARGET_FILE:tutorial_jbearing2> --lib $<TARGET_FILE:petsckp> --nsize ${np} --args "-mx 48 -my 48 -tao_gatol 1e-6 -tao_grtol 0")
+      set_tests_properties(tutorial/jbearing2_lbfgsb_np${np} PROPERTIES LABELS "tutorial" PROCESSORS ${np} ENVIRONMENT "PETSCKP_TEST_ARGS=${PETSCKP_TEST_ARGS}")
+    endif()
+    if(TARGET tutorial_plate2)
+      add_test(NAME tutorial/plate2_lbfgsb_np${np} COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/lbfgsb_tutorial.py
+               --exe $<TARGET_FILE:tutorial_plate2> --lib $<TARGET_FILE:petsckp> --nsize ${np} --args "-mx 24 -my 24 -tao_gatol 1e-6 -tao_grtol 0")
+      set_tests_properties(tutorial/plate2_lbfgsb_np${np} PROPERTIES LABELS "tutorial" PROCESSORS ${np} ENVIRONMENT "PETSCKP_TEST_ARGS=${PETSCKP_TEST_ARGS}")
+    endif()
+  endforeach()
+endif()

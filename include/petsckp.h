@@ -57,5 +57,14 @@ PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
 PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
 /* ---- PC psormg (seed 000) */
 /* ---- TAO lbfgsb (seed 004) */
+#define TAOLBFGSB "lbfgsb"
+typedef enum {
+  TAO_LBFGSB_CAUCHY_EXACT,
+  TAO_LBFGSB_CAUCHY_APPROXIMATE
+} TaoLBFGSBCauchyType;
+PETSC_EXTERN const char *const TaoLBFGSBCauchyTypes[];
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetMemory(Tao, PetscInt);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetCauchyType(Tao, TaoLBFGSBCauchyType);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetFactr(Tao, PetscReal);
 /* ---- PC uaamg (seed 001) */
 /* ---- PC pscr (seed 003) */

@@ -13,3 +13,6 @@ PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
 /* neumann, dcg */
 PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC);
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP);
+
+/* TAO lbfgsb (seed 004) */
+PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);

@@ -13,6 +13,7 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   PetscCall(KSPRegister(KSPDCG, KSPCreate_DCG));
   /* psormg */
   /* lbfgsb */
+  PetscCall(TaoRegister("lbfgsb", TaoCreate_LBFGSB));
   /* uaamg */
   /* pscr */
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,958 @@
+/*
+   lbfgsb.cxx - TAO lbfgsb: L-BFGS-B 3.0 (Byrd, Lu, Nocedal, Zhu 1995; Morales, Nocedal 2011) for bound-constrained
+   minimisation, with every n-length operation on the device (Fei, Rong, Wang, Wang, "Parallel L-BFGS-B algorithm
+   on GPU", Computers & Graphics 40, 2014) and only O(m^2) scalar work on the host per iteration.
+
+   Routines: TaoSetUp_LBFGSB, TaoSolve_LBFGSB, TaoSetFromOptions_LBFGSB, TaoView_LBFGSB, TaoDestroy_LBFGSB,
+   TaoCreate_LBFGSB, and the composed TaoLBFGSBSetMemory, TaoLBFGSBSetCauchyType, TaoLBFGSBSetFactr.
+*/
+#include "petsckp.h"
+#include "petsckp_types.h" /*I "petsctao.h" I*/
+#include "kp_vec.hpp"
+#include "lbfgsb_kernels.hpp"
+#include <Kokkos_Sort.hpp>
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <vector>
+
+using namespace petsckp;
+using petsckp::lbfgsb::Breakpoint;
+using petsckp::lbfgsb::CauchyScan;
+using petsckp::lbfgsb::Memory;
+
+const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
+
+static PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update, TAOLBFGSB_Breakpoints;
+static PetscBool     TaoLBFGSBEventsRegistered = PETSC_FALSE;
+
+typedef struct {
+  /* parameters */
+  PetscInt            m;            /* number of stored correction pairs */
+  TaoLBFGSBCauchyType cauchy;       /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
+  PetscReal           factr;        /* relative f-decrease test factr * eps */
+  PetscInt            maxls;        /* most f/g evaluations per line search */
+  PetscReal           ls_ftol, ls_gtol, ls_xtol;
+  PetscInt            chunk;        /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  /* work vectors */
+  Vec      *S, *Y;                  /* ring buffers of s and y */
+  Vec      *ZY, *AS;                /* y masked to the free set, s masked to the active set (formk) */
+  Vec       d, z, r, xold, gold, t, work;
+  Vec       XL, XU;                 /* own +-infinity bounds when the problem has none */
+  View<Int> iwhere, idx;
+  View<Real> tsort;
+  View<Real> records;
+  PetscInt  nlocal, rstart;
+  /* limited-memory state */
+  Memory    mem;
+  PetscInt  head, iupdat;
+  PetscBool updatd;
+  /* statistics */
+  PetscInt  nfgv, nskip, nreset, nbreakscan, nbreakpassed, ntruncated, nprojected, nbacktrack, nlsfail;
+  const char *termination;
+} TAO_LBFGSB;
+
+/* ---------------------------------------------------------------------------------------------------- helpers */
+
+/* chronological Vec arrays of the stored pairs */
+static void LBFGSBChrono(TAO_LBFGSB *lb, Vec *Sc, Vec *Yc)
+{
+  for (PetscInt j = 0; j < lb->mem.col; j++) {
+    PetscInt p = (lb->head + j) % lb->m;
+    Sc[j]      = lb->S[p];
+    Yc[j]      = lb->Y[p];
+  }
+}
+
+static PetscErrorCode LBFGSBResetMemory(TAO_LBFGSB *lb)
+{
+  PetscFunctionBegin;
+  lb->mem.col   = 0;
+  lb->mem.theta = 1.0;
+  lb->head      = 0;
+  lb->iupdat    = 0;
+  lb->updatd    = PETSC_FALSE;
+  lb->nreset++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm)
+{
+  DeviceVec l, u, x, g;
+  PetscReal loc;
+
+  PetscFunctionBegin;
+  PetscCall(l.Get(XL, Access::Read));
+  PetscCall(u.Get(XU, Access::Read));
+  PetscCall(x.Get(tao->solution, Access::Read));
+  PetscCall(g.Get(tao->gradient, Access::Read));
+  PetscCallCXX(loc = lbfgsb::ProjGradNormInf(l.cview(), u.cview(), x.cview(), g.cview(), PETSC_INFINITY));
+  PetscCall(l.Restore());
+  PetscCall(u.Restore());
+  PetscCall(x.Restore());
+  PetscCall(g.Restore());
+  PetscCallMPI(MPI_Allreduce(&loc, nrm, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)tao)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The generalised Cauchy point (reference `cauchy`): z = x^c, c = W^T (x^c - x); *info != 0 on a singular bmv */
+static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, std::vector<PetscReal> &c, PetscInt *info)
+{
+  TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt           col = lb->mem.col, col2 = 2 * col;
+  lbfgsb::CauchyInitInfo   ci;
+  CauchyScan               scan;
+  std::vector<PetscScalar> p(col2 > 0 ? col2 : 1);
+  Vec                      Sc[64], Yc[64];
+  PetscInt                 cnt[6], gcnt[6];
+  PetscReal                tmin;
+  PetscMPIInt              size;
+
+  PetscFunctionBegin;
+  *info = 0;
+  c.assign(col2, 0.0);
+  if (sbgnrm <= 0) {
+    PetscCall(VecCopy(tao->solution, lb->z));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  {
+    DeviceVec l, u, x, g, d, t;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(x.Get(tao->solution, Access::Read));
+    PetscCall(g.Get(tao->gradient, Access::Read));
+    PetscCall(d.Get(lb->d, Access::Write));
+    PetscCall(t.Get(lb->t, Access::Write));
+    PetscCallCXX(ci = lbfgsb::CauchyInit(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY));
+  }
+  cnt[0] = ci.nbreak;
+  cnt[1] = ci.nmoving;
+  cnt[2] = ci.nfreenb;
+  cnt[3] = ci.nfreenb_nonzero;
+  PetscCallMPI(MPI_Allreduce(cnt, gcnt, 4, MPIU_INT, MPI_SUM, comm));
+  {
+    PetscReal loc[1] = {ci.f1}, glob[1];
+    PetscCallMPI(MPI_Allreduce(loc, glob, 1, MPIU_REAL, MPIU_SUM, comm));
+    ci.f1 = glob[0];
+  }
+  PetscCallMPI(MPI_Allreduce(&ci.tmin, &tmin, 1, MPIU_REAL, MPIU_MIN, comm));
+  const PetscInt nbreak = gcnt[0], nmoving = gcnt[1];
+  const bool     bnded  = gcnt[3] == 0;
+  PetscInt       N;
+  PetscCall(VecGetSize(tao->solution, &N));
+  if (nmoving == 0) { /* d = 0 */
+    PetscCall(VecCopy(tao->solution, lb->z));
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* p = W^T d with W = [Y, theta S] */
+  if (col > 0) {
+    LBFGSBChrono(lb, Sc, Yc);
+    PetscCall(VecMDot(lb->d, col, Yc, p.data()));
+    PetscCall(VecMDot(lb->d, col, Sc, p.data() + col));
+    for (PetscInt j = 0; j < col; j++) p[col + j] *= lb->mem.theta;
+  }
+  if (lbfgsb::CauchyScanStart(lb->mem, scan, p.data(), ci.f1, PETSC_MACHINE_EPSILON)) {
+    *info = 1;
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (nbreak > 0 && !(scan.dtm < tmin)) {
+    /* the minimiser is beyond the first breakpoint: scan the breakpoints in increasing order, chunk by chunk */
+    const bool       approx = lb->cauchy == TAO_LBFGSB_CAUCHY_APPROXIMATE;
+    const PetscInt   stride = 4 + col2;
+    PetscInt         nsorted = ci.nbreak, pos = 0, chunk = lb->chunk;
+    PetscReal        lo      = -1.0;
+    std::vector<PetscReal> host, all;
+    std::vector<Breakpoint> bp;
+    std::vector<PetscMPIInt> counts(size), displs(size);
+
+    PetscCall(PetscLogEventBegin(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
+    lb->nbreakscan++;
+    if (!approx) {
+      DeviceVec t;
+      PetscCall(t.Get(lb->t, Access::Read));
+      auto tv = t.cview();
+      PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
+      PetscCall(t.Restore());
+      PetscCallCXX(exec().fence());
+      PetscCallCXX(Kokkos::sort(lb->tsort)); /* no-break entries (kNoBreak) go to the end */
+    }
+    while (!scan.done) {
+      PetscReal cand = lbfgsb::kNoBreak, hi;
+      PetscInt  nsel;
+      if (approx) hi = tmin;
+      else {
+        if (pos + chunk - 1 < nsorted) {
+          PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
+        }
+        PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
+      }
+      {
+        DeviceVec l, u, x, d, t;
+        PetscCall(l.Get(XL, Access::Read));
+        PetscCall(u.Get(XU, Access::Read));
+        PetscCall(x.Get(tao->solution, Access::Read));
+        PetscCall(d.Get(lb->d, Access::Read));
+        PetscCall(t.Get(lb->t, Access::Read));
+        PetscCallCXX(nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
+        if ((PetscInt)lb->records.extent(0) < nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), nsel * stride));
+        PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, nsel, lb->rstart, lb->records, stride));
+      }
+      for (PetscInt j = 0; j < col; j++) {
+        DeviceVec yv, sv;
+        PetscCall(yv.Get(Yc[j], Access::Read));
+        PetscCall(sv.Get(Sc[j], Access::Read));
+        PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, nsel, lb->records, stride, 4 + j, 1.0));
+        PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
+      }
+      host.resize((size_t)nsel * stride);
+      if (nsel) PetscCallCXX(Kokkos::deep_copy(HostUView<Real>(host.data(), host.size()), Kokkos::subview(lb->records, std::make_pair((PetscInt)0, nsel * stride))));
+      PetscCallCXX(exec().fence());
+      pos += nsel;
+      lo = hi;
+      if (size > 1) {
+        PetscMPIInt mycount = (PetscMPIInt)(nsel * stride), total = 0;
+        PetscCallMPI(MPI_Allgather(&mycount, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
+        for (PetscMPIInt r = 0; r < size; r++) {
+          displs[r] = total;
+          total += counts[r];
+        }
+        all.resize(total);
+        PetscCallMPI(MPI_Allgatherv(host.data(), mycount, MPIU_REAL, all.data(), counts.data(), displs.data(), MPIU_REAL, comm));
+      } else all.swap(host);
+      const PetscInt nb = (PetscInt)(all.size() / stride);
+      bp.resize(nb);
+      for (PetscInt k = 0; k < nb; k++) {
+        const PetscReal *rec = all.data() + (size_t)k * stride;
+        bp[k]                = Breakpoint{rec[0], (PetscInt)rec[1], rec[2], rec[3], rec + 4};
+      }
+      std::sort(bp.begin(), bp.end(), [](const Breakpoint &a, const Breakpoint &b) { return a.t < b.t || (a.t == b.t && a.gid < b.gid); });
+      if (lbfgsb::CauchyScanChunk(lb->mem, scan, bp.data(), nb, nbreak, N, bnded)) {
+        *info = 1;
+        break;
+      }
+      if (approx && !scan.done) { /* the paper's Cauchy point: stop at the first breakpoint(s) */
+        scan.dtm = 0;
+        lb->ntruncated++;
+        break;
+      }
+      chunk *= 2;
+    }
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
+    lb->nbreakpassed += scan.npassed;
+  }
+  if (!*info) {
+    lbfgsb::CauchyScanFinish(scan);
+    DeviceVec l, u, x, d, t, z;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(x.Get(tao->solution, Access::Read));
+    PetscCall(d.Get(lb->d, Access::Read));
+    PetscCall(t.Get(lb->t, Access::Read));
+    PetscCall(z.Get(lb->z, Access::Write));
+    PetscCallCXX(lbfgsb::CauchyFinish(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->iwhere, z.view(), scan.tstar, scan.gidstar, lb->rstart, scan.tsum));
+    c = scan.c;
+  }
+  PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Subspace minimisation (reference `formk`, `cmprlb`, `subsm`, v3.0 projection with backtracking): z := x-bar.
+   *info != 0 when a factorisation fails. */
+static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, const std::vector<PetscReal> &c, PetscInt *info)
+{
+  TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt           col = lb->mem.col;
+  const PetscReal          theta = lb->mem.theta;
+  Vec                      Sc[64], Yc[64];
+  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col), tmp(2 * col);
+  PetscInt                 iword = 0, giword;
+
+  PetscFunctionBegin;
+  *info = 0;
+  PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
+  LBFGSBChrono(lb, Sc, Yc);
+  /* formk: the masked Gram blocks, then the LEL^T factor of K */
+  for (PetscInt j = 0; j < col; j++) {
+    DeviceVec y, s, zy, as;
+    PetscCall(y.Get(Yc[j], Access::Read));
+    PetscCall(s.Get(Sc[j], Access::Read));
+    PetscCall(zy.Get(lb->ZY[j], Access::Write));
+    PetscCall(as.Get(lb->AS[j], Access::Write));
+    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, y.cview(), zy.view(), true));
+    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, s.cview(), as.view(), false));
+  }
+  for (PetscInt i = 0; i < col; i++) {
+    PetscCall(VecMDot(lb->ZY[i], col, Yc, tmp.data()));
+    for (PetscInt j = 0; j < col; j++) yzzy[i + j * col] = tmp[j];
+    PetscCall(VecMDot(lb->AS[i], col, Sc, tmp.data()));
+    for (PetscInt j = 0; j < col; j++) saas[i + j * col] = tmp[j];
+    PetscCall(VecMDot(lb->AS[i], col, Yc, tmp.data()));
+    for (PetscInt j = 0; j < col; j++) saay[i + j * col] = tmp[j];
+    PetscCall(VecMDot(Sc[i], col, lb->ZY, tmp.data()));
+    for (PetscInt j = 0; j < col; j++) szzy[i + j * col] = tmp[j];
+  }
+  if (lbfgsb::Formk(lb->mem, yzzy.data(), saas.data(), szzy.data(), saay.data())) {
+    *info = 1;
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* cmprlb: r = -Z^T (g + theta (z - x) - W M c) */
+  if (!cnstnd) {
+    PetscCall(VecAXPBY(lb->r, -1.0, 0.0, tao->gradient));
+  } else {
+    if (lbfgsb::Bmv(lb->mem, c.data(), a.data())) {
+      *info = 1;
+      PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    for (PetscInt j = 0; j < col; j++) a[col + j] *= theta;
+    PetscCall(VecWAXPY(lb->r, -1.0, tao->solution, lb->z));
+    PetscCall(VecAXPBY(lb->r, -1.0, -theta, tao->gradient));
+    PetscCall(VecMAXPY(lb->r, col, a.data(), Yc));
+    PetscCall(VecMAXPY(lb->r, col, a.data() + col, Sc));
+    {
+      DeviceVec r;
+      PetscCall(r.Get(lb->r, Access::ReadWrite));
+      PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, r.cview(), r.view(), true));
+    }
+  }
+  /* subsm: d = (1/theta) r + (1/theta^2) Z^T W K^-1 W^T Z r */
+  PetscCall(VecMDot(lb->r, col, Yc, wv.data()));
+  PetscCall(VecMDot(lb->r, col, Sc, wv.data() + col));
+  for (PetscInt j = 0; j < col; j++) wv[col + j] *= theta;
+  if (lbfgsb::SubsmSolve(lb->mem, wv.data())) {
+    *info = 1;
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt j = 0; j < col; j++) wv[j] /= theta;
+  PetscCall(VecMAXPY(lb->r, col, wv.data(), Yc));
+  PetscCall(VecMAXPY(lb->r, col, wv.data() + col, Sc));
+  {
+    DeviceVec r;
+    PetscCall(r.Get(lb->r, Access::ReadWrite));
+    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, r.cview(), r.view(), true));
+  }
+  PetscCall(VecScale(lb->r, 1.0 / theta));
+  /* v3.0: try the projected step P(x^c + d); keep it when it is a descent direction from x */
+  {
+    DeviceVec l, u, z, d, w;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(z.Get(lb->z, Access::Read));
+    PetscCall(d.Get(lb->r, Access::Read));
+    PetscCall(w.Get(lb->work, Access::Write));
+    PetscCallCXX(iword = lbfgsb::ProjectStep(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), w.view(), PETSC_INFINITY));
+  }
+  PetscCallMPI(MPI_Allreduce(&iword, &giword, 1, MPIU_INT, MPI_SUM, comm));
+  PetscBool accept = PETSC_TRUE;
+  if (giword) {
+    PetscScalar dd_p;
+    PetscCall(VecWAXPY(lb->d, -1.0, tao->solution, lb->work));
+    PetscCall(VecDot(lb->d, tao->gradient, &dd_p));
+    if (PetscRealPart(dd_p) > 0) accept = PETSC_FALSE;
+  }
+  if (accept) {
+    PetscCall(VecCopy(lb->work, lb->z));
+    lb->nprojected++;
+  } else {
+    PetscReal alpha, galpha;
+    PetscInt  blk = -1, gblk, mygid;
+    DeviceVec l, u, z, d, w;
+    lb->nbacktrack++;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(z.Get(lb->z, Access::Read));
+    PetscCall(d.Get(lb->r, Access::Read));
+    PetscCallCXX(alpha = lbfgsb::SubspaceMaxStep(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), PETSC_INFINITY, NULL));
+    PetscCallMPI(MPI_Allreduce(&alpha, &galpha, 1, MPIU_REAL, MPIU_MIN, comm));
+    if (galpha < 1) PetscCallCXX(blk = lbfgsb::SubspaceBlockingIndex(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), PETSC_INFINITY, galpha));
+    mygid = blk >= 0 ? lb->rstart + blk : PETSC_MAX_INT;
+    PetscCallMPI(MPI_Allreduce(&mygid, &gblk, 1, MPIU_INT, MPI_MIN, comm));
+    blk = (gblk >= lb->rstart && gblk < lb->rstart + lb->nlocal) ? gblk - lb->rstart : -1;
+    PetscCall(w.Get(lb->work, Access::Write));
+    PetscCallCXX(lbfgsb::SubspaceBacktrack(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), w.view(), galpha, blk));
+    PetscCall(w.Restore());
+    PetscCall(z.Restore());
+    PetscCall(VecCopy(lb->work, lb->z));
+  }
+  PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* reference `matupd` + `formt`: append (s, y) = (lb->d, lb->r); returns *info != 0 when T is not positive definite */
+static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscReal stp, PetscReal dtd, PetscInt *info)
+{
+  TAO_LBFGSB *lb  = (TAO_LBFGSB *)tao->data;
+  Memory     &mem = lb->mem;
+  const int   m   = (int)lb->m;
+  PetscInt    slot;
+  Vec         Sc[64], Yc[64];
+  std::vector<PetscScalar> sy(m), ss(m);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(TAOLBFGSB_Update, tao, 0, 0, 0));
+  lb->iupdat++;
+  if (lb->iupdat <= m) {
+    mem.col = (int)lb->iupdat;
+    slot    = (lb->head + mem.col - 1) % m;
+  } else {
+    slot     = lb->head;
+    lb->head = (lb->head + 1) % m;
+    /* move the old information one place up */
+    for (int j = 0; j < mem.col - 1; j++) {
+      for (int i = 0; i <= j; i++) mem.SS(i, j) = mem.SS(i + 1, j + 1);
+      for (int i = j; i < mem.col - 1; i++) mem.SY(i, j) = mem.SY(i + 1, j + 1);
+    }
+  }
+  PetscCall(VecCopy(lb->d, lb->S[slot]));
+  PetscCall(VecCopy(lb->r, lb->Y[slot]));
+  mem.theta = rr / dr;
+  LBFGSBChrono(lb, Sc, Yc);
+  const int col = mem.col;
+  if (col > 1) {
+    PetscCall(VecMDot(lb->d, col - 1, Yc, sy.data()));
+    PetscCall(VecMDot(lb->d, col - 1, Sc, ss.data()));
+  }
+  for (int j = 0; j < col - 1; j++) {
+    mem.SY(col - 1, j) = sy[j];
+    mem.SS(j, col - 1) = ss[j];
+  }
+  mem.SS(col - 1, col - 1) = stp == 1.0 ? dtd : stp * stp * dtd;
+  mem.SY(col - 1, col - 1) = dr;
+  *info                    = lbfgsb::Formt(mem);
+  PetscCall(PetscLogEventEnd(TAOLBFGSB_Update, tao, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------- TAO ops */
+
+static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+  PetscInt    n;
+
+  PetscFunctionBegin;
+  PetscCall(KokkosInitializeOnce());
+  PetscCheck(lb->m >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_m %" PetscInt_FMT " must be at least 1", lb->m);
+  PetscCheck(lb->m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_m %" PetscInt_FMT " is larger than the supported 64", lb->m);
+  if (!tao->gradient) PetscCall(VecDuplicate(tao->solution, &tao->gradient));
+  if (!tao->stepdirection) PetscCall(VecDuplicate(tao->solution, &tao->stepdirection));
+  if (!lb->d) {
+    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->S));
+    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->Y));
+    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->ZY));
+    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->AS));
+    PetscCall(VecDuplicate(tao->solution, &lb->d));
+    PetscCall(VecDuplicate(tao->solution, &lb->z));
+    PetscCall(VecDuplicate(tao->solution, &lb->r));
+    PetscCall(VecDuplicate(tao->solution, &lb->xold));
+    PetscCall(VecDuplicate(tao->solution, &lb->gold));
+    PetscCall(VecDuplicate(tao->solution, &lb->t));
+    PetscCall(VecDuplicate(tao->solution, &lb->work));
+    PetscCall(VecGetLocalSize(tao->solution, &n));
+    PetscCall(VecGetOwnershipRange(tao->solution, &lb->rstart, NULL));
+    lb->nlocal = n;
+    PetscCallCXX(lb->iwhere = View<Int>(std::string("lbfgsb::iwhere"), n));
+    PetscCallCXX(lb->idx = View<Int>(std::string("lbfgsb::idx"), n));
+    PetscCallCXX(lb->tsort = View<Real>(std::string("lbfgsb::tsort"), n));
+    lb->mem.Resize((int)lb->m);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
+{
+  PetscFunctionBegin;
+  if (lb->d) {
+    PetscCall(VecDestroyVecs(lb->m, &lb->S));
+    PetscCall(VecDestroyVecs(lb->m, &lb->Y));
+    PetscCall(VecDestroyVecs(lb->m, &lb->ZY));
+    PetscCall(VecDestroyVecs(lb->m, &lb->AS));
+  }
+  PetscCall(VecDestroy(&lb->d));
+  PetscCall(VecDestroy(&lb->z));
+  PetscCall(VecDestroy(&lb->r));
+  PetscCall(VecDestroy(&lb->xold));
+  PetscCall(VecDestroy(&lb->gold));
+  PetscCall(VecDestroy(&lb->t));
+  PetscCall(VecDestroy(&lb->work));
+  PetscCall(VecDestroy(&lb->XL));
+  PetscCall(VecDestroy(&lb->XU));
+  PetscCallCXX(lb->iwhere = View<Int>());
+  PetscCallCXX(lb->idx = View<Int>());
+  PetscCallCXX(lb->tsort = View<Real>());
+  PetscCallCXX(lb->records = View<Real>());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
+{
+  TAO_LBFGSB            *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm               comm = PetscObjectComm((PetscObject)tao);
+  Vec                    XL, XU, x = tao->solution, g = tao->gradient;
+  PetscReal              f, fold = 0, sbgnrm, stp = 0, gd, gdold = 0, dtd, dnorm, stpmx, tol;
+  PetscInt               info, iter = 0;
+  PetscBool              cnstnd, boxed;
+  std::vector<PetscReal> c;
+  lbfgsb::ActiveInfo     ai;
+
+  PetscFunctionBegin;
+  PetscCall(LBFGSBResetMemory(lb));
+  lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = 0;
+  lb->termination = "none";
+  tol             = lb->factr * PETSC_MACHINE_EPSILON;
+  /* bounds: TAO's, or +-infinity */
+  PetscCall(TaoComputeVariableBounds(tao));
+  if (tao->XL && tao->XU) {
+    XL = tao->XL;
+    XU = tao->XU;
+  } else {
+    if (!lb->XL) {
+      PetscCall(VecDuplicate(x, &lb->XL));
+      PetscCall(VecDuplicate(x, &lb->XU));
+    }
+    PetscCall(VecSet(lb->XL, PETSC_NINFINITY));
+    PetscCall(VecSet(lb->XU, PETSC_INFINITY));
+    if (tao->XL) PetscCall(VecCopy(tao->XL, lb->XL));
+    if (tao->XU) PetscCall(VecCopy(tao->XU, lb->XU));
+    XL = lb->XL;
+    XU = lb->XU;
+  }
+  /* project x_0, classify the variables */
+  {
+    DeviceVec l, u, xv;
+    PetscInt  loc[5], glob[5];
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    PetscCallCXX(ai = lbfgsb::Active(l.cview(), u.cview(), xv.view(), lb->iwhere, PETSC_INFINITY));
+    loc[0] = ai.nprojected;
+    loc[1] = ai.nbounded;
+    loc[2] = ai.nboxed;
+    loc[3] = ai.ninverted;
+    loc[4] = ai.ninverted ? lb->rstart + ai.first_inverted : PETSC_MAX_INT;
+    PetscCallMPI(MPI_Allreduce(loc, glob, 4, MPIU_INT, MPI_SUM, comm));
+    PetscCallMPI(MPI_Allreduce(&loc[4], &glob[4], 1, MPIU_INT, MPI_MIN, comm));
+    PetscInt N;
+    PetscCall(VecGetSize(x, &N));
+    PetscCheck(glob[3] == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Lower bound exceeds upper bound for %" PetscInt_FMT " variables (first at global index %" PetscInt_FMT "); fix the bounds given to TaoSetVariableBounds()", glob[3], glob[4]);
+    cnstnd = glob[1] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    boxed  = glob[2] == N ? PETSC_TRUE : PETSC_FALSE;
+    if (glob[0]) PetscCall(PetscInfo(tao, "Projected %" PetscInt_FMT " entries of the initial point onto the bounds\n", glob[0]));
+  }
+  PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f, g));
+  lb->nfgv = 1;
+  PetscCheck(!PetscIsInfOrNanReal(f), comm, PETSC_ERR_USER, "User provided compute function generated Inf or NaN at the initial point");
+  PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
+  tao->reason = TAO_CONTINUE_ITERATING;
+  tao->niter  = 0;
+  PetscCall(TaoLogConvergenceHistory(tao, f, sbgnrm, 0.0, tao->ksp_its));
+  PetscCall(TaoMonitor(tao, tao->niter, f, sbgnrm, 0.0, 0.0));
+  PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+  if (tao->reason != TAO_CONTINUE_ITERATING) lb->termination = "projected gradient test at the initial point";
+
+  while (tao->reason == TAO_CONTINUE_ITERATING) {
+    PetscBool skipgcp = (!cnstnd && lb->mem.col > 0) ? PETSC_TRUE : PETSC_FALSE;
+    PetscInt  nfree;
+
+    /* 1. generalised Cauchy point */
+    if (skipgcp) {
+      PetscCall(VecCopy(x, lb->z));
+      PetscCallCXX(Kokkos::deep_copy(exec(), lb->iwhere, (Int)-1));
+      nfree = lb->nlocal;
+    } else {
+      PetscCall(LBFGSBCauchy(tao, XL, XU, sbgnrm, c, &info));
+      if (info) {
+        PetscCall(PetscInfo(tao, "Singular triangular system in the Cauchy point; refreshing the limited memory\n"));
+        PetscCall(LBFGSBResetMemory(lb));
+        continue;
+      }
+      PetscCallCXX(nfree = lbfgsb::CountFree(lb->iwhere));
+    }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nfree, 1, MPIU_INT, MPI_SUM, comm));
+    /* 2. subspace minimisation */
+    if (nfree > 0 && lb->mem.col > 0) {
+      PetscCall(LBFGSBSubspace(tao, XL, XU, cnstnd, c, &info));
+      if (info) {
+        PetscCall(PetscInfo(tao, "Factorisation failed in the subspace minimisation; refreshing the limited memory\n"));
+        PetscCall(LBFGSBResetMemory(lb));
+        continue;
+      }
+    }
+    /* 3. line search along d = z - x (reference `lnsrlb` with More-Thuente `dcsrch`) */
+    PetscCall(PetscLogEventBegin(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
+    PetscCall(VecWAXPY(lb->d, -1.0, x, lb->z));
+    PetscCall(VecDot(lb->d, lb->d, &dtd));
+    dnorm = PetscSqrtReal(dtd);
+    stpmx = 1e10;
+    if (cnstnd) {
+      if (iter == 0) stpmx = 1.0;
+      else {
+        DeviceVec l, u, xv, d;
+        PetscReal loc;
+        PetscCall(l.Get(XL, Access::Read));
+        PetscCall(u.Get(XU, Access::Read));
+        PetscCall(xv.Get(x, Access::Read));
+        PetscCall(d.Get(lb->d, Access::Read));
+        PetscCallCXX(loc = lbfgsb::LineSearchMaxStep(l.cview(), u.cview(), xv.cview(), d.cview(), PETSC_INFINITY, 1e10));
+        PetscCall(l.Restore());
+        PetscCall(u.Restore());
+        PetscCall(xv.Restore());
+        PetscCall(d.Restore());
+        PetscCallMPI(MPI_Allreduce(&loc, &stpmx, 1, MPIU_REAL, MPIU_MIN, comm));
+      }
+    }
+    stp = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
+    PetscCall(VecCopy(x, lb->xold));
+    PetscCall(VecCopy(g, lb->gold));
+    fold = f;
+    PetscInt       ifun = 0, iback = 0;
+    PetscBool      lsfail = PETSC_FALSE;
+    lbfgsb::Dcsrch ls;
+    while (PETSC_TRUE) {
+      PetscCall(VecDot(g, lb->d, &gd));
+      if (ifun == 0) {
+        gdold = gd;
+        if (gd >= 0) {
+          PetscCall(PetscInfo(tao, "Ascent direction in the projection, g^T d = %g\n", (double)gd));
+          lsfail = PETSC_TRUE;
+          break;
+        }
+      }
+      ls.Step(f, gd, stp, lb->ls_ftol, lb->ls_gtol, lb->ls_xtol, 0.0, stpmx);
+      if (ls.task == lbfgsb::Dcsrch::CONVERGENCE || ls.task == lbfgsb::Dcsrch::WARNING) break;
+      if (ls.task == lbfgsb::Dcsrch::ERROR) {
+        PetscCall(PetscInfo(tao, "Line search error: %s\n", ls.msg.c_str()));
+        lsfail = PETSC_TRUE;
+        break;
+      }
+      ifun++;
+      iback = ifun - 1;
+      if (iback >= lb->maxls) {
+        lsfail = PETSC_TRUE;
+        break;
+      }
+      if (stp == 1.0) PetscCall(VecCopy(lb->z, x));
+      else PetscCall(VecWAXPY(x, stp, lb->d, lb->xold));
+      PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f, g));
+      lb->nfgv++;
+      if (PetscIsInfOrNanReal(f)) {
+        lsfail = PETSC_TRUE;
+        break;
+      }
+    }
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
+    if (lsfail) {
+      lb->nlsfail++;
+      PetscCall(VecCopy(lb->xold, x));
+      PetscCall(VecCopy(lb->gold, g));
+      f = fold;
+      if (lb->mem.col == 0) {
+        tao->reason     = TAO_DIVERGED_LS_FAILURE;
+        lb->termination = "abnormal termination in the line search";
+        tao->niter++;
+        break;
+      }
+      PetscCall(PetscInfo(tao, "Line search failed; refreshing the limited memory and restarting from steepest descent\n"));
+      PetscCall(LBFGSBResetMemory(lb));
+      continue;
+    }
+    /* 4. new iterate: monitors and tests */
+    iter++;
+    tao->niter++;
+    PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
+    PetscCall(TaoLogConvergenceHistory(tao, f, sbgnrm, 0.0, tao->ksp_its));
+    PetscCall(TaoMonitor(tao, tao->niter, f, sbgnrm, 0.0, stp));
+    PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+    if (tao->reason != TAO_CONTINUE_ITERATING) {
+      lb->termination = "TAO convergence test";
+      break;
+    }
+    if (fold - f <= tol * PetscMax(PetscMax(PetscAbsReal(fold), PetscAbsReal(f)), 1.0)) {
+      tao->reason     = TAO_CONVERGED_USER;
+      lb->termination = "relative reduction of f <= factr * epsmch";
+      break;
+    }
+    /* 5. limited-memory update with (s, y) = (stp d, g - g_old) */
+    {
+      PetscReal rr, dr, ddum;
+      PetscCall(VecWAXPY(lb->r, -1.0, lb->gold, g));
+      PetscCall(VecDot(lb->r, lb->r, &rr));
+      if (stp == 1.0) {
+        dr   = gd - gdold;
+        ddum = -gdold;
+      } else {
+        dr   = (gd - gdold) * stp;
+        PetscCall(VecScale(lb->d, stp));
+        ddum = -gdold * stp;
+      }
+      if (dr <= PETSC_MACHINE_EPSILON * ddum) {
+        lb->nskip++;
+        lb->updatd = PETSC_FALSE;
+        continue;
+      }
+      lb->updatd = PETSC_TRUE;
+      PetscCall(LBFGSBUpdate(tao, rr, dr, stp, dtd, &info));
+      if (info) {
+        PetscCall(PetscInfo(tao, "Nonpositive definite T; refreshing the limited memory\n"));
+        PetscCall(LBFGSBResetMemory(lb));
+      }
+    }
+  }
+  PetscCall(VecCopy(lb->d, tao->stepdirection));
+  tao->step = stp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetMemory_LBFGSB(Tao tao, PetscInt m)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCheck(m >= 1 && m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The L-BFGS-B memory must be between 1 and 64, not %" PetscInt_FMT, m);
+  if (m != lb->m) {
+    PetscCall(TaoLBFGSBFreeWork(lb));
+    lb->m = m;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetCauchyType_LBFGSB(Tao tao, TaoLBFGSBCauchyType type)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  lb->cauchy = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetFactr_LBFGSB(Tao tao, PetscReal factr)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCheck(factr >= 0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "factr must be nonnegative, not %g", (double)factr);
+  lb->factr = factr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
+{
+  TAO_LBFGSB         *lb = (TAO_LBFGSB *)tao->data;
+  PetscInt            m  = lb->m;
+  TaoLBFGSBCauchyType ct = lb->cauchy;
+  PetscReal           factr = lb->factr;
+  PetscBool           flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "L-BFGS-B (TAO lbfgsb) options");
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_m", "number of stored correction pairs", "TaoLBFGSBSetMemory", m, &m, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetMemory(tao, m));
+  PetscCall(PetscOptionsEnum("-tao_lbfgsb_cauchy", "generalised Cauchy point: exact (L-BFGS-B 3.0) or approximate (first segment, Fei et al. 2014)", "TaoLBFGSBSetCauchyType", TaoLBFGSBCauchyTypes, (PetscEnum)ct, (PetscEnum *)&ct, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetCauchyType(tao, ct));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_factr", "stop when (f_k - f_k+1)/max(|f_k|,|f_k+1|,1) <= factr * machine epsilon (0 disables)", "TaoLBFGSBSetFactr", factr, &factr, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetFactr(tao, factr));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_maxls", "most function evaluations per line search", "", lb->maxls, &lb->maxls, NULL));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_ftol", "sufficient-decrease constant of the More-Thuente line search", "", lb->ls_ftol, &lb->ls_ftol, NULL));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_gtol", "curvature constant of the More-Thuente line search", "", lb->ls_gtol, &lb->ls_gtol, NULL));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search", "", lb->ls_xtol, &lb->ls_xtol, NULL));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (doubles each round)", "", lb->chunk, &lb->chunk, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(lb->maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_maxls must be at least 1");
+  PetscCheck(lb->chunk >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_chunk must be at least 1");
+  PetscCheck(lb->ls_ftol > 0 && lb->ls_ftol < lb->ls_gtol && lb->ls_gtol < 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The line search needs 0 < ftol < gtol < 1");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+  PetscBool   isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, TaoLBFGSBCauchyTypes[lb->cauchy]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_inf\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "More-Thuente line search: ftol = %g, gtol = %g, xtol = %g, at most %" PetscInt_FMT " evaluations\n", (double)lb->ls_ftol, (double)lb->ls_gtol, (double)lb->ls_xtol, lb->maxls));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "exact Cauchy scan: first chunk of %" PetscInt_FMT " breakpoints, doubling\n", lb->chunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Cauchy points past the first breakpoint: %" PetscInt_FMT " (breakpoints passed %" PetscInt_FMT ", truncated by the approximation %" PetscInt_FMT ")\n", lb->nbreakscan, lb->nbreakpassed, lb->ntruncated));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "subspace steps: %" PetscInt_FMT " projected, %" PetscInt_FMT " backtracked\n", lb->nprojected, lb->nbacktrack));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "termination: %s\n", lb->termination));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCall(TaoLBFGSBFreeWork(lb));
+  lb->mem.~Memory();
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", NULL));
+  PetscCall(PetscFree(tao->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  TAOLBFGSB - "lbfgsb": limited-memory BFGS for bound-constrained minimisation, L-BFGS-B 3.0 semantics
+  (Byrd, Lu, Nocedal, Zhu 1995; Morales, Nocedal 2011) with all n-length work on the device as in Fei, Rong, Wang,
+  Wang, "Parallel L-BFGS-B algorithm on GPU" (2014).
+
+  Options Database Keys:
++ -tao_lbfgsb_m <10>                        - number of stored correction pairs (scipy's default)
+. -tao_lbfgsb_cauchy <exact,approximate>    - the exact generalised Cauchy point (default), or the paper's first-segment
+                                              approximation (blocking variables are put on their bounds)
+. -tao_lbfgsb_factr <1e7>                   - stop when the relative decrease of f is at most factr * machine epsilon
+. -tao_lbfgsb_maxls <20>                    - most function evaluations per line search
+. -tao_lbfgsb_ls_ftol <1e-3>, -tao_lbfgsb_ls_gtol <0.9>, -tao_lbfgsb_ls_xtol <0.1> - More-Thuente constants
+- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the exact Cauchy scan
+
+  Level: beginner
+
+  Notes:
+  Each iteration: projected gradient; generalised Cauchy point along the projected steepest-descent path (the
+  breakpoints are computed on the device; when the model minimiser lies beyond the first breakpoint the breakpoints
+  are selected in increasing order by a device sort and threshold compaction, chunk by chunk, gathered across MPI
+  ranks and scanned in the global order (t, global index), so that every rank count gives the same Cauchy point);
+  direct primal subspace minimisation with the 2m x 2m matrix K (masked Gram products on the device, O(m^2)
+  factorisations on the host); the projected step with the backtracking fallback of version 3.0; the More-Thuente
+  line search; the update skipped when s^T y <= eps (-g^T s).
+
+  The residual passed to the TAO monitors and convergence test is the infinity norm of the projected gradient, so
+  -tao_gatol is L-BFGS-B's pgtol. The relative f test (factr) ends with `TAO_CONVERGED_USER`; `TaoView()` names the
+  test that ended the solve. Bounds come from `TaoSetVariableBounds()`; entries at or beyond +-`PETSC_INFINITY`
+  mean no bound. An infeasible initial point is projected onto the bounds.
+
+.seealso: `TaoCreate()`, `TAOBLMVM`, `TAOBQNLS`, `TaoLBFGSBSetMemory()`, `TaoLBFGSBSetCauchyType()`, `TaoLBFGSBSetFactr()`
+M*/
+PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
+{
+  TAO_LBFGSB *lb;
+
+  PetscFunctionBegin;
+  PetscCall(KokkosInitializeOnce());
+  if (!TaoLBFGSBEventsRegistered) {
+    TaoLBFGSBEventsRegistered = PETSC_TRUE;
+    PetscCall(PetscLogEventRegister("LBFGSBCauchy", TAO_CLASSID, &TAOLBFGSB_Cauchy));
+    PetscCall(PetscLogEventRegister("LBFGSBBreakScan", TAO_CLASSID, &TAOLBFGSB_Breakpoints));
+    PetscCall(PetscLogEventRegister("LBFGSBSubspace", TAO_CLASSID, &TAOLBFGSB_Subspace));
+    PetscCall(PetscLogEventRegister("LBFGSBLineSearch", TAO_CLASSID, &TAOLBFGSB_LineSearch));
+    PetscCall(PetscLogEventRegister("LBFGSBUpdate", TAO_CLASSID, &TAOLBFGSB_Update));
+  }
+  PetscCall(PetscNew(&lb));
+  new (&lb->mem) Memory();
+  new (&lb->iwhere) View<Int>();
+  new (&lb->idx) View<Int>();
+  new (&lb->tsort) View<Real>();
+  new (&lb->records) View<Real>();
+  tao->data    = (void *)lb;
+  lb->m        = 10;
+  lb->cauchy   = TAO_LBFGSB_CAUCHY_EXACT;
+  lb->factr    = 1e7;
+  lb->maxls    = 20;
+  lb->ls_ftol  = 1e-3;
+  lb->ls_gtol  = 0.9;
+  lb->ls_xtol  = 0.1;
+  lb->chunk    = 64;
+  lb->termination = "none";
+
+  tao->ops->setup          = TaoSetUp_LBFGSB;
+  tao->ops->solve          = TaoSolve_LBFGSB;
+  tao->ops->view           = TaoView_LBFGSB;
+  tao->ops->setfromoptions = TaoSetFromOptions_LBFGSB;
+  tao->ops->destroy        = TaoDestroy_LBFGSB;
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", TaoLBFGSBSetMemory_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", TaoLBFGSBSetCauchyType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", TaoLBFGSBSetFactr_LBFGSB));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetMemory - sets the number of correction pairs kept by `TAOLBFGSB`
+
+  Logically Collective
+
+  Input Parameters:
++ tao - the `Tao` solver
+- m   - number of pairs, 1 to 64 (default 10)
+
+  Options Database Key:
+. -tao_lbfgsb_m <m> - the number of pairs
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetCauchyType()`
+@*/
+PetscErrorCode TaoLBFGSBSetMemory(Tao tao, PetscInt m)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(tao, m, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetMemory_C", (Tao, PetscInt), (tao, m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetCauchyType - chooses the exact generalised Cauchy point of L-BFGS-B 3.0 or the first-segment
+  approximation of Fei et al. (2014) in `TAOLBFGSB`
+
+  Logically Collective
+
+  Input Parameters:
++ tao  - the `Tao` solver
+- type - `TAO_LBFGSB_CAUCHY_EXACT` (default) or `TAO_LBFGSB_CAUCHY_APPROXIMATE`
+
+  Options Database Key:
+. -tao_lbfgsb_cauchy <exact,approximate> - the type
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetMemory()`
+@*/
+PetscErrorCode TaoLBFGSBSetCauchyType(Tao tao, TaoLBFGSBCauchyType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(tao, type, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetCauchyType_C", (Tao, TaoLBFGSBCauchyType), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetFactr - sets the relative function-decrease tolerance of `TAOLBFGSB`: the solve stops with
+  `TAO_CONVERGED_USER` when (f_k - f_{k+1}) / max(|f_k|, |f_{k+1}|, 1) <= factr * machine epsilon
+
+  Logically Collective
+
+  Input Parameters:
++ tao   - the `Tao` solver
+- factr - the factor (default 1e7, as L-BFGS-B and scipy; 0 disables the test)
+
+  Options Database Key:
+. -tao_lbfgsb_factr <factr> - the factor
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`
+@*/
+PetscErrorCode TaoLBFGSBSetFactr(Tao tao, PetscReal factr)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(tao, factr, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetFactr_C", (Tao, PetscReal), (tao, factr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,708 @@
+/*
+   lbfgsb_kernels.cxx - device kernels and host small-matrix routines of TAO lbfgsb (see lbfgsb_kernels.hpp).
+
+   Clean-room implementation from the published algorithm (Byrd, Lu, Nocedal, Zhu 1995; Zhu et al. 1997;
+   Morales, Nocedal 2011; More, Thuente 1994); the names of the reference routines are kept in comments.
+*/
+#include "lbfgsb_kernels.hpp"
+#include <algorithm>
+#include <cmath>
+
+namespace petsckp
+{
+namespace lbfgsb
+{
+namespace cm = petsckp::compat;
+
+ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real inf)
+{
+  ActiveInfo info;
+  const Int  n = (Int)x.extent(0);
+  Kokkos::parallel_reduce(
+    "lbfgsb::Active", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &np) {
+      const int nbd = Nbd(l(i), u(i), inf);
+      if (nbd > 0) {
+        if (nbd <= 2 && x(i) <= l(i)) {
+          if (x(i) < l(i)) {
+            np++;
+            x(i) = l(i);
+          }
+        } else if (nbd >= 2 && x(i) >= u(i)) {
+          if (x(i) > u(i)) {
+            np++;
+            x(i) = u(i);
+          }
+        }
+      }
+      if (nbd == 0) iwhere(i) = -1;
+      else if (nbd == 2 && u(i) - l(i) <= 0) iwhere(i) = 3;
+      else iwhere(i) = 0;
+    },
+    info.nprojected);
+  Kokkos::parallel_reduce(
+    "lbfgsb::ActiveCount", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += Nbd(l(i), u(i), inf) != 0 ? 1 : 0; }, info.nbounded);
+  Kokkos::parallel_reduce(
+    "lbfgsb::ActiveBoxed", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += Nbd(l(i), u(i), inf) == 2 ? 1 : 0; }, info.nboxed);
+  Kokkos::parallel_reduce(
+    "lbfgsb::ActiveInverted", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += (l(i) > u(i)) ? 1 : 0; }, info.ninverted);
+  if (info.ninverted) {
+    Int first = n;
+    Kokkos::parallel_reduce(
+      "lbfgsb::ActiveFirstInverted", range(n), KOKKOS_LAMBDA(const Int i, Int &f) { if (l(i) > u(i) && i < f) f = i; }, Kokkos::Min<Int>(first));
+    info.first_inverted = first;
+  }
+  return info;
+}
+
+Real ProjGradNormInf(ConstView l, ConstView u, ConstView x, ConstView g, Real inf)
+{
+  Real      nrm = 0;
+  const Int n   = (Int)x.extent(0);
+  Kokkos::parallel_reduce(
+    "lbfgsb::ProjGrad", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &mx) {
+      Real      gi  = g(i);
+      const int nbd = Nbd(l(i), u(i), inf);
+      if (nbd != 0) {
+        if (gi < 0) {
+          if (nbd >= 2) gi = cm::fmax(x(i) - u(i), gi);
+        } else {
+          if (nbd <= 2) gi = cm::fmin(x(i) - l(i), gi);
+        }
+      }
+      mx = cm::fmax(mx, cm::fabs(gi));
+    },
+    Kokkos::Max<Real>(nrm));
+  return n > 0 ? cm::fmax(nrm, 0.0) : 0.0; /* the reducer starts from its identity, not from nrm */
+}
+
+/* per-variable part of the reference `cauchy` first loop; returns the moving direction d_i and the breakpoint */
+KOKKOS_INLINE_FUNCTION void CauchyVar(Real l, Real u, Real x, Real g, Int &iw, Real &d, Real &t, int &kind, Real inf)
+{
+  const Real neggi = -g;
+  const int  nbd   = Nbd(l, u, inf);
+  Real       tl = 0, tu = 0;
+  if (iw != 3 && iw != -1) {
+    if (nbd <= 2) tl = x - l;
+    if (nbd >= 2) tu = u - x;
+    const bool xlower = nbd <= 2 && nbd != 0 && tl <= 0;
+    const bool xupper = nbd >= 2 && tu <= 0;
+    iw                = 0;
+    if (xlower) {
+      if (neggi <= 0) iw = 1;
+    } else if (xupper) {
+      if (neggi >= 0) iw = 2;
+    } else {
+      if (cm::fabs(neggi) <= 0) iw = -3;
+    }
+  }
+  t = kNoBreak;
+  if (iw != 0 && iw != -1) {
+    d    = 0;
+    kind = 0; /* not moving */
+  } else {
+    d = neggi;
+    if (nbd <= 2 && nbd != 0 && neggi < 0) {
+      t    = tl / (-neggi);
+      kind = 1; /* breakpoint */
+    } else if (nbd >= 2 && neggi > 0) {
+      t    = tu / neggi;
+      kind = 1;
+    } else kind = neggi != 0 ? 3 : 2; /* free without breakpoint, with g != 0 or g = 0 */
+  }
+}
+
+CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf)
+{
+  CauchyInitInfo info;
+  const Int      n = (Int)x.extent(0);
+  Real           f1 = 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyInit", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &s) {
+      Int  iw = iwhere(i);
+      Real di, ti;
+      int  kind;
+      CauchyVar(l(i), u(i), x(i), g(i), iw, di, ti, kind, inf);
+      iwhere(i) = iw;
+      d(i)      = di;
+      t(i)      = ti;
+      s -= di * di;
+    },
+    f1);
+  info.f1 = f1;
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyCountBreak", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += t(i) < kNoBreak ? 1 : 0; }, info.nbreak);
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyCountMoving", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += (iwhere(i) == 0 || iwhere(i) == -1) ? 1 : 0; }, info.nmoving);
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyCountFree", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += ((iwhere(i) == 0 || iwhere(i) == -1) && !(t(i) < kNoBreak)) ? 1 : 0; }, info.nfreenb);
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyCountFreeNZ", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += ((iwhere(i) == 0 || iwhere(i) == -1) && !(t(i) < kNoBreak) && d(i) != 0) ? 1 : 0; }, info.nfreenb_nonzero);
+  Real tmin = kNoBreak;
+  Kokkos::parallel_reduce(
+    "lbfgsb::CauchyTmin", range(n), KOKKOS_LAMBDA(const Int i, Real &mn) { mn = cm::fmin(mn, t(i)); }, Kokkos::Min<Real>(tmin));
+  info.tmin = n > 0 ? cm::fmin(tmin, kNoBreak) : kNoBreak;
+  return info;
+}
+
+Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx)
+{
+  const Int n   = (Int)t.extent(0);
+  Int       cnt = 0;
+  Kokkos::parallel_scan(
+    "lbfgsb::SelectBreakpoints", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &upd, const bool final) {
+      const bool sel = t(i) > lo && t(i) <= hi && t(i) < kNoBreak;
+      if (sel) {
+        if (final) idx(upd) = i;
+        upd++;
+      }
+    },
+    cnt);
+  return cnt;
+}
+
+void BreakpointRecords(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, View<Scalar> out, Int stride)
+{
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointRecords", range(cnt), KOKKOS_LAMBDA(const Int k) {
+      const Int i           = idx(k);
+      out(k * stride + 0) = t(i);
+      out(k * stride + 1) = (Real)(rstart + i);
+      out(k * stride + 2) = d(i);
+      out(k * stride + 3) = (d(i) > 0 ? u(i) : l(i)) - x(i);
+    });
+}
+
+void GatherStrided(ConstView v, View<Int> idx, Int cnt, View<Scalar> out, Int stride, Int offset, Real scale)
+{
+  Kokkos::parallel_for(
+    "lbfgsb::Gather", range(cnt), KOKKOS_LAMBDA(const Int k) { out(k * stride + offset) = scale * v(idx(k)); });
+}
+
+void CauchyFinish(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum)
+{
+  const Int n = (Int)x.extent(0);
+  Kokkos::parallel_for(
+    "lbfgsb::CauchyFinish", range(n), KOKKOS_LAMBDA(const Int i) {
+      const Real ti     = t(i);
+      const bool passed = ti < kNoBreak && (ti < tstar || (ti == tstar && rstart + i <= gidstar));
+      if (passed) {
+        if (d(i) > 0) {
+          xcp(i)    = u(i);
+          iwhere(i) = 2;
+        } else {
+          xcp(i)    = l(i);
+          iwhere(i) = 1;
+        }
+      } else xcp(i) = x(i) + tsum * d(i);
+    });
+}
+
+void MaskByState(View<Int> iwhere, ConstView in, MutView out, bool free)
+{
+  const Int n = (Int)in.extent(0);
+  Kokkos::parallel_for(
+    "lbfgsb::Mask", range(n), KOKKOS_LAMBDA(const Int i) { out(i) = ((iwhere(i) <= 0) == free) ? in(i) : 0; });
+}
+
+Int CountFree(View<Int> iwhere)
+{
+  const Int n = (Int)iwhere.extent(0);
+  Int       c = 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::CountFree", range(n), KOKKOS_LAMBDA(const Int i, Int &s) { s += iwhere(i) <= 0 ? 1 : 0; }, c);
+  return c;
+}
+
+Int ProjectStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, MutView xnew, Real inf)
+{
+  const Int n     = (Int)z.extent(0);
+  Int       iword = 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::ProjectStep", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &hits) {
+      if (iwhere(i) > 0) {
+        xnew(i) = z(i);
+        return;
+      }
+      const int  nbd = Nbd(l(i), u(i), inf);
+      const Real xk  = z(i) + d(i);
+      Real       xi  = xk;
+      if (nbd == 1) {
+        xi = cm::fmax(l(i), xk);
+        if (xi == l(i)) hits++;
+      } else if (nbd == 2) {
+        xi = cm::fmin(u(i), cm::fmax(l(i), xk));
+        if (xi == l(i) || xi == u(i)) hits++;
+      } else if (nbd == 3) {
+        xi = cm::fmin(u(i), xk);
+        if (xi == u(i)) hits++;
+      }
+      xnew(i) = xi;
+    },
+    iword);
+  return iword;
+}
+
+KOKKOS_INLINE_FUNCTION Real SubspaceRatio(Real l, Real u, Int iw, Real z, Real dk, Real inf)
+{
+  if (iw > 0) return 1;
+  const int nbd = Nbd(l, u, inf);
+  if (nbd == 0) return 1;
+  if (dk < 0 && nbd <= 2) {
+    const Real t2 = l - z;
+    if (t2 >= 0) return 0;
+    if (dk < t2) return t2 / dk;
+  } else if (dk > 0 && nbd >= 2) {
+    const Real t2 = u - z;
+    if (t2 <= 0) return 0;
+    if (dk > t2) return t2 / dk;
+  }
+  return 1;
+}
+
+Real SubspaceMaxStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, Real inf, Int *loc)
+{
+  const Int n     = (Int)z.extent(0);
+  Real      alpha = 1;
+  Kokkos::parallel_reduce(
+    "lbfgsb::SubspaceMaxStep", range(n), KOKKOS_LAMBDA(const Int i, Real &mn) { mn = cm::fmin(mn, SubspaceRatio(l(i), u(i), iwhere(i), z(i), d(i), inf)); }, Kokkos::Min<Real>(alpha));
+  alpha = n > 0 ? cm::fmin(alpha, 1.0) : 1.0;
+  if (loc) *loc = alpha < 1 ? SubspaceBlockingIndex(l, u, iwhere, z, d, inf, alpha) : -1;
+  return alpha;
+}
+
+Int SubspaceBlockingIndex(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, Real inf, Real alpha)
+{
+  const Int n   = (Int)z.extent(0);
+  Int       loc = n;
+  Kokkos::parallel_reduce(
+    "lbfgsb::SubspaceBlocking", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &mn) {
+      if (SubspaceRatio(l(i), u(i), iwhere(i), z(i), d(i), inf) == alpha && i < mn) mn = i;
+    },
+    Kokkos::Min<Int>(loc));
+  return loc < n ? loc : -1;
+}
+
+void SubspaceBacktrack(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, MutView xnew, Real alpha, Int blk)
+{
+  const Int n = (Int)z.extent(0);
+  Kokkos::parallel_for(
+    "lbfgsb::SubspaceBacktrack", range(n), KOKKOS_LAMBDA(const Int i) {
+      if (iwhere(i) > 0) xnew(i) = z(i);
+      else if (i == blk && d(i) > 0) xnew(i) = u(i);
+      else if (i == blk && d(i) < 0) xnew(i) = l(i);
+      else xnew(i) = z(i) + alpha * d(i);
+    });
+}
+
+Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real inf, Real big)
+{
+  const Int n   = (Int)x.extent(0);
+  Real      stp = big;
+  Kokkos::parallel_reduce(
+    "lbfgsb::LineSearchMaxStep", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &mn) {
+      const int  nbd = Nbd(l(i), u(i), inf);
+      const Real a1  = d(i);
+      if (nbd == 0) return;
+      if (a1 < 0 && nbd <= 2) {
+        const Real a2 = l(i) - x(i);
+        if (a2 >= 0) mn = 0;
+        else if (a1 * mn < a2) mn = cm::fmin(mn, a2 / a1);
+      } else if (a1 > 0 && nbd >= 2) {
+        const Real a2 = u(i) - x(i);
+        if (a2 <= 0) mn = 0;
+        else if (a1 * mn > a2) mn = cm::fmin(mn, a2 / a1);
+      }
+    },
+    Kokkos::Min<Real>(stp));
+  return n > 0 ? cm::fmin(stp, big) : big;
+}
+
+/* ---------------------------------------------------------------- host routines */
+
+int Dpofa(Real *a, int lda, int n)
+{
+  for (int j = 0; j < n; j++) {
+    Real s = 0;
+    for (int k = 0; k < j; k++) {
+      Real t = a[k + (size_t)j * lda];
+      for (int i = 0; i < k; i++) t -= a[i + (size_t)k * lda] * a[i + (size_t)j * lda];
+      t /= a[k + (size_t)k * lda];
+      a[k + (size_t)j * lda] = t;
+      s += t * t;
+    }
+    s = a[j + (size_t)j * lda] - s;
+    if (s <= 0) return j + 1;
+    a[j + (size_t)j * lda] = std::sqrt(s);
+  }
+  return 0;
+}
+
+int DtrslUpper(const Real *t, int ldt, int n, Real *b, int job)
+{
+  for (int j = 0; j < n; j++)
+    if (t[j + (size_t)j * ldt] == 0) return j + 1;
+  if (job == 1) { /* t x = b, backward */
+    for (int j = n - 1; j >= 0; j--) {
+      b[j] /= t[j + (size_t)j * ldt];
+      for (int i = 0; i < j; i++) b[i] -= t[i + (size_t)j * ldt] * b[j];
+    }
+  } else { /* t^T x = b, forward */
+    for (int j = 0; j < n; j++) {
+      Real s = b[j];
+      for (int i = 0; i < j; i++) s -= t[i + (size_t)j * ldt] * b[i];
+      b[j] = s / t[j + (size_t)j * ldt];
+    }
+  }
+  return 0;
+}
+
+int Formt(Memory &mem)
+{
+  const int col = mem.col;
+  for (int j = 0; j < col; j++) mem.WT(0, j) = mem.theta * mem.SS(0, j);
+  for (int i = 1; i < col; i++) {
+    for (int j = i; j < col; j++) {
+      const int k1   = std::min(i, j);
+      Real      ddum = 0;
+      for (int k = 0; k < k1; k++) ddum += mem.SY(i, k) * mem.SY(j, k) / mem.SY(k, k);
+      mem.WT(i, j) = ddum + mem.theta * mem.SS(i, j);
+    }
+  }
+  return Dpofa(mem.wt.data(), mem.m, col) ? -3 : 0;
+}
+
+int Bmv(const Memory &mem, const Real *v, Real *p)
+{
+  const int col = mem.col;
+  if (col == 0) return 0;
+  p[col] = v[col];
+  for (int i = 1; i < col; i++) {
+    Real sum = 0;
+    for (int k = 0; k < i; k++) sum += mem.SY(i, k) * v[k] / mem.SY(k, k);
+    p[col + i] = v[col + i] + sum;
+  }
+  if (DtrslUpper(mem.wt.data(), mem.m, col, p + col, 11)) return 1;
+  for (int i = 0; i < col; i++) p[i] = v[i] / std::sqrt(mem.SY(i, i));
+  if (DtrslUpper(mem.wt.data(), mem.m, col, p + col, 1)) return 1;
+  for (int i = 0; i < col; i++) p[i] = -p[i] / std::sqrt(mem.SY(i, i));
+  for (int i = 0; i < col; i++) {
+    Real sum = 0;
+    for (int k = i + 1; k < col; k++) sum += mem.SY(k, i) * p[col + k] / mem.SY(i, i);
+    p[i] += sum;
+  }
+  return 0;
+}
+
+int Formk(Memory &mem, const Real *yzzy, const Real *saas, const Real *szzy, const Real *saay)
+{
+  const int col = mem.col, m2 = 2 * mem.m;
+  auto      A   = [col](const Real *a, int i, int j) { return a[i + (size_t)j * col]; };
+  std::fill(mem.wn.begin(), mem.wn.end(), 0.0);
+  /* upper triangle of WN = [Y'ZZ'Y/theta + D, -L_a' + R_z'; ., theta S'AA'S] with L_a the strictly lower part of
+     S'AA'Y and R_z the upper part of S'ZZ'Y */
+  for (int iy = 0; iy < col; iy++) {
+    const int is = col + iy;
+    for (int jy = 0; jy <= iy; jy++) {
+      const int js   = col + jy;
+      mem.WN(jy, iy) = A(yzzy, iy, jy) / mem.theta;
+      mem.WN(js, is) = A(saas, iy, jy) * mem.theta;
+    }
+    /* wn1(m+iy, jy): (2,1) block, row = S index iy, column = Y index jy: L_a if iy > jy else R_z */
+    for (int jy = 0; jy < iy; jy++) mem.WN(jy, is) = -A(saay, iy, jy);
+    for (int jy = iy; jy < col; jy++) mem.WN(jy, is) = A(szzy, iy, jy);
+    mem.WN(iy, iy) += mem.SY(iy, iy);
+  }
+  if (Dpofa(mem.wn.data(), m2, col)) return -1;
+  for (int js = col; js < 2 * col; js++)
+    if (DtrslUpper(mem.wn.data(), m2, col, &mem.WN(0, js), 11)) return -1;
+  for (int is = col; is < 2 * col; is++)
+    for (int js = is; js < 2 * col; js++) {
+      Real s = 0;
+      for (int k = 0; k < col; k++) s += mem.WN(k, is) * mem.WN(k, js);
+      mem.WN(is, js) += s;
+    }
+  if (Dpofa(&mem.WN(col, col), m2, col)) return -2;
+  return 0;
+}
+
+int SubsmSolve(const Memory &mem, Real *wv)
+{
+  const int col = mem.col, m2 = 2 * mem.m;
+  if (DtrslUpper(mem.wn.data(), m2, 2 * col, wv, 11)) return 1;
+  for (int i = 0; i < col; i++) wv[i] = -wv[i];
+  if (DtrslUpper(mem.wn.data(), m2, 2 * col, wv, 1)) return 1;
+  return 0;
+}
+
+int CauchyScanStart(const Memory &mem, CauchyScan &scan, const Real *p, Real f1, Real epsmch)
+{
+  const int col2 = 2 * mem.col;
+  scan          = CauchyScan();
+  scan.col2     = col2;
+  scan.theta    = mem.theta;
+  scan.epsmch   = epsmch;
+  scan.p.assign(p, p + col2);
+  scan.c.assign(col2, 0.0);
+  scan.v.assign(col2, 0.0);
+  scan.wbp.assign(col2, 0.0);
+  scan.f1     = f1;
+  scan.f2     = -mem.theta * f1;
+  scan.f2_org = scan.f2;
+  if (mem.col > 0) {
+    if (Bmv(mem, scan.p.data(), scan.v.data())) return 1;
+    Real pv = 0;
+    for (int i = 0; i < col2; i++) pv += scan.v[i] * scan.p[i];
+    scan.f2 -= pv;
+  }
+  scan.dtm  = -scan.f1 / scan.f2;
+  scan.tsum = 0;
+  scan.tj   = 0;
+  return 0;
+}
+
+int CauchyScanChunk(const Memory &mem, CauchyScan &scan, const Breakpoint *bp, Int nb, Int nbreak_total, Int n_total, bool bnded)
+{
+  const int  col = mem.col, col2 = scan.col2;
+  const Real theta = scan.theta;
+  for (Int k = 0; k < nb && !scan.done; k++) {
+    const Real tj0 = scan.tj;
+    scan.tj        = bp[k].t;
+    const Real dt  = scan.tj - tj0;
+    if (scan.dtm < dt) { /* the minimiser lies in this interval */
+      scan.done = true;
+      break;
+    }
+    scan.tsum += dt;
+    scan.npassed++;
+    scan.tstar       = bp[k].t;
+    scan.gidstar     = bp[k].gid;
+    const Int  nleft = nbreak_total - scan.npassed;
+    const Real dibp  = bp[k].d, zibp = bp[k].z;
+    if (nleft == 0 && nbreak_total == n_total) { /* every variable is fixed: the Cauchy point is the last corner */
+      scan.dtm      = dt;
+      scan.allfixed = true;
+      scan.done     = true;
+      break;
+    }
+    const Real dibp2 = dibp * dibp;
+    scan.f1          = scan.f1 + dt * scan.f2 + dibp2 - theta * dibp * zibp;
+    scan.f2          = scan.f2 - theta * dibp2;
+    if (col > 0) {
+      for (int i = 0; i < col2; i++) scan.c[i] += dt * scan.p[i];
+      for (int i = 0; i < col2; i++) scan.wbp[i] = bp[k].w[i];
+      if (Bmv(mem, scan.wbp.data(), scan.v.data())) return 1;
+      Real wmc = 0, wmp = 0, wmw = 0;
+      for (int i = 0; i < col2; i++) {
+        wmc += scan.c[i] * scan.v[i];
+        wmp += scan.p[i] * scan.v[i];
+        wmw += scan.wbp[i] * scan.v[i];
+      }
+      for (int i = 0; i < col2; i++) scan.p[i] -= dibp * scan.wbp[i];
+      scan.f1 += dibp * wmc;
+      scan.f2 += 2.0 * dibp * wmp - dibp2 * wmw;
+    }
+    scan.f2 = std::max(scan.epsmch * scan.f2_org, scan.f2);
+    if (nleft > 0) scan.dtm = -scan.f1 / scan.f2;
+    else {
+      if (bnded) {
+        scan.f1  = 0;
+        scan.f2  = 0;
+        scan.dtm = 0;
+      } else scan.dtm = -scan.f1 / scan.f2;
+      scan.done = true;
+    }
+  }
+  return 0;
+}
+
+void CauchyScanFinish(CauchyScan &scan)
+{
+  if (!scan.allfixed) {
+    if (scan.dtm <= 0) scan.dtm = 0;
+    scan.tsum += scan.dtm;
+  }
+  for (int i = 0; i < scan.col2; i++) scan.c[i] += scan.dtm * scan.p[i];
+  scan.done = true;
+}
+
+/* ---------------------------------------------------------------- More-Thuente (MINPACK-2 dcsrch/dcstep) */
+
+void Dcsrch::Step(Real f, Real g, Real &stp, Real ftol, Real gtol, Real xtol, Real stpmin, Real stpmax)
+{
+  const Real xtrapl = 1.1, xtrapu = 4.0, p5 = 0.5, p66 = 0.66;
+  if (task == START) {
+    if (stp < stpmin) {
+      task = ERROR;
+      msg  = "STP < STPMIN";
+    }
+    if (stp > stpmax) {
+      task = ERROR;
+      msg  = "STP > STPMAX";
+    }
+    if (g >= 0) {
+      task = ERROR;
+      msg  = "INITIAL G >= ZERO";
+    }
+    if (task == ERROR) return;
+    brackt = false;
+    stage  = 1;
+    finit  = f;
+    ginit  = g;
+    gtest  = ftol * ginit;
+    width  = stpmax - stpmin;
+    width1 = width / p5;
+    stx = 0;
+    fx  = finit;
+    gx  = ginit;
+    sty = 0;
+    fy  = finit;
+    gy  = ginit;
+    stmin = 0;
+    stmax = stp + xtrapu * stp;
+    task  = FG;
+    return;
+  }
+  const Real ftest = finit + stp * gtest;
+  if (stage == 1 && f <= ftest && g >= 0) stage = 2;
+  if (brackt && (stp <= stmin || stp >= stmax)) {
+    task = WARNING;
+    msg  = "ROUNDING ERRORS PREVENT PROGRESS";
+  }
+  if (brackt && stmax - stmin <= xtol * stmax) {
+    task = WARNING;
+    msg  = "XTOL TEST SATISFIED";
+  }
+  if (stp == stpmax && f <= ftest && g <= gtest) {
+    task = WARNING;
+    msg  = "STP = STPMAX";
+  }
+  if (stp == stpmin && (f > ftest || g >= gtest)) {
+    task = WARNING;
+    msg  = "STP = STPMIN";
+  }
+  if (f <= ftest && std::abs(g) <= gtol * (-ginit)) {
+    task = CONVERGENCE;
+    msg  = "CONVERGENCE";
+  }
+  if (task == WARNING || task == CONVERGENCE) return;
+  if (stage == 1 && f <= fx && f > ftest) {
+    Real fm = f - stp * gtest, fxm = fx - stx * gtest, fym = fy - sty * gtest, gm = g - gtest, gxm = gx - gtest, gym = gy - gtest;
+    Dcstep(stx, fxm, gxm, sty, fym, gym, stp, fm, gm, brackt, stmin, stmax);
+    fx = fxm + stx * gtest;
+    fy = fym + sty * gtest;
+    gx = gxm + gtest;
+    gy = gym + gtest;
+  } else {
+    Dcstep(stx, fx, gx, sty, fy, gy, stp, f, g, brackt, stmin, stmax);
+  }
+  if (brackt) {
+    if (std::abs(sty - stx) >= p66 * width1) stp = stx + p5 * (sty - stx);
+    width1 = width;
+    width  = std::abs(sty - stx);
+  }
+  if (brackt) {
+    stmin = std::min(stx, sty);
+    stmax = std::max(stx, sty);
+  } else {
+    stmin = stp + xtrapl * (stp - stx);
+    stmax = stp + xtrapu * (stp - stx);
+  }
+  stp = std::max(stp, stpmin);
+  stp = std::min(stp, stpmax);
+  if ((brackt && (stp <= stmin || stp >= stmax)) || (brackt && stmax - stmin <= xtol * stmax)) stp = stx;
+  task = FG;
+}
+
+void Dcstep(Real &stx, Real &fx, Real &dx, Real &sty, Real &fy, Real &dy, Real &stp, Real fp, Real dp, bool &brackt, Real stpmin, Real stpmax)
+{
+  const Real p66  = 0.66;
+  const Real sgnd = dp * (dx / std::abs(dx));
+  Real       stpf, stpc, stpq, theta, s, gamma, p, q, r;
+  if (fp > fx) {
+    theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp;
+    s     = std::max({std::abs(theta), std::abs(dx), std::abs(dp)});
+    gamma = s * std::sqrt((theta / s) * (theta / s) - (dx / s) * (dp / s));
+    if (stp < stx) gamma = -gamma;
+    p    = (gamma - dx) + theta;
+    q    = ((gamma - dx) + gamma) + dp;
+    r    = p / q;
+    stpc = stx + r * (stp - stx);
+    stpq = stx + ((dx / ((fx - fp) / (stp - stx) + dx)) / 2.0) * (stp - stx);
+    if (std::abs(stpc - stx) < std::abs(stpq - stx)) stpf = stpc;
+    else stpf = stpc + (stpq - stpc) / 2.0;
+    brackt = true;
+  } else if (sgnd < 0) {
+    theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp;
+    s     = std::max({std::abs(theta), std::abs(dx), std::abs(dp)});
+    gamma = s * std::sqrt((theta / s) * (theta / s) - (dx / s) * (dp / s));
+    if (stp > stx) gamma = -gamma;
+    p    = (gamma - dp) + theta;
+    q    = ((gamma - dp) + gamma) + dx;
+    r    = p / q;
+    stpc = stp + r * (stx - stp);
+    stpq = stp + (dp / (dp - dx)) * (stx - stp);
+    if (std::abs(stpc - stp) > std::abs(stpq - stp)) stpf = stpc;
+    else stpf = stpq;
+    brackt = true;
+  } else if (std::abs(dp) < std::abs(dx)) {
+    theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp;
+    s     = std::max({std::abs(theta), std::abs(dx), std::abs(dp)});
+    gamma = s * std::sqrt(std::max(0.0, (theta / s) * (theta / s) - (dx / s) * (dp / s)));
+    if (stp > stx) gamma = -gamma;
+    p = (gamma - dp) + theta;
+    q = (gamma + (dx - dp)) + gamma;
+    r = p / q;
+    if (r < 0 && gamma != 0) stpc = stp + r * (stx - stp);
+    else if (stp > stx) stpc = stpmax;
+    else stpc = stpmin;
+    stpq = stp + (dp / (dp - dx)) * (stx - stp);
+    if (brackt) {
+      if (std::abs(stpc - stp) < std::abs(stpq - stp)) stpf = stpc;
+      else stpf = stpq;
+      if (stp > stx) stpf = std::min(stp + p66 * (sty - stp), stpf);
+      else stpf = std::max(stp + p66 * (sty - stp), stpf);
+    } else {
+      if (std::abs(stpc - stp) > std::abs(stpq - stp)) stpf = stpc;
+      else stpf = stpq;
+      stpf = std::min(stpmax, stpf);
+      stpf = std::max(stpmin, stpf);
+    }
+  } else {
+    if (brackt) {
+      theta = 3.0 * (fp - fy) / (sty - stp) + dy + dp;
+      s     = std::max({std::abs(theta), std::abs(dy), std::abs(dp)});
+      gamma = s * std::sqrt((theta / s) * (theta / s) - (dy / s) * (dp / s));
+      if (stp > sty) gamma = -gamma;
+      p    = (gamma - dp) + theta;
+      q    = ((gamma - dp) + gamma) + dy;
+      r    = p / q;
+      stpc = stp + r * (sty - stp);
+      stpf = stpc;
+    } else if (stp > stx) stpf = stpmax;
+    else stpf = stpmin;
+  }
+  if (fp > fx) {
+    sty = stp;
+    fy  = fp;
+    dy  = dp;
+  } else {
+    if (sgnd < 0) {
+      sty = stx;
+      fy  = fx;
+      dy  = dx;
+    }
+    stx = stp;
+    fx  = fp;
+    dx  = dp;
+  }
+  stp = stpf;
+}
+} // namespace lbfgsb
+} // namespace petsckp

@@ -1,0 +1,182 @@
+/*
+   lbfgsb_kernels.hpp - the kernels of TAO lbfgsb (L-BFGS-B 3.0, Byrd-Lu-Nocedal-Zhu / Morales-Nocedal, with the
+   Cauchy point and subspace step of Fei, Rong, Wang and Wang 2014 on the device).
+
+   Two groups:
+   - device kernels over the rank-local part of the n-vectors (Kokkos views; never see a PETSc object); every
+     reduction returns the rank-local value and the caller combines ranks with one MPI_Allreduce;
+   - host routines on the O(m) / O(m^2) quantities of the compact representation (LINPACK dpofa/dtrsl, bmv, formt,
+     formk, the Cauchy breakpoint scan over an ordered chunk of breakpoints, the More-Thuente dcsrch/dcstep).
+
+   Bounds convention: an entry l_i <= -inf (inf = PETSC_INFINITY) means no lower bound, u_i >= inf no upper bound;
+   nbd_i = 0 (none), 1 (lower), 2 (both), 3 (upper), as in the reference code.
+*/
+#pragma once
+
+#include "kp_kokkos.hpp"
+#include <string>
+#include <vector>
+
+namespace petsckp
+{
+namespace lbfgsb
+{
+using ConstView = UView<const Scalar>;
+using MutView   = UView<Scalar>;
+
+KOKKOS_INLINE_FUNCTION int Nbd(Real l, Real u, Real inf)
+{
+  const bool hl = l > -inf, hu = u < inf;
+  return hl ? (hu ? 2 : 1) : (hu ? 3 : 0);
+}
+
+/* value stored in t_i for a variable without a breakpoint */
+constexpr Real kNoBreak = 1.0e300;
+
+/* ---- device kernels (rank-local; see the file comment) */
+
+struct ActiveInfo {
+  Int nprojected = 0; /* entries of x moved onto the box */
+  Int nbounded   = 0; /* entries with at least one bound */
+  Int nboxed     = 0; /* entries with both bounds */
+  Int ninverted  = 0; /* entries with l > u (an error for the caller) */
+  Int first_inverted = -1;
+};
+/* reference routine `active`: project x onto [l, u] and initialise iwhere (-1 free, 3 fixed l = u, 0 otherwise) */
+ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real inf);
+
+/* reference routine `projgr`: the rank-local max |P(x - g) - x| */
+Real ProjGradNormInf(ConstView l, ConstView u, ConstView x, ConstView g, Real inf);
+
+struct CauchyInitInfo {
+  Real f1      = 0;        /* g^T d over the moving variables, d = -g there */
+  Int  nbreak  = 0;        /* variables with a breakpoint */
+  Int  nmoving = 0;        /* variables with d_i != 0 or free (iwhere 0 or -1) */
+  Int  nfreenb = 0;        /* moving variables without a breakpoint */
+  Int  nfreenb_nonzero = 0;/* ... with g_i != 0 (the reference's `bnded` is nfreenb_nonzero == 0) */
+  Real tmin    = kNoBreak; /* smallest breakpoint */
+};
+/* first pass of `cauchy`: update iwhere, d = -g on the moving variables (0 elsewhere), breakpoints t */
+CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf);
+
+/* number of breakpoints with lo < t_i <= hi, and their local indices in idx (idx must have room) */
+Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx);
+
+/* the first four fields of the breakpoint records out(k * stride + 0..3) = (t, global index, d, bound - x) of the
+   selected variables idx(k), k < cnt */
+void BreakpointRecords(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, View<Scalar> out, Int stride);
+
+/* out(k * stride + offset) = scale * v(idx(k)), k < cnt */
+void GatherStrided(ConstView v, View<Int> idx, Int cnt, View<Scalar> out, Int stride, Int offset, Real scale);
+
+/* last pass of `cauchy`: variables passed (t_i, gid_i) <= (tstar, gidstar) go to their bound (iwhere 1 or 2),
+   the others move to x + tsum d; gid_i = rstart + i */
+void CauchyFinish(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum);
+
+/* out = in on the free variables (iwhere <= 0) when free, on the active ones otherwise; 0 elsewhere */
+void MaskByState(View<Int> iwhere, ConstView in, MutView out, bool free);
+
+/* number of free variables (iwhere <= 0) */
+Int CountFree(View<Int> iwhere);
+
+/* projection of `subsm`: xnew = P(z + d) on the free variables, z elsewhere; returns the number of free variables
+   that end on a bound (the reference's iword) */
+Int ProjectStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, MutView xnew, Real inf);
+
+/* backtracking of `subsm` (eq. 5-7 of the paper): min(1, min_i alpha_i) over free i and the local index of the first
+   free variable attaining it (-1 if none or alpha = 1) */
+Real SubspaceMaxStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, Real inf, Int *loc);
+/* first local index with alpha_i == alpha (or -1) */
+Int SubspaceBlockingIndex(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, Real inf, Real alpha);
+/* xnew = z + alpha d on the free variables, the blocking variable (local index blk, or -1) exactly on its bound */
+void SubspaceBacktrack(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, MutView xnew, Real alpha, Int blk);
+
+/* line search `lnsrlb`: largest step keeping x + stp d in the box, starting from big */
+Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real inf, Real big);
+
+/* ---- host routines on the small matrices (column-major, leading dimension ld) */
+
+/* LINPACK dpofa: Cholesky R^T R of the upper triangle of a (n x n); returns 0 or the failing column (1-based) */
+int Dpofa(Real *a, int lda, int n);
+/* LINPACK dtrsl for an upper triangular t: job 1 solves t x = b, job 11 solves t^T x = b; returns 0 or the singular
+   column (1-based) */
+int DtrslUpper(const Real *t, int ldt, int n, Real *b, int job);
+
+/* The limited-memory state of the reference code, in chronological order (index 0 = oldest pair) */
+struct Memory {
+  int                m = 0, col = 0;
+  Real               theta = 1;
+  std::vector<Real>  sy, ss, wt; /* m x m, column-major: sy(i,j) = s_i^T y_j, ss upper, wt = chol(T) */
+  std::vector<Real>  wn;         /* 2m x 2m factor of K (formk) */
+  void               Resize(int mm)
+  {
+    m = mm;
+    sy.assign((size_t)m * m, 0);
+    ss.assign((size_t)m * m, 0);
+    wt.assign((size_t)m * m, 0);
+    wn.assign((size_t)4 * m * m, 0);
+  }
+  Real &SY(int i, int j) { return sy[(size_t)j * m + i]; }
+  Real &SS(int i, int j) { return ss[(size_t)j * m + i]; }
+  Real &WT(int i, int j) { return wt[(size_t)j * m + i]; }
+  Real &WN(int i, int j) { return wn[(size_t)j * 2 * m + i]; }
+  Real  SY(int i, int j) const { return sy[(size_t)j * m + i]; }
+};
+/* reference `formt`: T = theta SS + L D^-1 L^T, Cholesky into wt; returns 0 or nonzero when T is not positive definite */
+int Formt(Memory &mem);
+/* reference `bmv`: p = M v for 2col-vectors; returns 0 or nonzero on a singular triangle */
+int Bmv(const Memory &mem, const Real *v, Real *p);
+/* reference `formk` from the masked Gram blocks (col x col, column-major, chronological):
+   yzzy(i,j) = y_i^T Z Z^T y_j, saas(i,j) = s_i^T A A^T s_j, szzy(i,j) = s_i^T Z Z^T y_j, saay(i,j) = s_i^T A A^T y_j.
+   Returns 0, -1 or -2 (first / second Cholesky failed) */
+int Formk(Memory &mem, const Real *yzzy, const Real *saas, const Real *szzy, const Real *saay);
+/* reference `subsm` small solve: wv := K^-1 wv (two triangular solves with the formk factor); returns 0 or nonzero */
+int SubsmSolve(const Memory &mem, Real *wv);
+
+/* One breakpoint record of the exact Cauchy point scan, gathered from all ranks */
+struct Breakpoint {
+  Real              t;    /* breakpoint */
+  Int               gid;  /* global index, orders ties */
+  Real              d;    /* d_b = -g_b */
+  Real              z;    /* bound_b - x_b */
+  const Real       *w;    /* row b of W = [Y, theta S] (2 col entries) */
+};
+/* State of the Cauchy scan across chunks (the reference `cauchy` recurrences) */
+struct CauchyScan {
+  int               col2 = 0;
+  Real              theta = 1, f1 = 0, f2 = 0, f2_org = 0, dtm = 0, tsum = 0, tj = 0, epsmch = 0;
+  std::vector<Real> p, c, v, wbp;
+  Int               npassed = 0;
+  bool              done = false, allfixed = false;
+  Real              tstar = -1; /* last passed breakpoint (t, gid), or -1 when none */
+  Int               gidstar = -1;
+};
+/* starts the scan from the first segment: p = W^T d (2 col, S part already scaled by theta), f1 = g^T d;
+   returns nonzero on a singular bmv */
+int CauchyScanStart(const Memory &mem, CauchyScan &scan, const Real *p, Real f1, Real epsmch);
+/* processes breakpoints bp[0..nb) (the next ones in the global order (t, gid)) with the reference recurrences;
+   nbreak_total, n_total and bnded are the global counts of the reference. Sets scan.done when the Cauchy point is
+   found. Returns nonzero on a singular bmv. */
+int CauchyScanChunk(const Memory &mem, CauchyScan &scan, const Breakpoint *bp, Int nb, Int nbreak_total, Int n_total, bool bnded);
+/* ends the scan (the reference's labels 888 and 999): final tsum and c = W^T (x^c - x) */
+void CauchyScanFinish(CauchyScan &scan);
+
+/* More-Thuente line search of MINPACK-2 (dcsrch/dcstep) as used by L-BFGS-B 3.0 */
+struct Dcsrch {
+  enum Task {
+    START,
+    FG,
+    CONVERGENCE,
+    WARNING,
+    ERROR
+  };
+  Task        task = START;
+  std::string msg;
+  bool        brackt = false;
+  int         stage  = 1;
+  Real ginit = 0, gtest = 0, gx = 0, gy = 0, finit = 0, fx = 0, fy = 0, stx = 0, sty = 0, stmin = 0, stmax = 0, width = 0, width1 = 0;
+  void Step(Real f, Real g, Real &stp, Real ftol, Real gtol, Real xtol, Real stpmin, Real stpmax);
+};
+void Dcstep(Real &stx, Real &fx, Real &dx, Real &sty, Real &fy, Real &dy, Real &stp, Real fp, Real dp, bool &brackt, Real stpmin, Real stpmax);
+} // namespace lbfgsb
+} // namespace petsckp

@@ -1,0 +1,323 @@
+/* Unit tests of the TAO lbfgsb kernels against plain serial references (sizes 0, 1, 13, 597, 100003). */
+#include "kp_test.hpp"
+#include "tao/lbfgsb/lbfgsb_kernels.hpp"
+
+using namespace kptest;
+namespace lb = petsckp::lbfgsb;
+
+namespace
+{
+const double kInf = PETSC_INFINITY;
+
+/* random bounds of every kind: none, lower, both (some with l = u), upper; x inside, on or outside */
+struct Problem {
+  std::vector<Scalar> l, u, x, g;
+};
+Problem MakeProblem(Int n, unsigned seed)
+{
+  Problem p;
+  auto    a = RandomVector(n, seed, -1, 1), b = RandomVector(n, seed + 1, 0, 1), c = RandomVector(n, seed + 2, -2, 2);
+  p.g       = RandomVector(n, seed + 3, -1, 1);
+  for (Int i = 0; i < n; i++) {
+    int  kind = (int)(i % 5);
+    Real l = -kInf, u = kInf;
+    if (kind == 1 || kind == 2 || kind == 4) l = a[i];
+    if (kind == 2 || kind == 3) u = (kind == 3 ? a[i] : a[i] + b[i]);
+    if (kind == 4) u = l; /* fixed */
+    p.l.push_back(l);
+    p.u.push_back(u);
+    Real x = c[i];
+    if (i % 7 == 3 && l > -kInf) x = l; /* on the bound */
+    if (i % 11 == 4 && u < kInf) x = u;
+    if (i % 6 == 0) p.g[i] = 0; /* zero gradient entries */
+    p.x.push_back(x);
+  }
+  return p;
+}
+int RefNbd(Real l, Real u) { return l > -kInf ? (u < kInf ? 2 : 1) : (u < kInf ? 3 : 0); }
+} // namespace
+
+TEST(Lbfgsb, ActiveProjectsAndClassifies)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 11);
+    auto    l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x);
+    View<Int> iw("iw", n);
+    auto      info = lb::Active(l, u, x, iw, kInf);
+    auto      xh = ToHost(x);
+    auto      iwh = ToHost(iw);
+    Int       nproj = 0;
+    for (Int i = 0; i < n; i++) {
+      int  nbd = RefNbd(p.l[i], p.u[i]);
+      Real xr  = p.x[i];
+      if (nbd && nbd <= 2 && xr < p.l[i]) xr = p.l[i], nproj++;
+      else if (nbd >= 2 && xr > p.u[i]) xr = p.u[i], nproj++;
+      ASSERT_EQ(xh[i], xr) << "n " << n << " i " << i;
+      int iwr = nbd == 0 ? -1 : (nbd == 2 && p.u[i] - p.l[i] <= 0 ? 3 : 0);
+      ASSERT_EQ(iwh[i], iwr);
+    }
+    EXPECT_EQ(info.nprojected, nproj);
+    EXPECT_EQ(info.ninverted, 0);
+  }
+}
+
+TEST(Lbfgsb, ProjectedGradientNorm)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 21);
+    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+    auto l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+    Real ref = 0;
+    for (Int i = 0; i < n; i++) { /* the projected-gradient definition: P(x - g) - x */
+      Real xi = p.x[i] - p.g[i];
+      xi      = std::min(std::max(xi, p.l[i]), p.u[i]);
+      ref     = std::max(ref, std::abs(xi - p.x[i]));
+    }
+    EXPECT_NEAR(lb::ProjGradNormInf(l, u, x, g, kInf), ref, 1e-15 * (1 + ref)) << "n " << n;
+  }
+}
+
+TEST(Lbfgsb, BreakpointsSelectionAndCauchyFinish)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 31);
+    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+    auto      l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+    View<Int> iw("iw", n);
+    View<Scalar> d("d", n), t("t", n), xcp("xcp", n);
+    lb::Active(l, u, x, iw, kInf);
+    auto info = lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
+    auto dh = ToHost(d), th = ToHost(t);
+    /* reference: breakpoints of the projected path x - t g */
+    Real f1 = 0, tmin = lb::kNoBreak;
+    Int  nbreak = 0;
+    std::vector<Real> tref(n, lb::kNoBreak);
+    for (Int i = 0; i < n; i++) {
+      int  nbd    = RefNbd(p.l[i], p.u[i]);
+      bool fixed  = nbd == 2 && p.u[i] <= p.l[i];
+      bool atlow  = nbd && nbd <= 2 && p.x[i] <= p.l[i] && p.g[i] >= 0;
+      bool atup   = nbd >= 2 && p.x[i] >= p.u[i] && p.g[i] <= 0;
+      bool moving = !fixed && !atlow && !atup && p.g[i] != 0;
+      if (!moving) continue;
+      f1 -= p.g[i] * p.g[i];
+      if (p.g[i] > 0 && nbd && nbd <= 2) tref[i] = (p.x[i] - p.l[i]) / p.g[i];
+      if (p.g[i] < 0 && nbd >= 2) tref[i] = (p.u[i] - p.x[i]) / -p.g[i];
+      if (tref[i] < lb::kNoBreak) nbreak++, tmin = std::min(tmin, tref[i]);
+    }
+    EXPECT_NEAR(info.f1, f1, 1e-12 * (1 + std::abs(f1)));
+    EXPECT_EQ(info.nbreak, nbreak);
+    EXPECT_EQ(info.tmin, tmin);
+    for (Int i = 0; i < n; i++) ASSERT_EQ(th[i], tref[i]) << i;
+    /* selection of the breakpoints in (lo, hi] */
+    std::vector<Real> sorted;
+    for (Real v : tref)
+      if (v < lb::kNoBreak) sorted.push_back(v);
+    std::sort(sorted.begin(), sorted.end());
+    Real      lo = sorted.size() > 2 ? sorted[0] : -1, hi = sorted.size() > 5 ? sorted[sorted.size() / 2] : lb::kNoBreak;
+    View<Int> idx("idx", n);
+    Int       cnt  = lb::SelectBreakpoints(t, lo, hi, idx);
+    auto      idxh = ToHost(idx);
+    Int       ref  = 0;
+    for (Int i = 0; i < n; i++)
+      if (tref[i] > lo && tref[i] <= hi && tref[i] < lb::kNoBreak) ASSERT_EQ(idxh[ref++], i);
+    EXPECT_EQ(cnt, ref);
+    /* records and the gather */
+    const Int    stride = 5;
+    View<Scalar> rec("rec", std::max<Int>(1, cnt * stride));
+    lb::BreakpointRecords(l, u, x, d, t, idx, cnt, 100, rec, stride);
+    lb::GatherStrided(g, idx, cnt, rec, stride, 4, 2.0);
+    auto rech = ToHost(rec);
+    for (Int k = 0; k < cnt; k++) {
+      Int i = idxh[k];
+      ASSERT_EQ(rech[k * stride + 0], tref[i]);
+      ASSERT_EQ(rech[k * stride + 1], (Real)(100 + i));
+      ASSERT_EQ(rech[k * stride + 2], -p.g[i]);
+      ASSERT_EQ(rech[k * stride + 3], (dh[i] > 0 ? p.u[i] : p.l[i]) - p.x[i]);
+      ASSERT_EQ(rech[k * stride + 4], 2.0 * p.g[i]);
+    }
+    /* finish: passed variables on their bound, others along the path */
+    Real tstar = sorted.empty() ? -1 : sorted[sorted.size() / 3], tsum = tstar < 0 ? 0.1 : tstar;
+    lb::CauchyFinish(l, u, x, d, t, iw, xcp, tstar, n, 0, tsum);
+    auto xh = ToHost(xcp);
+    auto iwh = ToHost(iw);
+    for (Int i = 0; i < n; i++) {
+      if (tref[i] <= tstar) {
+        ASSERT_EQ(xh[i], p.g[i] < 0 ? p.u[i] : p.l[i]);
+        ASSERT_EQ(iwh[i], p.g[i] < 0 ? 2 : 1);
+      } else ASSERT_EQ(xh[i], p.x[i] + tsum * dh[i]) << i;
+    }
+  }
+}
+
+TEST(Lbfgsb, SubspaceProjectionAndBacktrack)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 41);
+    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+    auto         dd = RandomVector(n, 42, -2, 2);
+    auto         l = ToDevice(p.l), u = ToDevice(p.u), z = ToDevice(p.x), d = ToDevice(dd);
+    View<Int>    iw("iw", n);
+    View<Scalar> xn("xn", n), xb("xb", n);
+    std::vector<Int> iwr(n);
+    for (Int i = 0; i < n; i++) iwr[i] = (i % 9 == 2) ? 1 : 0;
+    Kokkos::deep_copy(iw, HostUView<Int>(iwr.data(), n));
+    Int  hits = lb::ProjectStep(l, u, iw, z, d, xn, kInf);
+    auto xh   = ToHost(xn);
+    Int  rh   = 0;
+    Real alpha = 1;
+    Int  blk   = -1;
+    for (Int i = 0; i < n; i++) {
+      if (iwr[i] > 0) {
+        ASSERT_EQ(xh[i], p.x[i]);
+        continue;
+      }
+      Real v = std::min(std::max(p.x[i] + dd[i], p.l[i]), p.u[i]);
+      ASSERT_EQ(xh[i], v);
+      int nbd = RefNbd(p.l[i], p.u[i]);
+      if (nbd && (v == p.l[i] || v == p.u[i])) rh++;
+      /* reference backtracking: running minimum in index order */
+      Real r = 1;
+      if (nbd && dd[i] < 0 && nbd <= 2) r = (p.l[i] - p.x[i] >= 0) ? 0 : std::min(1.0, (p.l[i] - p.x[i]) / dd[i]);
+      if (nbd && dd[i] > 0 && nbd >= 2) r = (p.u[i] - p.x[i] <= 0) ? 0 : std::min(1.0, (p.u[i] - p.x[i]) / dd[i]);
+      if (r < alpha) alpha = r, blk = i;
+    }
+    EXPECT_EQ(hits, rh);
+    Int  loc;
+    Real a = lb::SubspaceMaxStep(l, u, iw, z, d, kInf, &loc);
+    EXPECT_EQ(a, alpha);
+    EXPECT_EQ(loc, blk);
+    lb::SubspaceBacktrack(l, u, iw, z, d, xb, a, loc);
+    auto xbh = ToHost(xb);
+    for (Int i = 0; i < n; i++) {
+      Real ref = iwr[i] > 0 ? p.x[i] : (i == blk ? (dd[i] > 0 ? p.u[i] : p.l[i]) : p.x[i] + alpha * dd[i]);
+      ASSERT_EQ(xbh[i], ref) << i;
+    }
+    /* line search max step over all variables */
+    Real stp = 1e10;
+    for (Int i = 0; i < n; i++) {
+      int nbd = RefNbd(p.l[i], p.u[i]);
+      if (nbd && dd[i] < 0 && nbd <= 2) stp = std::min(stp, p.l[i] - p.x[i] >= 0 ? 0.0 : (p.l[i] - p.x[i]) / dd[i]);
+      if (nbd && dd[i] > 0 && nbd >= 2) stp = std::min(stp, p.u[i] - p.x[i] <= 0 ? 0.0 : (p.u[i] - p.x[i]) / dd[i]);
+    }
+    EXPECT_EQ(lb::LineSearchMaxStep(l, u, z, d, kInf, 1e10), stp);
+  }
+}
+
+/* the compact representation against an explicit BFGS matrix, and the Cauchy scan against a brute-force scan */
+TEST(Lbfgsb, BmvMatchesExplicitBfgs)
+{
+  const int  n = 6, m = 3;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> U(-1, 1);
+  std::vector<std::vector<double>> S, Y;
+  for (int k = 0; k < m; k++) {
+    std::vector<double> s(n), y(n);
+    for (int i = 0; i < n; i++) s[i] = U(gen);
+    for (int i = 0; i < n; i++) y[i] = s[i] * (2 + i) + 0.1 * U(gen); /* s^T y > 0 */
+    S.push_back(s);
+    Y.push_back(y);
+  }
+  lb::Memory mem;
+  mem.Resize(m);
+  mem.col = m;
+  auto dot = [](const std::vector<double> &a, const std::vector<double> &b) { double s = 0; for (size_t i = 0; i < a.size(); i++) s += a[i] * b[i]; return s; };
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      mem.SY(i, j) = dot(S[i], Y[j]);
+      mem.SS(i, j) = dot(S[i], S[j]);
+    }
+  mem.theta = dot(Y[m - 1], Y[m - 1]) / dot(S[m - 1], Y[m - 1]);
+  ASSERT_EQ(lb::Formt(mem), 0);
+  /* explicit B = theta I, then the BFGS updates in order */
+  std::vector<double> B(n * n, 0);
+  for (int i = 0; i < n; i++) B[i * n + i] = mem.theta;
+  for (int k = 0; k < m; k++) {
+    std::vector<double> Bs(n, 0);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) Bs[i] += B[i * n + j] * S[k][j];
+    double sBs = dot(S[k], Bs), sy = dot(S[k], Y[k]);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) B[i * n + j] += -Bs[i] * Bs[j] / sBs + Y[k][i] * Y[k][j] / sy;
+  }
+  /* B v = theta v - W M W^T v */
+  std::vector<double> v(n);
+  for (int i = 0; i < n; i++) v[i] = U(gen);
+  std::vector<double> wv(2 * m), mwv(2 * m);
+  for (int j = 0; j < m; j++) {
+    wv[j]     = dot(Y[j], v);
+    wv[m + j] = mem.theta * dot(S[j], v);
+  }
+  ASSERT_EQ(lb::Bmv(mem, wv.data(), mwv.data()), 0);
+  for (int i = 0; i < n; i++) {
+    double bv = mem.theta * v[i], ref = 0;
+    for (int j = 0; j < m; j++) bv -= Y[j][i] * mwv[j] + mem.theta * S[j][i] * mwv[m + j];
+    for (int j = 0; j < n; j++) ref += B[i * n + j] * v[j];
+    EXPECT_NEAR(bv, ref, 1e-10 * (1 + std::abs(ref)));
+  }
+
+  /* Cauchy point by the scan vs a brute-force minimisation of the model along the projected path */
+  std::vector<double> x(n), g(n), l(n), u(n);
+  for (int i = 0; i < n; i++) {
+    x[i] = 0.5 * U(gen);
+    g[i] = U(gen);
+    l[i] = -0.6;
+    u[i] = 0.6;
+  }
+  std::vector<lb::Breakpoint> bp;
+  std::vector<std::vector<double>> w(n, std::vector<double>(2 * m));
+  std::vector<double> p(2 * m, 0);
+  double f1 = 0;
+  for (int i = 0; i < n; i++) {
+    double d = -g[i];
+    f1 -= d * d;
+    for (int j = 0; j < m; j++) {
+      w[i][j]     = Y[j][i];
+      w[i][m + j] = mem.theta * S[j][i];
+      p[j] += Y[j][i] * d;
+      p[m + j] += mem.theta * S[j][i] * d;
+    }
+    double t = d > 0 ? (u[i] - x[i]) / d : (l[i] - x[i]) / d;
+    bp.push_back(lb::Breakpoint{t, i, d, (d > 0 ? u[i] : l[i]) - x[i], w[i].data()});
+  }
+  std::sort(bp.begin(), bp.end(), [](const lb::Breakpoint &a, const lb::Breakpoint &b) { return a.t < b.t; });
+  lb::CauchyScan scan;
+  ASSERT_EQ(lb::CauchyScanStart(mem, scan, p.data(), f1, 2.2e-16), 0);
+  ASSERT_EQ(lb::CauchyScanChunk(mem, scan, bp.data(), 2, n, n, true), 0); /* two chunks */
+  if (!scan.done) ASSERT_EQ(lb::CauchyScanChunk(mem, scan, bp.data() + 2, n - 2, n, n, true), 0);
+  lb::CauchyScanFinish(scan);
+  auto model = [&](double t) {
+    std::vector<double> z(n);
+    for (int i = 0; i < n; i++) z[i] = std::min(std::max(x[i] - t * g[i], l[i]), u[i]) - x[i];
+    double q = dot(g, z);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) q += 0.5 * z[i] * B[i * n + j] * z[j];
+    return q;
+  };
+  /* first local minimiser of the piecewise quadratic: fine scan */
+  double tbest = 0, qbest = model(0);
+  for (int k = 1; k <= 200000; k++) {
+    double t = 5.0 * k / 200000, q = model(t);
+    if (q < qbest) qbest = q, tbest = t;
+    else if (q > qbest + 1e-9) break;
+  }
+  EXPECT_NEAR(scan.tsum, tbest, 1e-4);
+  EXPECT_NEAR(model(scan.tsum), qbest, 1e-9);
+}
+
+TEST(Lbfgsb, DcsrchFindsWolfePoint)
+{
+  /* phi(a) = (a - 2)^2 - 4 with phi'(0) = -4: the line search must end at a point satisfying the strong Wolfe conditions */
+  lb::Dcsrch ls;
+  double     stp = 1, f = 0, gphi = -4;
+  int        evals = 0;
+  while (true) {
+    ls.Step(f, gphi, stp, 1e-3, 0.9, 0.1, 0, 1e10);
+    if (ls.task != lb::Dcsrch::FG) break;
+    f    = (stp - 2) * (stp - 2) - 4;
+    gphi = 2 * (stp - 2);
+    ASSERT_LT(++evals, 20);
+  }
+  EXPECT_EQ(ls.task, lb::Dcsrch::CONVERGENCE);
+  EXPECT_LE(f, 0 + 1e-3 * stp * -4);
+  EXPECT_LE(std::abs(gphi), 0.9 * 4);
+}
