@@ -9,3 +9,6 @@
 #include <petsc/private/taoimpl.h>
 
 PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
+
+/* psormg (seed 000) */
+PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC);

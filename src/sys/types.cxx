@@ -9,6 +9,7 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   PetscFunctionBegin;
   /* neumann, dcg */
   /* psormg */
+  PetscCall(PCRegister("psormg", PCCreate_PSORMG));
   /* lbfgsb */
   /* uaamg */
   /* pscr */
