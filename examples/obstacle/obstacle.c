@@ -460,7 +460,7 @@ int main(int argc, char **argv)
   # manufactured LCP: exact solution and active set; all-active and all-inactive cases; lower, upper, box bounds
   test:
     suffix: manufactured
-    nsize: {{1 2 4}}
+    nsize: {{1 4}}
     args: -problem manufactured -n 33 -active {{disc all none}} -bounds {{lower upper box}} -max_cycles 30
     output_file: output/obstacle_manufactured.out
 
