@@ -174,7 +174,10 @@ Int ColourConflicts(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> c
 void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>> &lists)
 {
   const Int n = (Int)colour.extent(0);
-  auto      h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), colour);
+  HostView<Int> h(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("psormg colours host")), n);
+
+  exec().fence();
+  Kokkos::deep_copy(h, colour);
 
   lists.assign(ncolours, View<Int>());
   for (Int c = 0; c < ncolours; c++) {
