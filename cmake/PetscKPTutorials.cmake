@@ -93,3 +93,10 @@ if(PETSCKP_ENABLE_TESTS)
     endif()
   endforeach()
 endif()
+
+# seed 000: unconstrained psormg preconditions CG on ex45 (65^3, DMDA given with KSPSetDM) in <= 20 iterations
+foreach(np 1 2 4)
+  petsckp_add_tutorial_test(ex45_psormg_cg ksp_ex45 NSIZE ${np}
+    ARGS -da_grid_x 65 -da_grid_y 65 -da_grid_z 65 -ksp_type cg -pc_type psormg -ksp_rtol 1e-8 -ksp_max_it 20 -ksp_error_if_not_converged -ksp_converged_reason
+    EXPECT "Linear solve converged due to CONVERGED_RTOL")
+endforeach()

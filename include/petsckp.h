@@ -56,6 +56,31 @@ PETSC_EXTERN const char *const KSPDCGCoarseTypes[];
 PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
 PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
 /* ---- PC psormg (seed 000) */
+#define PCPSORMG "psormg"
+/*E
+  PCPSORMGObstacleRestriction - how `PCPSORMG` makes the bounds of the coarse-grid correction from the fine gaps
+
+  Values:
++ `PC_PSORMG_OBSTACLE_MONOTONE` - max (lower) / min (upper) of the gaps over the support of the interpolation: every coarse correction is feasible
+- `PC_PSORMG_OBSTACLE_LINEAR`   - row-normalised linear restriction of the gaps (Klement and Oberhuber): no feasibility guarantee
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetObstacleRestriction()`
+E*/
+typedef enum {
+  PC_PSORMG_OBSTACLE_MONOTONE,
+  PC_PSORMG_OBSTACLE_LINEAR
+} PCPSORMGObstacleRestriction;
+PETSC_EXTERN const char *const PCPSORMGObstacleRestrictions[];
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetVariableBounds(PC, Vec, Vec);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetVariableBounds(PC, Vec *, Vec *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetObstacleRestriction(PC, PCPSORMGObstacleRestriction);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetLevels(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetCycleType(PC, PCMGCycleType);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetSmooths(PC, PetscInt, PetscInt);
 /* ---- TAO lbfgsb (seed 004) */
 #define TAOLBFGSB "lbfgsb"
 typedef enum {

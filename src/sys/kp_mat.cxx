@@ -124,6 +124,18 @@ static void LocalSpmv(PetscKPDeviceMat dm, PetscInt b, Scalar beta, UView<const 
   else Spmv(dm->csr[b], 1.0, x, beta, y);
 }
 
+PetscErrorCode DeviceMatGhostUpdate(PetscKPDeviceMat dm, Vec x, Vec *ghosts)
+{
+  PetscFunctionBegin;
+  *ghosts = nullptr;
+  if (!dm->mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DeviceMatSetUpGhosts(dm, x));
+  PetscCall(VecScatterBegin(dm->sct, x, dm->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(dm->sct, x, dm->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  *ghosts = dm->lvec;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DeviceMatMultLocal(PetscKPDeviceMat dm, Vec x, Vec y)
 {
   DeviceVec xv, yv;

@@ -36,6 +36,12 @@ namespace petsckp
 inline const CsrMatrix &DeviceMatLocalCsr(PetscKPDeviceMat dm) { return dm->csr[0]; }
 /* y = A x with the ghost exchange; x, y PETSc Vecs of A's layout */
 PetscErrorCode DeviceMatMultLocal(PetscKPDeviceMat dm, Vec x, Vec y);
+/* the off-process block (columns numbered like the ghost vector); nrows 0 when sequential */
+inline const CsrMatrix &DeviceMatGhostCsr(PetscKPDeviceMat dm) { return dm->csr[1]; }
+/* gathers the ghost values of x (column layout of the matrix) into the device matrix's ghost vector and returns
+   that vector in *ghosts (owned by dm, valid until the next call); *ghosts = NULL for a sequential matrix.
+   Solvers whose kernels read neighbours between two phases (coloured sweeps) call it before each phase. */
+PetscErrorCode DeviceMatGhostUpdate(PetscKPDeviceMat dm, Vec x, Vec *ghosts);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
 } // namespace petsckp

@@ -16,3 +16,6 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP);
 
 /* TAO lbfgsb (seed 004) */
 PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);
+
+/* psormg (seed 000) */
+PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC);

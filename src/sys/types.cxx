@@ -12,8 +12,9 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   PetscCall(PCRegister(PCNEUMANN, PCCreate_Neumann));
   PetscCall(KSPRegister(KSPDCG, KSPCreate_DCG));
   /* psormg */
+  PetscCall(PCRegister(PCPSORMG, PCCreate_PSORMG));
   /* lbfgsb */
-  PetscCall(TaoRegister("lbfgsb", TaoCreate_LBFGSB));
+  PetscCall(TaoRegister(TAOLBFGSB, TaoCreate_LBFGSB));
   /* uaamg */
   /* pscr */
   PetscFunctionReturn(PETSC_SUCCESS);

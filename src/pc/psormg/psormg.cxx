@@ -1,0 +1,1039 @@
+/*
+   psormg.cxx - PCPSORMG: red-black projected-SOR multigrid for linear complementarity (obstacle) problems
+   (Klement and Oberhuber, "Multigrid method for linear complementarity problem and its implementation on GPU").
+
+   Routines: PCSetUp_PSORMG, PCApplyRichardson_PSORMG (the projected multigrid iteration), PCApply_PSORMG (one
+   symmetric linear V/W cycle, without bounds), PCReset_PSORMG, PCDestroy_PSORMG, PCSetFromOptions_PSORMG,
+   PCView_PSORMG, PCCreate_PSORMG, and the composed PCPSORMGSet...() functions. The kernels are in psormg_kernels.
+*/
+#include "kp_sys.hpp"
+#include "petsckp_types.h"
+#include "psormg_kernels.hpp"
+#include <petscdmda.h>
+#include <algorithm>
+#include <vector>
+
+using namespace petsckp;
+using petsckp::psormg::GridColouring;
+using petsckp::psormg::ObstacleRestriction;
+
+const char *const PCPSORMGObstacleRestrictions[] = {"monotone", "linear", "PCPSORMGObstacleRestriction", "PC_PSORMG_OBSTACLE_", nullptr};
+
+static PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+
+/* one grid of the hierarchy */
+struct PSORMGLevel {
+  PetscInt         M[3] = {1, 1, 1};  /* global grid points per direction */
+  std::vector<Int> own[3];            /* per direction: first point of each process column, np + 1 entries */
+  PetscInt         xs[3] = {0, 0, 0}; /* this process's block */
+  PetscInt         xm[3] = {0, 0, 0};
+  Mat              A = nullptr;       /* level operator: the PC's Pmat on level 0, R A P below */
+  Mat              P = nullptr;       /* interpolation from the next coarser level (not on the coarsest) */
+  Mat              R = nullptr;       /* P^T */
+  PetscKPDeviceMat Ad = nullptr, Pd = nullptr, Rd = nullptr; /* device copies */
+  Vec              x = nullptr, b = nullptr;                 /* iterate (the correction below level 0) and rhs; level 0: the caller's */
+  Vec              lo = nullptr, up = nullptr;               /* bounds (of the correction below level 0); level 0: the user's */
+  Vec              r = nullptr, w = nullptr;                 /* residual, work */
+  GridColouring    scheme   = GridColouring::RedBlack;
+  std::vector<View<Int>> rows; /* rows of each colour; only colours present somewhere on the grid */
+};
+
+/* private context */
+struct PC_PSORMG {
+  /* parameters */
+  PetscInt                    levels_max    = 0;  /* 0: as many as coarse_size allows */
+  PetscInt                    coarse_size   = 64; /* stop coarsening at this many unknowns */
+  PCMGCycleType               cycle_type    = PC_MG_CYCLE_V;
+  PetscInt                    nu1           = 2, nu2 = 2; /* pre / post smoothing sweeps (one sweep = all colours) */
+  PetscReal                   omega         = 1.0;        /* smoother relaxation */
+  PetscReal                   coarse_omega  = 1.5;        /* coarsest-grid PSOR relaxation */
+  PetscInt                    coarse_max_it = 500;        /* coarsest-grid PSOR sweeps at most */
+  PetscReal                   coarse_rtol   = 1e-10;      /* coarsest-grid PSOR relative projected residual */
+  PCPSORMGObstacleRestriction restriction   = PC_PSORMG_OBSTACLE_MONOTONE;
+  PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
+  PetscBool                   monitor       = PETSC_FALSE; /* print per-cycle measures */
+  /* bounds (referenced) */
+  Vec xl = nullptr, xu = nullptr;
+  /* hierarchy */
+  std::vector<PSORMGLevel> levels;
+  PetscBool                havelo = PETSC_FALSE, haveup = PETSC_FALSE; /* during a solve */
+  /* statistics of the last PCApplyRichardson */
+  PetscInt  last_its   = 0;
+  PetscReal last_pnorm = 0;
+};
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* hierarchy helpers */
+
+/* global index (PETSc ordering of a DMDA-like layout) of grid point (i, j, k) of a level */
+static PetscInt LevelGlobalIndex(const PSORMGLevel &L, const std::vector<PetscInt> &offset, PetscInt i, PetscInt j, PetscInt k)
+{
+  const PetscInt idx[3] = {i, j, k};
+  PetscInt       p[3], np[3];
+
+  for (int d = 0; d < 3; d++) {
+    np[d] = (PetscInt)L.own[d].size() - 1;
+    p[d]  = (PetscInt)(std::upper_bound(L.own[d].begin(), L.own[d].end(), idx[d]) - L.own[d].begin()) - 1;
+    p[d]  = std::min(p[d], np[d] - 1);
+  }
+  const PetscInt rank = p[0] + np[0] * (p[1] + np[1] * p[2]);
+  const PetscInt xm = L.own[0][p[0] + 1] - L.own[0][p[0]], ym = L.own[1][p[1] + 1] - L.own[1][p[1]];
+  return offset[rank] + (i - L.own[0][p[0]]) + xm * ((j - L.own[1][p[1]]) + ym * (k - L.own[2][p[2]]));
+}
+
+/* first global index of each process of a level */
+static std::vector<PetscInt> LevelOffsets(const PSORMGLevel &L)
+{
+  const PetscInt        np0 = (PetscInt)L.own[0].size() - 1, np1 = (PetscInt)L.own[1].size() - 1, np2 = (PetscInt)L.own[2].size() - 1;
+  std::vector<PetscInt> off(np0 * np1 * np2 + 1, 0);
+
+  for (PetscInt pz = 0; pz < np2; pz++)
+    for (PetscInt py = 0; py < np1; py++)
+      for (PetscInt px = 0; px < np0; px++) {
+        const PetscInt r = px + np0 * (py + np1 * pz);
+        off[r + 1]       = off[r] + (L.own[0][px + 1] - L.own[0][px]) * (L.own[1][py + 1] - L.own[1][py]) * (L.own[2][pz + 1] - L.own[2][pz]);
+      }
+  return off;
+}
+
+/* the next coarser grid and the interpolation P (fine rows, coarse columns) of the same type as the fine operator */
+static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, Mat *P)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  PetscMPIInt rank;
+  PetscInt    nf, nc, rstart, pcoord[3];
+  MatType     type;
+  Mat         Pm;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  {
+    const PetscInt np0 = (PetscInt)F.own[0].size() - 1, np1 = (PetscInt)F.own[1].size() - 1;
+    pcoord[0] = rank % np0, pcoord[1] = (rank / np0) % np1, pcoord[2] = rank / (np0 * np1);
+  }
+  for (int d = 0; d < 3; d++) {
+    C.M[d] = psormg::CoarseSize1D(F.M[d]);
+    C.own[d].resize(F.own[d].size());
+    for (size_t p = 0; p < F.own[d].size(); p++) {
+      PetscInt cs, ce;
+      psormg::CoarseRange1D(F.M[d], F.own[d][p], F.own[d][p], &cs, &ce);
+      C.own[d][p] = cs;
+    }
+    C.xs[d] = C.own[d][pcoord[d]];
+    C.xm[d] = C.own[d][pcoord[d] + 1] - C.xs[d];
+  }
+  nf = F.xm[0] * F.xm[1] * F.xm[2];
+  nc = C.xm[0] * C.xm[1] * C.xm[2];
+  const std::vector<PetscInt> offc = LevelOffsets(C);
+  PetscCall(MatCreate(comm, &Pm));
+  PetscCall(MatSetSizes(Pm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(Pm, MATAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(Pm, 8, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(Pm, 8, NULL, 8, NULL));
+  PetscCall(MatGetOwnershipRange(Pm, &rstart, NULL));
+  for (PetscInt k = F.xs[2], t = 0; k < F.xs[2] + F.xm[2]; k++)
+    for (PetscInt j = F.xs[1]; j < F.xs[1] + F.xm[1]; j++)
+      for (PetscInt i = F.xs[0]; i < F.xs[0] + F.xm[0]; i++, t++) {
+        PetscInt    I[2], J[2], K[2], cols[8], cnt = 0, row = rstart + t;
+        PetscReal   wi[2], wj[2], wk[2];
+        PetscScalar v[8];
+        PetscInt    ni = psormg::Prolong1D(i, F.M[0], I, wi), nj = psormg::Prolong1D(j, F.M[1], J, wj), nk = psormg::Prolong1D(k, F.M[2], K, wk);
+
+        for (PetscInt c = 0; c < nk; c++)
+          for (PetscInt b = 0; b < nj; b++)
+            for (PetscInt a = 0; a < ni; a++) {
+              cols[cnt] = LevelGlobalIndex(C, offc, I[a], J[b], K[c]);
+              v[cnt++]  = wi[a] * wj[b] * wk[c];
+            }
+        PetscCall(MatSetValues(Pm, 1, &row, cnt, cols, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  /* same matrix type as the operator (e.g. aijcusparse), so that MatPtAP runs where the operator lives */
+  PetscCall(MatGetType(F.A, &type));
+  PetscCall(MatConvert(Pm, type, MAT_INPLACE_MATRIX, &Pm));
+  *P = Pm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* choose the colouring of a level (red-black if the stencil allows it, else parity colours) and the row lists */
+static PetscErrorCode LevelColour(PC pc, PSORMGLevel &L, PetscInt lev)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)pc);
+  const PetscInt n    = L.xm[0] * L.xm[1] * L.xm[2];
+  View<Int>      colour;
+  Vec            cv, g;
+  GridColouring  schemes[2] = {GridColouring::RedBlack, GridColouring::Parity};
+  PetscBool      found      = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCallCXX(colour = View<Int>(std::string("psormg colour"), n));
+  PetscCall(MatCreateVecs(L.A, &cv, NULL));
+  for (int s = 0; s < 2 && !found; s++) {
+    DeviceVec cvv, gv;
+    PetscInt  bad;
+
+    PetscCall(cvv.Get(cv, Access::Write));
+    PetscCallCXX(psormg::StructuredColours(schemes[s], L.xs[0], L.xs[1], L.xs[2], L.xm[0], L.xm[1], L.xm[2], UView<Int>(colour.data(), n), cvv.view()));
+    PetscCall(cvv.Restore());
+    PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g));
+    if (g) PetscCall(gv.Get(g, Access::Read));
+    PetscCallCXX(bad = psormg::ColourConflicts(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(colour.data(), n), gv.cview()));
+    PetscCall(gv.Restore());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, comm));
+    if (!bad) {
+      found    = PETSC_TRUE;
+      L.scheme = schemes[s];
+    } else PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %s colouring has %" PetscInt_FMT " couplings inside a colour\n", lev, s ? "parity" : "red-black", bad));
+  }
+  PetscCall(VecDestroy(&cv));
+  PetscCheck(found, comm, PETSC_ERR_SUP, "PCPSORMG could not colour level %" PetscInt_FMT ": its operator couples grid points more than one grid line apart (only 3/5/7/9/27-point stencils of width 1 on a DMDA are supported)", lev);
+  {
+    std::vector<View<Int>> lists;
+    PetscInt               cnt[8];
+
+    PetscCallCXX(psormg::ColourRowLists(UView<const Int>(colour.data(), n), 8, lists));
+    for (int c = 0; c < 8; c++) cnt[c] = (PetscInt)lists[c].extent(0);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, 8, MPIU_INT, MPI_SUM, comm));
+    L.rows.clear();
+    for (int c = 0; c < 8; c++)
+      if (cnt[c]) L.rows.push_back(lists[c]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* the projected multigrid cycle */
+
+/* nsweeps projected SOR sweeps over all colours (reverse colour order when backward) */
+static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PSORMGLevel &L, PetscInt nsweeps, PetscReal omega, PetscBool backward)
+{
+  const PetscInt nc = (PetscInt)L.rows.size();
+
+  PetscFunctionBegin;
+  if (nsweeps <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+  for (PetscInt s = 0; s < nsweeps; s++) {
+    for (PetscInt cc = 0; cc < nc; cc++) {
+      const PetscInt c = backward ? nc - 1 - cc : cc;
+      DeviceVec      xv, bv, gv, lv, uv;
+      Vec            g;
+
+      PetscCall(DeviceMatGhostUpdate(L.Ad, L.x, &g)); /* the values of the other colours on the neighbours */
+      if (g) PetscCall(gv.Get(g, Access::Read));
+      if (mg->havelo) PetscCall(lv.Get(L.lo, Access::Read));
+      if (mg->haveup) PetscCall(uv.Get(L.up, Access::Read));
+      PetscCall(bv.Get(L.b, Access::Read));
+      PetscCall(xv.Get(L.x, Access::ReadWrite));
+      PetscCallCXX(psormg::ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(L.rows[c].data(), L.rows[c].extent(0)), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
+      PetscCall(xv.Restore());
+      PetscCall(bv.Restore());
+      PetscCall(uv.Restore());
+      PetscCall(lv.Restore());
+      PetscCall(gv.Restore());
+    }
+  }
+  PetscCall(PetscLogFlops(2.0 * nsweeps * (DeviceMatLocalCsr(L.Ad).nnz + DeviceMatGhostCsr(L.Ad).nnz)));
+  PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - A x on a level and the global LCP measures of x (all = false: only the projected residual) */
+static PetscErrorCode LevelMeasures(PC pc, PSORMGLevel &L, PetscBool all, psormg::LcpMeasures *m)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+  DeviceVec  xv, rv, bv, lv, uv;
+  PetscReal  sums[4], mx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscKPDeviceMatMult(L.Ad, L.x, L.r));
+  PetscCall(VecAYPX(L.r, -1.0, L.b));
+  PetscCall(xv.Get(L.x, Access::Read));
+  PetscCall(rv.Get(L.r, Access::Read));
+  PetscCall(bv.Get(L.b, Access::Read));
+  if (mg->havelo) PetscCall(lv.Get(L.lo, Access::Read));
+  if (mg->haveup) PetscCall(uv.Get(L.up, Access::Read));
+  PetscCallCXX(*m = psormg::ComputeLcpMeasures(xv.cview(), rv.cview(), bv.cview(), lv.cview(), uv.cview(), 100 * PETSC_MACHINE_EPSILON, all ? true : false));
+  PetscCall(uv.Restore());
+  PetscCall(lv.Restore());
+  PetscCall(bv.Restore());
+  PetscCall(rv.Restore());
+  PetscCall(xv.Restore());
+  sums[0] = m->pnorm2, sums[1] = m->comp, sums[2] = m->energy, sums[3] = (PetscReal)m->nactive;
+  mx      = m->infeas;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, all ? 4 : 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)pc)));
+  if (all) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mx, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)pc)));
+  m->pnorm2 = sums[0], m->comp = sums[1], m->energy = sums[2], m->nactive = (PetscInt)sums[3], m->infeas = mx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* coarse bound of the correction from the fine gaps g = bound - x */
+static PetscErrorCode LevelRestrictGap(PC_PSORMG *mg, PSORMGLevel &F, PetscBool lower, Vec g, Vec gc)
+{
+  DeviceVec gv, ghv, gcv;
+  Vec       gh;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceMatGhostUpdate(F.Rd, g, &gh));
+  if (gh) PetscCall(ghv.Get(gh, Access::Read));
+  PetscCall(gv.Get(g, Access::Read));
+  PetscCall(gcv.Get(gc, Access::Write));
+  PetscCallCXX(psormg::RestrictGap(mg->restriction == PC_PSORMG_OBSTACLE_MONOTONE ? ObstacleRestriction::Monotone : ObstacleRestriction::Linear, lower ? true : false, DeviceMatLocalCsr(F.Rd), DeviceMatGhostCsr(F.Rd), gv.cview(), ghv.cview(), gcv.view()));
+  PetscCall(gcv.Restore());
+  PetscCall(gv.Restore());
+  PetscCall(ghv.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LevelProject(PC_PSORMG *mg, PSORMGLevel &L)
+{
+  PetscFunctionBegin;
+  if (mg->havelo) PetscCall(VecPointwiseMax(L.x, L.x, L.lo));
+  if (mg->haveup) PetscCall(VecPointwiseMin(L.x, L.x, L.up));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol */
+static PetscErrorCode CoarseSolve(PC pc, PSORMGLevel &L)
+{
+  PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
+  psormg::LcpMeasures m;
+  PetscReal           p0;
+
+  PetscFunctionBegin;
+  PetscCall(LevelMeasures(pc, L, PETSC_FALSE, &m));
+  p0 = PetscSqrtReal(m.pnorm2);
+  for (PetscInt it = 0; it < mg->coarse_max_it && p0 > 0; it += 2) {
+    PetscCall(LevelSweeps(mg, L, 1, mg->coarse_omega, PETSC_FALSE));
+    PetscCall(LevelSweeps(mg, L, 1, mg->coarse_omega, PETSC_TRUE));
+    if ((it / 2) % 4 == 3) {
+      PetscCall(LevelMeasures(pc, L, PETSC_FALSE, &m));
+      if (PetscSqrtReal(m.pnorm2) <= mg->coarse_rtol * p0) break;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one projected multigrid cycle on level l for A_l x >= b_l, lo_l <= x <= up_l (the paper's Algorithm 1 with box
+   bounds, post-smoothing and the monotone obstacle restriction by default) */
+static PetscErrorCode PSORMGCycle(PC pc, PetscInt l)
+{
+  PC_PSORMG  *mg = (PC_PSORMG *)pc->data;
+  PSORMGLevel &L = mg->levels[l];
+
+  PetscFunctionBegin;
+  if (l == (PetscInt)mg->levels.size() - 1) {
+    PetscCall(CoarseSolve(pc, L));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PSORMGLevel &C = mg->levels[l + 1];
+  PetscCall(LevelSweeps(mg, L, mg->nu1, mg->omega, PETSC_FALSE));
+  /* coarse problem for the correction e: A_c e >= R (b - A x), lo_c <= e <= up_c */
+  PetscCall(PetscKPDeviceMatMult(L.Ad, L.x, L.r));
+  PetscCall(VecAYPX(L.r, -1.0, L.b));
+  PetscCall(PetscKPDeviceMatMult(L.Rd, L.r, C.b));
+  if (mg->havelo) {
+    PetscCall(VecWAXPY(L.w, -1.0, L.x, L.lo));
+    PetscCall(LevelRestrictGap(mg, L, PETSC_TRUE, L.w, C.lo));
+  }
+  if (mg->haveup) {
+    PetscCall(VecWAXPY(L.w, -1.0, L.x, L.up));
+    PetscCall(LevelRestrictGap(mg, L, PETSC_FALSE, L.w, C.up));
+  }
+  PetscCall(VecSet(C.x, 0.0));
+  for (PetscInt g = 0; g < (PetscInt)mg->cycle_type; g++) PetscCall(PSORMGCycle(pc, l + 1));
+  /* x += P e, projected */
+  PetscCall(PetscKPDeviceMatMult(L.Pd, C.x, L.w));
+  PetscCall(VecAXPY(L.x, 1.0, L.w));
+  if (mg->project) PetscCall(LevelProject(mg, L));
+  PetscCall(LevelSweeps(mg, L, mg->nu2, mg->omega, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* composed setters */
+
+static PetscErrorCode PCPSORMGSetVariableBounds_PSORMG(PC pc, Vec xl, Vec xu)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  if (xl) PetscCall(PetscObjectReference((PetscObject)xl));
+  if (xu) PetscCall(PetscObjectReference((PetscObject)xu));
+  PetscCall(VecDestroy(&mg->xl));
+  PetscCall(VecDestroy(&mg->xu));
+  mg->xl = xl;
+  mg->xu = xu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetVariableBounds_PSORMG(PC pc, Vec *xl, Vec *xu)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  if (xl) *xl = mg->xl;
+  if (xu) *xu = mg->xu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetObstacleRestriction_PSORMG(PC pc, PCPSORMGObstacleRestriction type)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  mg->restriction = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetOmega_PSORMG(PC pc, PetscReal omega)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(omega > 0 && omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG relaxation factor omega must lie in (0, 2), not %g", (double)omega);
+  mg->omega = omega;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetLevels_PSORMG(PC pc, PetscInt levels)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(levels >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG number of levels must be >= 1 (or 0 for automatic), not %" PetscInt_FMT, levels);
+  if (levels != mg->levels_max && pc->setupcalled) pc->setupcalled = 0; /* rebuild the hierarchy */
+  mg->levels_max = levels;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetLevels_PSORMG(PC pc, PetscInt *levels)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  *levels = (PetscInt)mg->levels.size();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetCycleType_PSORMG(PC pc, PCMGCycleType type)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(type == PC_MG_CYCLE_V || type == PC_MG_CYCLE_W, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG cycle type must be v or w");
+  mg->cycle_type = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetSmooths_PSORMG(PC pc, PetscInt pre, PetscInt post)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(pre >= 0 && post >= 0 && pre + post > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG needs pre >= 0, post >= 0 and pre + post >= 1 smoothing sweeps, not %" PetscInt_FMT " and %" PetscInt_FMT, pre, post);
+  mg->nu1 = pre;
+  mg->nu2 = post;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+
+static PetscErrorCode PCReset_PSORMG(PC pc)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  for (size_t l = 0; l < mg->levels.size(); l++) {
+    PSORMGLevel &L = mg->levels[l];
+    PetscCall(PetscKPDeviceMatDestroy(&L.Ad));
+    PetscCall(PetscKPDeviceMatDestroy(&L.Pd));
+    PetscCall(PetscKPDeviceMatDestroy(&L.Rd));
+    PetscCall(MatDestroy(&L.P));
+    PetscCall(MatDestroy(&L.R));
+    PetscCall(VecDestroy(&L.r));
+    PetscCall(VecDestroy(&L.w));
+    if (l > 0) {
+      PetscCall(MatDestroy(&L.A));
+      PetscCall(VecDestroy(&L.x));
+      PetscCall(VecDestroy(&L.b));
+      PetscCall(VecDestroy(&L.lo));
+      PetscCall(VecDestroy(&L.up));
+    }
+  }
+  PetscCallCXX(mg->levels.clear());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_PSORMG(PC pc)
+{
+  PC_PSORMG      *mg = (PC_PSORMG *)pc->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+  DM              da   = pc->dm;
+  PetscBool       isda;
+  PetscInt        dim, M[3], np[3], dof, sw, nlocal, mlocal;
+  const PetscInt *lx[3];
+  PetscMPIInt     rank;
+
+  PetscFunctionBegin;
+  PetscCall(KokkosInitializeOnce());
+  PetscCheck(da, comm, PETSC_ERR_ARG_WRONGSTATE, "PCPSORMG builds its grid hierarchy from a DMDA: call KSPSetDM() (with KSPSetDMActive(ksp, PETSC_FALSE) if you set the operators yourself) or PCSetDM() before the solve");
+  PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
+  PetscCheck(isda, comm, PETSC_ERR_SUP, "PCPSORMG needs a DMDA, not a DM of type %s", ((PetscObject)da)->type_name);
+  PetscCall(MatCheckAIJ(pc->pmat, NULL));
+  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty()) {
+    /* new values, same pattern: numeric Galerkin products only */
+    PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
+    for (size_t l = 0; l < mg->levels.size(); l++) {
+      if (l > 0) PetscCall(MatPtAP(mg->levels[l - 1].A, mg->levels[l - 1].P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &mg->levels[l].A));
+      PetscCall(PetscKPDeviceMatUpdateValues(mg->levels[l].Ad));
+    }
+    PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PCReset_PSORMG(pc));
+  PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
+  PetscCall(DMDAGetInfo(da, &dim, &M[0], &M[1], &M[2], &np[0], &np[1], &np[2], &dof, &sw, NULL, NULL, NULL, NULL));
+  PetscCheck(dof == 1, comm, PETSC_ERR_SUP, "PCPSORMG supports scalar problems (DMDA with 1 degree of freedom), not %" PetscInt_FMT, dof);
+  PetscCall(DMDAGetOwnershipRanges(da, &lx[0], &lx[1], &lx[2]));
+  PetscCall(MatGetLocalSize(pc->pmat, &mlocal, NULL));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallCXX(mg->levels.emplace_back());
+  {
+    PSORMGLevel &F = mg->levels[0];
+    for (int d = 0; d < 3; d++) {
+      if (d >= dim || !lx[d]) M[d] = 1, np[d] = 1;
+      F.M[d] = M[d];
+      F.own[d].assign(np[d] + 1, 0);
+      for (PetscInt p = 0; p < np[d]; p++) F.own[d][p + 1] = F.own[d][p] + ((d < dim && lx[d]) ? lx[d][p] : 1);
+    }
+    const PetscInt pc3[3] = {rank % np[0], (rank / np[0]) % np[1], rank / (np[0] * np[1])};
+    for (int d = 0; d < 3; d++) F.xs[d] = F.own[d][pc3[d]], F.xm[d] = F.own[d][pc3[d] + 1] - F.own[d][pc3[d]];
+    nlocal = F.xm[0] * F.xm[1] * F.xm[2];
+    PetscCheck(nlocal == mlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCPSORMG: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC", mlocal, nlocal);
+    F.A = pc->pmat;
+  }
+  /* coarsen while the grid is large enough */
+  for (;;) {
+    PSORMGLevel   &F = mg->levels.back();
+    const PetscInt N = F.M[0] * F.M[1] * F.M[2];
+    if (N <= mg->coarse_size || (F.M[0] <= 2 && F.M[1] <= 2 && F.M[2] <= 2)) break;
+    if (mg->levels_max > 0 && (PetscInt)mg->levels.size() >= mg->levels_max) break;
+    PSORMGLevel C;
+    Mat         P, Ac;
+    PetscCall(LevelCoarsen(pc, F, C, &P));
+    PetscCall(MatPtAP(F.A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ac));
+    F.P = P;
+    PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &F.R));
+    C.A = Ac;
+    PetscCallCXX(mg->levels.push_back(C));
+  }
+  for (size_t l = 0; l < mg->levels.size(); l++) {
+    PSORMGLevel &L = mg->levels[l];
+    PetscCall(PetscKPDeviceMatCreate(L.A, PETSCKP_FORMAT_CSR, &L.Ad));
+    if (L.P) {
+      PetscCall(PetscKPDeviceMatCreate(L.P, PETSCKP_FORMAT_CSR, &L.Pd));
+      PetscCall(PetscKPDeviceMatCreate(L.R, PETSCKP_FORMAT_CSR, &L.Rd));
+    }
+    PetscCall(MatCreateVecs(L.A, &L.r, &L.w));
+    if (l > 0) {
+      PetscCall(VecDuplicate(L.r, &L.x));
+      PetscCall(VecDuplicate(L.r, &L.b));
+      PetscCall(VecDuplicate(L.r, &L.lo));
+      PetscCall(VecDuplicate(L.r, &L.up));
+    }
+    PetscCall(LevelColour(pc, L, (PetscInt)l));
+  }
+  PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bounds of a solve: validated (xl <= xu, no +inf lower / -inf upper bound); lo/up of level 0 point to them */
+static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
+{
+  PC_PSORMG   *mg = (PC_PSORMG *)pc->data;
+  PSORMGLevel &F  = mg->levels[0];
+  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
+  PetscInt     loc;
+  PetscReal    v;
+
+  PetscFunctionBegin;
+  mg->havelo = mg->xl ? PETSC_TRUE : PETSC_FALSE;
+  mg->haveup = mg->xu ? PETSC_TRUE : PETSC_FALSE;
+  if (mg->xl) {
+    PetscCall(VecMax(mg->xl, &loc, &v));
+    PetscCheck(v < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: lower bound %" PetscInt_FMT " is +infinity: the problem is infeasible", loc);
+  }
+  if (mg->xu) {
+    PetscCall(VecMin(mg->xu, &loc, &v));
+    PetscCheck(v > PETSC_NINFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: upper bound %" PetscInt_FMT " is -infinity: the problem is infeasible", loc);
+  }
+  if (mg->xl && mg->xu) {
+    PetscCall(VecWAXPY(F.w, -1.0, mg->xl, mg->xu));
+    PetscCall(VecMin(F.w, &loc, &v));
+    PetscCheck(v >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: the bounds cross at entry %" PetscInt_FMT " (xu - xl = %g < 0); PCPSORMGSetVariableBounds() needs xl <= xu", loc, (double)v);
+  }
+  F.x  = x;
+  F.b  = b;
+  F.lo = mg->xl;
+  F.up = mg->xu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PSORMGEndSolve(PC pc)
+{
+  PC_PSORMG   *mg = (PC_PSORMG *)pc->data;
+  PSORMGLevel &F  = mg->levels[0];
+
+  PetscFunctionBegin;
+  F.x = F.b = F.lo = F.up = nullptr;
+  mg->havelo = mg->haveup = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
+  psormg::LcpMeasures m;
+  PetscReal           p0, pn;
+  PetscViewer         viewer = PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)pc));
+
+  PetscFunctionBegin;
+  (void)w;
+  PetscCall(PSORMGBeginSolve(pc, b, x));
+  PSORMGLevel &F = mg->levels[0];
+  if (guesszero) PetscCall(VecSet(x, 0.0));
+  if (mg->havelo || mg->haveup) {
+    /* an infeasible initial guess is projected onto [xl, xu] */
+    PetscCall(VecCopy(x, F.w));
+    PetscCall(LevelProject(mg, F));
+    PetscCall(VecAXPY(F.w, -1.0, x));
+    PetscCall(VecNorm(F.w, NORM_INFINITY, &pn));
+    if (pn > 0) PetscCall(PetscInfo(pc, "initial guess was infeasible by %g: projected onto the bounds\n", (double)pn));
+  }
+  PetscCall(LevelMeasures(pc, F, mg->monitor, &m));
+  p0 = pn = PetscSqrtReal(m.pnorm2);
+  if (mg->monitor) PetscCall(PetscViewerASCIIPrintf(viewer, "  %3d PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", 0, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
+  *reason = (PCRichardsonConvergedReason)0;
+  *outits = 0;
+  if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
+  for (PetscInt k = 0; k < its && !*reason; k++) {
+    PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
+    PetscCall(PSORMGCycle(pc, 0));
+    PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
+    PetscCall(LevelMeasures(pc, F, mg->monitor, &m));
+    pn      = PetscSqrtReal(m.pnorm2);
+    *outits = k + 1;
+    if (mg->monitor) PetscCall(PetscViewerASCIIPrintf(viewer, "  %3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", k + 1, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
+    PetscCheck(!PetscIsInfOrNanReal(pn), PetscObjectComm((PetscObject)pc), PETSC_ERR_FP, "PCPSORMG: the projected residual is %g after cycle %" PetscInt_FMT "; check the operator (SPD M-matrix expected), the bounds and omega", (double)pn, k + 1);
+    if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
+    else if (pn <= rtol * p0) *reason = PCRICHARDSON_CONVERGED_RTOL;
+    else if (pn >= dtol * p0) *reason = PCRICHARDSON_DIVERGED_DTOL;
+  }
+  if (!*reason) *reason = PCRICHARDSON_CONVERGED_ITS;
+  mg->last_its   = *outits;
+  mg->last_pnorm = pn;
+  PetscCall(PSORMGEndSolve(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_PSORMG(PC pc, Vec b, Vec y)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(!mg->xl && !mg->xu, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCPSORMG with variable bounds is a projected (nonlinear) iteration that runs only through PCApplyRichardson(): use -ksp_type richardson without KSP monitors "
+             "(use -pc_psormg_monitor instead), with the default convergence test, -ksp_richardson_scale 1 and no null space. "
+             "PETSc fell back to PCApply(), which would return a wrong answer for a complementarity problem");
+  PetscCall(PSORMGBeginSolve(pc, b, y));
+  PetscCall(VecSet(y, 0.0));
+  PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
+  PetscCall(PSORMGCycle(pc, 0));
+  PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
+  PetscCall(PSORMGEndSolve(pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_PSORMG(PC pc)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PCReset_PSORMG(pc));
+  PetscCall(VecDestroy(&mg->xl));
+  PetscCall(VecDestroy(&mg->xu));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetVariableBounds_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetVariableBounds_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetObstacleRestriction_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetOmega_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetLevels_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetLevels_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCycleType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetSmooths_C", NULL));
+  PetscCallCXX(delete mg);
+  pc->data = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
+{
+  PC_PSORMG                  *mg = (PC_PSORMG *)pc->data;
+  PetscInt                    levels = mg->levels_max, pre = mg->nu1, post = mg->nu2;
+  PetscReal                   omega  = mg->omega;
+  PCMGCycleType               cycle  = mg->cycle_type;
+  PCPSORMGObstacleRestriction rtype  = mg->restriction;
+  PetscBool                   flg, flg2;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "PSORMG options (projected SOR multigrid for complementarity problems)");
+  PetscCall(PetscOptionsInt("-pc_psormg_levels", "Maximum number of levels (0 = coarsen down to -pc_psormg_coarse_size)", "PCPSORMGSetLevels", levels, &levels, &flg));
+  if (flg) PetscCall(PCPSORMGSetLevels(pc, levels));
+  PetscCall(PetscOptionsInt("-pc_psormg_coarse_size", "Stop coarsening at this many unknowns", "PCPSORMG", mg->coarse_size, &mg->coarse_size, &flg));
+  if (flg && pc->setupcalled) pc->setupcalled = 0;
+  PetscCall(PetscOptionsEnum("-pc_psormg_cycle_type", "Multigrid cycle", "PCPSORMGSetCycleType", PCMGCycleTypes, (PetscEnum)cycle, (PetscEnum *)&cycle, &flg));
+  if (flg) PetscCall(PCPSORMGSetCycleType(pc, cycle));
+  PetscCall(PetscOptionsInt("-pc_psormg_pre_smooths", "Projected SOR sweeps before the coarse correction", "PCPSORMGSetSmooths", pre, &pre, &flg));
+  PetscCall(PetscOptionsInt("-pc_psormg_post_smooths", "Projected SOR sweeps after the coarse correction", "PCPSORMGSetSmooths", post, &post, &flg2));
+  if (flg || flg2) PetscCall(PCPSORMGSetSmooths(pc, pre, post));
+  PetscCall(PetscOptionsReal("-pc_psormg_omega", "Relaxation factor of the smoothing sweeps, in (0, 2)", "PCPSORMGSetOmega", omega, &omega, &flg));
+  if (flg) PetscCall(PCPSORMGSetOmega(pc, omega));
+  PetscCall(PetscOptionsReal("-pc_psormg_coarse_omega", "Relaxation factor of the coarsest-grid projected SOR, in (0, 2)", "PCPSORMG", mg->coarse_omega, &mg->coarse_omega, NULL));
+  PetscCall(PetscOptionsInt("-pc_psormg_coarse_max_it", "Coarsest-grid projected SOR sweeps at most", "PCPSORMG", mg->coarse_max_it, &mg->coarse_max_it, NULL));
+  PetscCall(PetscOptionsReal("-pc_psormg_coarse_rtol", "Coarsest-grid relative projected residual", "PCPSORMG", mg->coarse_rtol, &mg->coarse_rtol, NULL));
+  PetscCall(PetscOptionsEnum("-pc_psormg_obstacle_restriction", "Restriction of the bounds to the coarse grids", "PCPSORMGSetObstacleRestriction", PCPSORMGObstacleRestrictions, (PetscEnum)rtype, (PetscEnum *)&rtype, &flg));
+  if (flg) PetscCall(PCPSORMGSetObstacleRestriction(pc, rtype));
+  PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMG", mg->project, &mg->project, NULL));
+  PetscCall(PetscOptionsBool("-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", mg->monitor, &mg->monitor, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(mg->coarse_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_size must be >= 1");
+  PetscCheck(mg->coarse_max_it >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_max_it must be >= 1");
+  PetscCheck(mg->coarse_omega > 0 && mg->coarse_omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_omega must lie in (0, 2)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+  PetscBool  iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "projected SOR multigrid: %s-cycle, %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g\n", mg->cycle_type == PC_MG_CYCLE_V ? "V" : "W", mg->nu1, mg->nu2, (double)mg->omega));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "levels: max %" PetscInt_FMT " (0 = automatic), coarse size %" PetscInt_FMT "\n", mg->levels_max, mg->coarse_size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PCPSORMGObstacleRestrictions[mg->restriction], mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
+  if (!mg->levels.empty()) {
+    MatType type;
+    PetscCall(MatGetType(mg->levels[0].A, &type));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: Galerkin R A P (MatPtAP on %s), copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
+    for (size_t l = 0; l < mg->levels.size(); l++) {
+      const PSORMGLevel &L = mg->levels[l];
+      PetscInt           nnz;
+      MatInfo            info;
+      PetscCall(MatGetInfo(L.A, MAT_GLOBAL_SUM, &info));
+      nnz = (PetscInt)info.nz_used;
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   PCPSORMG - red-black projected SOR multigrid (Klement and Oberhuber) for the linear complementarity problem
+   A x >= b, xl <= x <= xu with complementarity, A symmetric positive definite (an M-matrix in practice), on a DMDA.
+
+   Options Database Keys:
++  -pc_psormg_levels <0>                            - maximum number of levels (0: coarsen down to the coarse size)
+.  -pc_psormg_coarse_size <64>                      - stop coarsening at this many unknowns
+.  -pc_psormg_cycle_type <v,w>                       - V or W cycle
+.  -pc_psormg_pre_smooths <2>                       - projected SOR sweeps (all colours) before the coarse correction
+.  -pc_psormg_post_smooths <2>                      - projected SOR sweeps after it (colours in reverse order)
+.  -pc_psormg_omega <1>                             - relaxation factor of the smoother, in (0, 2)
+.  -pc_psormg_coarse_omega <1.5>                    - relaxation factor of the coarsest-grid projected SOR
+.  -pc_psormg_coarse_max_it <500>                   - coarsest-grid sweeps at most
+.  -pc_psormg_coarse_rtol <1e-10>                   - coarsest-grid relative projected residual
+.  -pc_psormg_obstacle_restriction <monotone,linear> - how the bounds reach the coarse grids
+.  -pc_psormg_project_correction <true>             - project onto the bounds after x += P e
+-  -pc_psormg_monitor                               - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
+
+   Level: intermediate
+
+   Notes:
+   The solver is the projected multigrid cycle of the paper in correction form: pre-smoothing by projected SOR,
+   the residual r = b - A x and the gaps gl = xl - x, gu = xu - x are restricted, the coarse LCP for the correction
+   e (A_c e >= R r, gl_c <= e <= gu_c) is solved recursively (projected SOR to a tolerance on the coarsest grid),
+   x += P e is projected onto the bounds, and post-smoothing follows. The coarse bounds come from the
+   `PC_PSORMG_OBSTACLE_MONOTONE` restriction (max / min of the gaps over the support of P; every iterate is then
+   feasible and the energy 1/2 x^T A x - b^T x decreases) unless `-pc_psormg_obstacle_restriction linear` asks for
+   the paper's linear restriction (averaging, no feasibility guarantee). Without bounds the cycle is linear
+   multigrid with red-black Gauss-Seidel (omega 1) smoothing.
+
+   The grids come from the `DMDA` given to the `KSP` (`KSPSetDM()`) or the `PC` (`PCSetDM()`), in 1, 2 or 3
+   dimensions and of any size: a line of M > 2 points is coarsened to (M + 1)/2 points (coarse point I on fine
+   point 2I), P is tensor-product linear interpolation (points past the last coarse point take half its value),
+   R = P^T, and the coarse operators are the Galerkin products R A P formed by PETSc's `MatPtAP()` on the matrix
+   type of the operator (on a GPU with `-dm_mat_type aijcusparse` they are formed on the device), then copied to
+   petsckp's device CSR. Each level is coloured red-black when its stencil is a 3/5/7-point star and with 2^dim
+   parity colours when it is a 9/27-point box (the Galerkin coarse operators); the colours are swept in turn,
+   each after a ghost exchange, so that the result does not depend on the number of MPI processes.
+
+   Bounds are given with `PCPSORMGSetVariableBounds()` (NULL or entries of +-`PETSC_INFINITY` mean unbounded).
+   The projected iteration runs through `PCApplyRichardson()`: use `-ksp_type richardson -pc_type psormg`; the
+   KSP tolerances (`-ksp_rtol`, `-ksp_atol`, `-ksp_max_it`) apply to the Euclidean norm of the projected residual
+   (r_i at free points, max(r_i, 0) at the lower bound, min(r_i, 0) at the upper bound), relative to that of the
+   (projected) initial guess. PETSc uses `PCApplyRichardson()` only without KSP monitors, with the default
+   convergence test, Richardson scale 1 and no null space; otherwise it would call `PCApply()`, which raises an
+   error when bounds are set. Without bounds `PCApply()` is one symmetric cycle (with equal pre and post sweeps),
+   a preconditioner for `KSPCG`.
+
+   References:
+   V. Klement and T. Oberhuber, Multigrid method for linear complementarity problem and its implementation on
+   GPU, 2014. R. Kornhuber, Monotone multigrid methods for elliptic variational inequalities I, Numer. Math. 69
+   (1994), for the monotone constraint restriction.
+
+.seealso: `PCPSORMGSetVariableBounds()`, `PCPSORMGSetObstacleRestriction()`, `PCPSORMGSetOmega()`, `PCPSORMGSetLevels()`,
+          `PCPSORMGSetCycleType()`, `PCPSORMGSetSmooths()`, `KSPRICHARDSON`, `SNESVINEWTONRSLS`, `TAOGPCG`
+M*/
+PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC pc)
+{
+  PC_PSORMG       *mg;
+  static PetscBool registered = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscKPInitializePackage());
+  if (!registered) {
+    registered = PETSC_TRUE;
+    PetscCall(PetscLogEventRegister("PCPSORMGSetUp", PC_CLASSID, &PC_PSORMG_SetUp));
+    PetscCall(PetscLogEventRegister("PCPSORMGCycle", PC_CLASSID, &PC_PSORMG_Cycle));
+    PetscCall(PetscLogEventRegister("PCPSORMGSweep", PC_CLASSID, &PC_PSORMG_Sweep));
+  }
+  PetscCall(KokkosInitializeOnce());
+  PetscCallCXX(mg = new PC_PSORMG());
+  pc->data = (void *)mg;
+
+  pc->ops->setup           = PCSetUp_PSORMG;
+  pc->ops->apply           = PCApply_PSORMG;
+  pc->ops->applyrichardson = PCApplyRichardson_PSORMG;
+  pc->ops->reset           = PCReset_PSORMG;
+  pc->ops->destroy         = PCDestroy_PSORMG;
+  pc->ops->setfromoptions  = PCSetFromOptions_PSORMG;
+  pc->ops->view            = PCView_PSORMG;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetVariableBounds_C", PCPSORMGSetVariableBounds_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetVariableBounds_C", PCPSORMGGetVariableBounds_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetObstacleRestriction_C", PCPSORMGSetObstacleRestriction_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetOmega_C", PCPSORMGSetOmega_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetLevels_C", PCPSORMGSetLevels_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetLevels_C", PCPSORMGGetLevels_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCycleType_C", PCPSORMGSetCycleType_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetSmooths_C", PCPSORMGSetSmooths_PSORMG));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetVariableBounds - sets the bounds xl <= x <= xu of the complementarity problem solved by `PCPSORMG`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+. xl - lower bounds (NULL: none; entries `PETSC_NINFINITY` are unbounded), a vector of the operator's layout (may be a GPU vector)
+- xu - upper bounds (NULL: none; entries `PETSC_INFINITY` are unbounded)
+
+  Level: intermediate
+
+  Notes:
+  The bounds are referenced, not copied: changing their values between solves changes the problem. Every solve
+  checks xl <= xu and projects an infeasible initial guess. With bounds the PC must be used through
+  `PCApplyRichardson()` (`-ksp_type richardson`); `PCApply()` then raises an error.
+
+.seealso: `PCPSORMG`, `PCPSORMGGetVariableBounds()`, `SNESVISetVariableBounds()`, `TaoSetVariableBounds()`
+@*/
+PetscErrorCode PCPSORMGSetVariableBounds(PC pc, Vec xl, Vec xu)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  if (xl) PetscValidHeaderSpecific(xl, VEC_CLASSID, 2);
+  if (xu) PetscValidHeaderSpecific(xu, VEC_CLASSID, 3);
+  PetscTryMethod(pc, "PCPSORMGSetVariableBounds_C", (PC, Vec, Vec), (pc, xl, xu));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetVariableBounds - gets the bounds set with `PCPSORMGSetVariableBounds()`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameters:
++ xl - lower bounds or NULL
+- xu - upper bounds or NULL
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetVariableBounds()`
+@*/
+PetscErrorCode PCPSORMGGetVariableBounds(PC pc, Vec *xl, Vec *xu)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSORMGGetVariableBounds_C", (PC, Vec *, Vec *), (pc, xl, xu));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetObstacleRestriction - how `PCPSORMG` restricts the bounds to the coarse grids
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+- type - `PC_PSORMG_OBSTACLE_MONOTONE` (default) or `PC_PSORMG_OBSTACLE_LINEAR`
+
+  Options Database Key:
+. -pc_psormg_obstacle_restriction <monotone,linear> - the restriction
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGObstacleRestriction`
+@*/
+PetscErrorCode PCPSORMGSetObstacleRestriction(PC pc, PCPSORMGObstacleRestriction type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCPSORMGSetObstacleRestriction_C", (PC, PCPSORMGObstacleRestriction), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetOmega - relaxation factor of the projected SOR smoother of `PCPSORMG`
+
+  Logically Collective
+
+  Input Parameters:
++ pc    - the preconditioner context
+- omega - the factor, in (0, 2); default 1 (projected red-black Gauss-Seidel)
+
+  Options Database Key:
+. -pc_psormg_omega <omega> - the factor
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`
+@*/
+PetscErrorCode PCPSORMGSetOmega(PC pc, PetscReal omega)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscTryMethod(pc, "PCPSORMGSetOmega_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetLevels - maximum number of grids of `PCPSORMG`
+
+  Logically Collective
+
+  Input Parameters:
++ pc     - the preconditioner context
+- levels - the maximum; 0 (default) coarsens until the coarse size is reached; 1 is projected SOR alone
+
+  Options Database Key:
+. -pc_psormg_levels <levels> - the maximum
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGGetLevels()`
+@*/
+PetscErrorCode PCPSORMGSetLevels(PC pc, PetscInt levels)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, levels, 2);
+  PetscTryMethod(pc, "PCPSORMGSetLevels_C", (PC, PetscInt), (pc, levels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetLevels - number of grids `PCPSORMG` built (0 before `PCSetUp()`)
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. levels - the number of grids
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetLevels()`
+@*/
+PetscErrorCode PCPSORMGGetLevels(PC pc, PetscInt *levels)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(levels, 2);
+  PetscUseMethod(pc, "PCPSORMGGetLevels_C", (PC, PetscInt *), (pc, levels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetCycleType - V or W cycle of `PCPSORMG`
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+- type - `PC_MG_CYCLE_V` (default) or `PC_MG_CYCLE_W`
+
+  Options Database Key:
+. -pc_psormg_cycle_type <v,w> - the cycle
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`
+@*/
+PetscErrorCode PCPSORMGSetCycleType(PC pc, PCMGCycleType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCPSORMGSetCycleType_C", (PC, PCMGCycleType), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetSmooths - numbers of projected SOR sweeps before and after the coarse correction of `PCPSORMG`
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+. pre  - sweeps before (default 2)
+- post - sweeps after (default 2; 0 reproduces the paper's cycle; equal numbers make `PCApply()` symmetric)
+
+  Options Database Keys:
++ -pc_psormg_pre_smooths <pre>   - sweeps before
+- -pc_psormg_post_smooths <post> - sweeps after
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`
+@*/
+PetscErrorCode PCPSORMGSetSmooths(PC pc, PetscInt pre, PetscInt post)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, pre, 2);
+  PetscValidLogicalCollectiveInt(pc, post, 3);
+  PetscTryMethod(pc, "PCPSORMGSetSmooths_C", (PC, PetscInt, PetscInt), (pc, pre, post));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

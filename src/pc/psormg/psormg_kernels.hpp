@@ -1,0 +1,98 @@
+/*
+   psormg_kernels.hpp - device kernels of PCPSORMG (red-black projected-SOR multigrid for linear complementarity
+   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures, colourings
+   of structured grids and the 1D interpolation stencil of the grid hierarchy.
+
+   Everything takes Kokkos views (or plain integers); nothing here sees a PETSc object. Bounds are passed as
+   views; an empty view means "unbounded on that side" (no memory traffic for it).
+*/
+#pragma once
+
+#include "kp_sparse.hpp"
+#include <vector>
+
+namespace petsckp
+{
+namespace psormg
+{
+/* How the bounds of the coarse-grid correction are made from the fine gaps gl = lo - x <= 0 <= gu = up - x:
+   Monotone: lo_c[J] = max_{i : R_Ji > 0} gl_i, up_c[J] = min_{i : R_Ji > 0} gu_i (feasible: x + P e stays in
+             [lo, up] for every coarse-feasible e when P >= 0 has row sums <= 1; Mandel, Kornhuber);
+   Linear:   lo_c = Rc gl, up_c = Rc gu with Rc the row-normalised R, averaging only the finite children (the
+             paper's choice, no feasibility guarantee). */
+enum class ObstacleRestriction {
+  Monotone,
+  Linear
+};
+
+/* One colour of a projected SOR sweep: for every row i in rows (all of one colour, mutually uncoupled),
+     s   = b_i - sum_{j != i} Ad_ij x_j - sum_k Ao_ik g_k
+     x_i = clamp((1 - omega) x_i + omega s / Ad_ii, lo_i, up_i)
+   Ad is the local (diagonal) block, Ao the off-process block acting on the ghost values g (Ao.nrows == 0 when
+   sequential); lo / up empty = unbounded. Rows with a zero diagonal are left unchanged. */
+void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x);
+
+/* Coarse bound of the correction from fine gaps over the pattern of R = P^T (Rd local block, Ro ghost block whose
+   columns index gghost). lower = true: gaps of a lower bound (max / -inf), false: of an upper bound (min / +inf). */
+void RestrictGap(ObstacleRestriction type, bool lower, const CsrMatrix &Rd, const CsrMatrix &Ro, UView<const Scalar> g, UView<const Scalar> gghost, UView<Scalar> gc);
+
+/* Measures of an LCP iterate x with residual r = b - A x and bounds lo/up (empty = unbounded), local part:
+   pnorm2  = sum p_i^2, p_i = r_i (free), max(r_i, 0) (at lo), min(r_i, 0) (at up)   (projected residual)
+   comp    = sum (x_i - lo_i) max(-r_i, 0) + (up_i - x_i) max(r_i, 0)                 (finite bounds only)
+   infeas  = max_i max(lo_i - x_i, x_i - up_i, 0)
+   energy  = -1/2 x.(b + r) = 1/2 x^T A x - b^T x
+   nactive = number of points with |x_i - bound_i| <= acttol max(1, |bound_i|) */
+struct LcpMeasures {
+  Real pnorm2 = 0, comp = 0, infeas = 0, energy = 0;
+  Int  nactive = 0;
+};
+LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all);
+
+/* Colour of each point of the local block [xs, xs+xm) x [ys, ys+ym) x [zs, zs+zm) of a structured grid, x fastest:
+   RedBlack: (i + j + k) mod 2 (valid for 3/5/7-point stencils); Parity: (i mod 2) + 2 (j mod 2) + 4 (k mod 2)
+   (valid for 9/27-point stencils: 2^dim colours). colourscalar (optional, may be empty) receives the same colours
+   as scalars, for the ghost exchange of the colours. */
+enum class GridColouring {
+  RedBlack,
+  Parity
+};
+void StructuredColours(GridColouring scheme, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour, UView<Scalar> colourscalar);
+
+/* Number of nonzero couplings a_ij (i != j) between points of equal colour (local and ghost block); 0 for a valid
+   colouring. ghostcolour holds the colours of the ghost points as scalars. */
+Int ColourConflicts(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> colour, UView<const Scalar> ghostcolour);
+
+/* Index lists of the rows of each colour 0 .. ncolours-1 (ascending) */
+void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>> &lists);
+
+/* Grid hierarchy: a grid line of M points is coarsened to CoarseSize1D(M) points, coarse point I sitting on fine
+   point 2I (lines of 1 or 2 points are not coarsened). Prolong1D gives the linear interpolation stencil of fine
+   point i: the coarse indices J[0..n) and weights w (n = 1 or 2); odd points past the last coarse point take
+   half the last value (a zero Dirichlet neighbour). The weights are >= 0 and sum to <= 1. */
+inline Int CoarseSize1D(Int M) { return M > 2 ? (M + 1) / 2 : M; }
+inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2])
+{
+  const Int Mc = CoarseSize1D(M);
+  if (Mc == M) {
+    J[0] = i, w[0] = 1.0;
+    return 1;
+  }
+  if (i % 2 == 0) {
+    J[0] = i / 2, w[0] = 1.0;
+    return 1;
+  }
+  J[0] = (i - 1) / 2, w[0] = 0.5;
+  if ((i + 1) / 2 < Mc) {
+    J[1] = (i + 1) / 2, w[1] = 0.5;
+    return 2;
+  }
+  return 1;
+}
+/* the coarse points owned by the process owning fine points [s, e) of a line of M points */
+inline void CoarseRange1D(Int M, Int s, Int e, Int *cs, Int *ce)
+{
+  if (CoarseSize1D(M) == M) *cs = s, *ce = e;
+  else *cs = (s + 1) / 2, *ce = (e + 1) / 2;
+}
+} // namespace psormg
+} // namespace petsckp

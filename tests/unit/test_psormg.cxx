@@ -1,0 +1,257 @@
+/* Unit tests of src/pc/psormg/psormg_kernels against plain serial references: coloured projected SOR sweep,
+   obstacle restriction (monotone, linear), LCP measures, structured colourings, row lists, interpolation stencil. */
+#include "kp_test.hpp"
+#include "pc/psormg/psormg_kernels.hpp"
+
+using namespace kptest;
+using namespace petsckp::psormg;
+
+static CsrMatrix ToDeviceCsr(const HostCsr &h)
+{
+  CsrMatrix A;
+  auto      rp = ToDevice(h.rowptr), ci = ToDevice(h.colidx);
+  auto      v  = ToDevice(h.vals);
+  CsrFromArrays(h.nrows, h.ncols, UView<const Int>(rp.data(), rp.extent(0)), UView<const Int>(ci.data(), ci.extent(0)), UView<const Scalar>(v.data(), v.extent(0)), A);
+  return A;
+}
+
+/* 1D three-point M-matrix of n rows (red-black colourable) */
+static HostCsr Tridiag(Int n, double diag)
+{
+  HostCsr A;
+  A.nrows = A.ncols = n;
+  A.rowptr.push_back(0);
+  for (Int i = 0; i < n; i++) {
+    if (i > 0) A.colidx.push_back(i - 1), A.vals.push_back(-1.0);
+    A.colidx.push_back(i), A.vals.push_back(diag);
+    if (i < n - 1) A.colidx.push_back(i + 1), A.vals.push_back(-1.0);
+    A.rowptr.push_back((Int)A.colidx.size());
+  }
+  return A;
+}
+
+/* R = P^T of the 1D hierarchy (coarse rows) */
+static HostCsr Restriction1D(Int n)
+{
+  const Int                                    nc = CoarseSize1D(n);
+  std::vector<std::vector<std::pair<Int, double>>> rows(nc);
+  for (Int i = 0; i < n; i++) {
+    Int  J[2];
+    Real w[2];
+    Int  c = Prolong1D(i, n, J, w);
+    for (Int q = 0; q < c; q++) rows[J[q]].push_back({i, w[q]});
+  }
+  HostCsr R;
+  R.nrows = nc, R.ncols = n;
+  R.rowptr.push_back(0);
+  for (auto &r : rows) {
+    for (auto &e : r) R.colidx.push_back(e.first), R.vals.push_back(e.second);
+    R.rowptr.push_back((Int)R.colidx.size());
+  }
+  return R;
+}
+
+static std::vector<Scalar> WithInfinities(std::vector<Scalar> v, double inf, Int every)
+{
+  for (size_t i = 0; i < v.size(); i += every) v[i] = inf;
+  return v;
+}
+
+class PsormgSizes : public ::testing::TestWithParam<Int> { };
+
+TEST_P(PsormgSizes, ColourSweepMatchesSerialPsor)
+{
+  const Int n = GetParam(), ng = 7;
+  HostCsr   Ah = Tridiag(n, 2.5);
+  HostCsr   Oh = RandomCsr(n, ng, 11 + (unsigned)n, 3); /* couplings to ghost points */
+  auto      b  = RandomVector(n, 1);
+  auto      g  = RandomVector(ng, 2);
+  auto      x0 = RandomVector(n, 3);
+  auto      lo = WithInfinities(RandomVector(n, 4, -1.0, -0.2), -INFINITY, 5);
+  auto      up = WithInfinities(RandomVector(n, 5, 0.1, 0.6), INFINITY, 7);
+  CsrMatrix A = ToDeviceCsr(Ah), O = ToDeviceCsr(Oh), E;
+  for (int bounded = 0; bounded < 2; bounded++)
+    for (double omega : {1.0, 1.4}) {
+      /* reference: red rows then black rows, in order, with the projection of the over-relaxed value */
+      std::vector<Scalar> ref = x0;
+      for (Int c = 0; c < 2; c++)
+        for (Int i = c; i < n; i += 2) {
+          Scalar s = b[i], d = 0;
+          for (Int k = Ah.rowptr[i]; k < Ah.rowptr[i + 1]; k++) {
+            if (Ah.colidx[k] == i) d += Ah.vals[k];
+            else s -= Ah.vals[k] * ref[Ah.colidx[k]];
+          }
+          for (Int k = Oh.rowptr[i]; k < Oh.rowptr[i + 1]; k++) s -= Oh.vals[k] * g[Oh.colidx[k]];
+          Scalar v = (1 - omega) * ref[i] + omega * s / d;
+          if (bounded) v = std::min(std::max(v, lo[i]), up[i]);
+          ref[i] = v;
+        }
+      auto dx = ToDevice(x0), db = ToDevice(b), dg = ToDevice(g), dl = ToDevice(lo), du = ToDevice(up);
+      std::vector<Int> red, black;
+      for (Int i = 0; i < n; i++) (i % 2 ? black : red).push_back(i);
+      auto dr = ToDevice(red), dk = ToDevice(black);
+      UView<const Scalar> L = bounded ? UView<const Scalar>(dl.data(), n) : UView<const Scalar>();
+      UView<const Scalar> U = bounded ? UView<const Scalar>(du.data(), n) : UView<const Scalar>();
+      for (auto *rows : {&dr, &dk})
+        ColourSweep(A, O, UView<const Int>(rows->data(), rows->extent(0)), omega, UView<const Scalar>(db.data(), n), UView<const Scalar>(dg.data(), ng), L, U, UView<Scalar>(dx.data(), n));
+      auto got = ToHost(dx);
+      EXPECT_LE(RelErr(got, ref), 1e-14) << "n " << n << " omega " << omega << " bounded " << bounded;
+      if (bounded)
+        for (Int i = 0; i < n; i++) ASSERT_TRUE(got[i] >= lo[i] && got[i] <= up[i]) << i;
+      (void)E;
+    }
+}
+
+TEST_P(PsormgSizes, RestrictGapMatchesReference)
+{
+  const Int n = GetParam(), nc = CoarseSize1D(n), ng = 5;
+  HostCsr   Rh = Restriction1D(n);
+  HostCsr   Oh = RandomCsr(nc, ng, 23 + (unsigned)n, 2);
+  for (auto &v : Oh.vals) v = std::abs(v) + 0.1; /* restriction weights are positive */
+  CsrMatrix R = ToDeviceCsr(Rh), O = ToDeviceCsr(Oh), Empty;
+  for (int lower = 0; lower < 2; lower++) {
+    const double inf = lower ? -INFINITY : INFINITY, sgn = lower ? -1.0 : 1.0;
+    auto         g   = RandomVector(n, 31, 0.0, 1.0);
+    auto         gh  = RandomVector(ng, 37, 0.0, 1.0);
+    for (auto &v : g) v *= sgn;
+    for (auto &v : gh) v *= sgn;
+    g  = WithInfinities(g, inf, 4);
+    gh = WithInfinities(gh, inf, 3);
+    for (int ghosts = 0; ghosts < 2; ghosts++)
+      for (auto type : {ObstacleRestriction::Monotone, ObstacleRestriction::Linear}) {
+        std::vector<Scalar> ref(nc);
+        for (Int J = 0; J < nc; J++) {
+          double m = inf, s = 0, w = 0;
+          auto   take = [&](double wt, double v) {
+            if (!(wt > 0)) return;
+            if (type == ObstacleRestriction::Monotone) m = lower ? std::max(m, v) : std::min(m, v);
+            else if (std::isfinite(v)) s += wt * v, w += wt;
+          };
+          for (Int k = Rh.rowptr[J]; k < Rh.rowptr[J + 1]; k++) take(Rh.vals[k], g[Rh.colidx[k]]);
+          if (ghosts)
+            for (Int k = Oh.rowptr[J]; k < Oh.rowptr[J + 1]; k++) take(Oh.vals[k], gh[Oh.colidx[k]]);
+          ref[J] = type == ObstacleRestriction::Monotone ? m : (w > 0 ? s / w : inf);
+        }
+        auto dg = ToDevice(g), dgh = ToDevice(gh), dc = ToDevice(std::vector<Scalar>(nc, NAN));
+        RestrictGap(type, lower, R, ghosts ? O : Empty, UView<const Scalar>(dg.data(), n), UView<const Scalar>(dgh.data(), ng), UView<Scalar>(dc.data(), nc));
+        auto got = ToHost(dc);
+        for (Int J = 0; J < nc; J++) {
+          if (std::isinf(ref[J])) EXPECT_EQ(got[J], ref[J]) << J;
+          else EXPECT_NEAR(got[J], ref[J], 1e-14 * (1 + std::abs(ref[J]))) << J;
+          /* feasible coarse bounds: the gaps keep their sign */
+          EXPECT_TRUE(lower ? got[J] <= 0 : got[J] >= 0);
+        }
+      }
+  }
+}
+
+TEST_P(PsormgSizes, LcpMeasuresMatchReference)
+{
+  const Int n = GetParam();
+  auto      x = RandomVector(n, 41), r = RandomVector(n, 43), b = RandomVector(n, 47);
+  auto      lo = WithInfinities(RandomVector(n, 53, -2, -1), -INFINITY, 6), up = WithInfinities(RandomVector(n, 59, 1, 2), INFINITY, 5);
+  for (Int i = 0; i < n; i += 3) x[i] = lo[i] == -INFINITY ? x[i] : lo[i]; /* some points at the lower bound */
+  for (Int i = 1; i < n; i += 7) x[i] = up[i] == INFINITY ? x[i] : up[i];  /* some at the upper bound */
+  if (n > 2) x[2] = up[2] + 0.25;                                          /* one infeasible point */
+  double p2 = 0, comp = 0, inf = 0, en = 0;
+  Int    act = 0;
+  for (Int i = 0; i < n; i++) {
+    int a = std::isfinite(lo[i]) && x[i] == lo[i] ? 1 : (std::isfinite(up[i]) && x[i] == up[i] ? 2 : 0);
+    double p = a == 1 ? std::max(r[i], 0.0) : (a == 2 ? std::min(r[i], 0.0) : r[i]);
+    p2 += p * p;
+    if (std::isfinite(lo[i])) comp += (x[i] - lo[i]) * std::max(-r[i], 0.0);
+    if (std::isfinite(up[i])) comp += (up[i] - x[i]) * std::max(r[i], 0.0);
+    inf = std::max({inf, lo[i] - x[i], x[i] - up[i]});
+    en += -0.5 * x[i] * (b[i] + r[i]);
+    act += a ? 1 : 0;
+  }
+  auto        dx = ToDevice(x), dr = ToDevice(r), db = ToDevice(b), dl = ToDevice(lo), du = ToDevice(up);
+  LcpMeasures m  = ComputeLcpMeasures(UView<const Scalar>(dx.data(), n), UView<const Scalar>(dr.data(), n), UView<const Scalar>(db.data(), n), UView<const Scalar>(dl.data(), n), UView<const Scalar>(du.data(), n), 1e-14, true);
+  EXPECT_NEAR(m.pnorm2, p2, 1e-12 * (1 + p2));
+  EXPECT_NEAR(m.comp, comp, 1e-12 * (1 + std::abs(comp)));
+  EXPECT_NEAR(m.infeas, inf, 1e-15);
+  EXPECT_NEAR(m.energy, en, 1e-12 * (1 + std::abs(en)));
+  EXPECT_EQ(m.nactive, act);
+  /* unbounded: the projected residual is the residual */
+  LcpMeasures u = ComputeLcpMeasures(UView<const Scalar>(dx.data(), n), UView<const Scalar>(dr.data(), n), UView<const Scalar>(db.data(), n), UView<const Scalar>(), UView<const Scalar>(), 1e-14, false);
+  double      r2 = 0;
+  for (auto v : r) r2 += v * v;
+  EXPECT_NEAR(u.pnorm2, r2, 1e-12 * (1 + r2));
+}
+
+TEST_P(PsormgSizes, ColoursAndConflicts)
+{
+  const Int n = GetParam();
+  /* a line block and a 3D block whose size follows n */
+  for (int shape = 0; shape < 2; shape++) {
+    Int xs = 3, ys = 1, zs = 2, xm = n, ym = 1, zm = 1;
+    if (shape == 1) xm = std::max<Int>(1, n % 17), ym = std::max<Int>(1, n % 5), zm = std::max<Int>(1, n / 97 % 7), xs = 2, ys = 5, zs = 0;
+    const Int m = n ? xm * ym * zm : 0;
+    if (!n) xm = 0;
+    for (auto scheme : {GridColouring::RedBlack, GridColouring::Parity}) {
+      auto c  = ToDevice(std::vector<Int>(m, -1));
+      auto cs = ToDevice(std::vector<Scalar>(m, NAN));
+      StructuredColours(scheme, xs, ys, zs, xm, ym, zm, UView<Int>(c.data(), m), UView<Scalar>(cs.data(), m));
+      auto hc = ToHost(c);
+      auto hs = ToHost(cs);
+      for (Int t = 0; t < m; t++) {
+        Int i = xs + t % xm, j = ys + (t / xm) % ym, k = zs + t / (xm * ym);
+        Int r = scheme == GridColouring::RedBlack ? (i + j + k) % 2 : i % 2 + 2 * (j % 2) + 4 * (k % 2);
+        ASSERT_EQ(hc[t], r);
+        ASSERT_EQ(hs[t], (Scalar)r);
+      }
+      std::vector<View<Int>> lists;
+      ColourRowLists(UView<const Int>(c.data(), m), 8, lists);
+      Int total = 0;
+      for (Int col = 0; col < 8; col++) {
+        auto l = ToHost(lists[col]);
+        for (size_t q = 0; q < l.size(); q++) {
+          ASSERT_EQ(hc[l[q]], col);
+          if (q) ASSERT_LT(l[q - 1], l[q]);
+        }
+        total += (Int)l.size();
+      }
+      EXPECT_EQ(total, m);
+    }
+  }
+  /* red-black is valid for the 3-point stencil, a single colour is not (2 (n-1) conflicts) */
+  HostCsr          Ah = Tridiag(n, 2.0);
+  CsrMatrix        A = ToDeviceCsr(Ah), O;
+  std::vector<Int> rb(n), one(n, 0);
+  for (Int i = 0; i < n; i++) rb[i] = i % 2;
+  auto drb = ToDevice(rb), done = ToDevice(one);
+  EXPECT_EQ(ColourConflicts(A, O, UView<const Int>(drb.data(), n), UView<const Scalar>()), 0);
+  EXPECT_EQ(ColourConflicts(A, O, UView<const Int>(done.data(), n), UView<const Scalar>()), n > 0 ? 2 * (n - 1) : 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, PsormgSizes, ::testing::ValuesIn(Sizes()));
+
+TEST(Psormg, Prolong1DIsLinearInterpolation)
+{
+  for (Int M : {1, 2, 3, 4, 7, 8, 13, 64, 65}) {
+    const Int Mc = CoarseSize1D(M);
+    EXPECT_TRUE(Mc == M || Mc == (M + 1) / 2);
+    for (Int i = 0; i < M; i++) {
+      Int  J[2];
+      Real w[2], sum = 0, val = 0;
+      Int  c = Prolong1D(i, M, J, w);
+      ASSERT_TRUE(c == 1 || c == 2);
+      for (Int q = 0; q < c; q++) {
+        ASSERT_GE(J[q], 0);
+        ASSERT_LT(J[q], Mc);
+        ASSERT_GT(w[q], 0);
+        sum += w[q];
+        val += w[q] * (Mc == M ? J[q] : 2.0 * J[q]); /* the coarse values of the fine coordinate */
+      }
+      EXPECT_LE(sum, 1.0 + 1e-15);
+      if (sum == 1.0) EXPECT_DOUBLE_EQ(val, (double)i); /* linear functions are reproduced where the stencil is complete */
+    }
+    /* the coarse ranges of a split line cover the coarse line */
+    Int cs0, ce0, cs1, ce1;
+    CoarseRange1D(M, 0, M / 2, &cs0, &ce0);
+    CoarseRange1D(M, M / 2, M, &cs1, &ce1);
+    EXPECT_EQ(cs0, 0);
+    EXPECT_EQ(ce0, cs1);
+    EXPECT_EQ(ce1, Mc);
+  }
+}
