@@ -39,7 +39,13 @@
   #define PETSCKP_HAVE_DEVICE_CONTEXT_STREAM 1
 #endif
 
-/* KSPConvergedDefault kept its name; the TAO and KSP reason printers are the same in both. */
+/* KSPSetDMActive() says which parts of the KSP's work the DM does (operator, rhs, guess) on PETSc's main branch
+   after 3.25 (a development PETSc compares greater than every release) */
+#if PETSC_VERSION_GE(3, 26, 0)
+  #define PetscKPKSPSetDMActive(ksp, flg) KSPSetDMActive(ksp, KSP_DMACTIVE_ALL, flg)
+#else
+  #define PetscKPKSPSetDMActive(ksp, flg) KSPSetDMActive(ksp, flg)
+#endif
 
 #if defined(__cplusplus) && defined(PETSCKP_COMPAT_KOKKOS)
   #include <Kokkos_Core.hpp>

@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPDCG));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));

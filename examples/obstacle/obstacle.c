@@ -342,7 +342,7 @@ int main(int argc, char **argv)
   /* the LCP solver: Richardson iteration of PCPSORMG (PCApplyRichardson) */
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPRICHARDSON));
   PetscCall(KSPGetPC(ksp, &pc));
