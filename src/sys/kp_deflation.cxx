@@ -343,6 +343,16 @@ PetscErrorCode Deflation::CreateZMat(Mat A, Mat *Zmat)
     }
   PetscCall(MatAssemblyBegin(*Zmat, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*Zmat, MAT_FINAL_ASSEMBLY));
+  {
+    /* give Z the type of A (e.g. aijcusparse), so that products with A (PCDEFLATION's Z^T A Z) are supported */
+    MatType   ta, tz;
+    PetscBool same, sameclass;
+    PetscCall(MatGetType(A, &ta));
+    PetscCall(MatGetType(*Zmat, &tz));
+    PetscCall(PetscStrcmp(ta, tz, &same));
+    PetscCall(PetscStrncmp(ta, tz, 3, &sameclass)); /* both seq or both mpi */
+    if (!same && sameclass) PetscCall(MatConvert(*Zmat, ta, MAT_INPLACE_MATRIX, Zmat));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
