@@ -581,9 +581,9 @@ static PetscErrorCode LcpMeasures(Mat A, Vec b, Vec u, Vec v, Vec r, PetscReal *
   PetscCall(VecRestoreArrayRead(r, &ra));
   PetscCall(VecRestoreArrayRead(v, &va));
   PetscCall(VecRestoreArrayRead(u, &ua));
-  PetscCallMPI(MPIU_Allreduce(loc, glob, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)u)));
-  PetscCallMPI(MPIU_Allreduce(loc + 1, glob + 1, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)u)));
-  PetscCallMPI(MPIU_Allreduce(loc + 2, glob + 2, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)u)));
+  PetscCall(MPIU_Allreduce(loc, glob, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)u)));
+  PetscCall(MPIU_Allreduce(loc + 1, glob + 1, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)u)));
+  PetscCall(MPIU_Allreduce(loc + 2, glob + 2, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)u)));
   *pnorm  = PetscSqrtReal(glob[0]);
   *infeas = PetscMax(glob[1], 0.0);
   *comp   = glob[2] / (PetscSqrtReal(glob[3]) * bn + PETSC_SMALL);
@@ -878,7 +878,7 @@ int main(int argc, char **argv)
       }
     PetscCall(DMDAVecRestoreArrayRead(s.da, v, &va));
     PetscCall(DMDAVecRestoreArrayRead(s.da, u, &ua));
-    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, cnt, 5, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, 5, MPIU_INT, MPI_SUM, comm));
     PetscCheck(cnt[4] == 0, comm, PETSC_ERR_PLIB, "%" PetscInt_FMT " pixels of Omega_in are outside the segmented region", cnt[4]);
     PetscCall(PetscPrintf(comm, "Omega_in lies inside the segmented region {u < 0}: yes\n"));
     if (verbose) {
