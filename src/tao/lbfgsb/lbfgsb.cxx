@@ -41,7 +41,6 @@ typedef struct {
   PetscInt            scan;         /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
   /* work vectors */
   Vec      *S, *Y;                  /* ring buffers of s and y */
-  Vec      *ZY, *AS;                /* y masked to the free set, s masked to the active set (formk) */
   Vec       d, z, r, xold, gold, t, work;
   Vec       XL, XU;                 /* own +-infinity bounds when the problem has none */
   View<Int> iwhere, idx;
@@ -443,32 +442,56 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
   const PetscInt           col = lb->mem.col;
   const PetscReal          theta = lb->mem.theta;
   Vec                      Sc[64], Yc[64];
-  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col), tmp(2 * col);
+  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col);
   PetscInt                 iword = 0, giword;
 
   PetscFunctionBegin;
   *info = 0;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
   LBFGSBChrono(lb, Sc, Yc);
-  /* formk: the masked Gram blocks, then the LEL^T factor of K */
-  for (PetscInt j = 0; j < col; j++) {
-    DeviceVec y, s, zy, as;
-    PetscCall(y.Get(Yc[j], Access::Read));
-    PetscCall(s.Get(Sc[j], Access::Read));
-    PetscCall(zy.Get(lb->ZY[j], Access::Write));
-    PetscCall(as.Get(lb->AS[j], Access::Write));
-    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, y.cview(), zy.view(), true));
-    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, s.cview(), as.view(), false));
-  }
-  for (PetscInt i = 0; i < col; i++) {
-    PetscCall(VecMDot(lb->ZY[i], col, Yc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) yzzy[i + j * col] = tmp[j];
-    PetscCall(VecMDot(lb->AS[i], col, Sc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) saas[i + j * col] = tmp[j];
-    PetscCall(VecMDot(lb->AS[i], col, Yc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) saay[i + j * col] = tmp[j];
-    PetscCall(VecMDot(Sc[i], col, lb->ZY, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) szzy[i + j * col] = tmp[j];
+  /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper) in one fused pass
+     over the 2 col vectors and one MPI reduction, then the LEL^T factor of K */
+  {
+    const PetscInt           nv = 2 * col;
+    std::vector<DeviceVec>   dv(nv);
+    std::vector<VecPtr>      ptr(nv);
+    std::vector<GramProduct> prods;
+    std::vector<PetscReal>   gram;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
+      for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
+      for (PetscInt j = i; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
+    }
+    const PetscInt nprod = (PetscInt)prods.size();
+    for (PetscInt j = 0; j < col; j++) {
+      PetscCall(dv[j].Get(Yc[j], Access::Read));
+      PetscCall(dv[col + j].Get(Sc[j], Access::Read));
+      ptr[j].p       = dv[j].cview().data();
+      ptr[col + j].p = dv[col + j].cview().data();
+    }
+    if ((PetscInt)lb->gvecs.extent(0) < nv) PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::gvecs"), nv));
+    if ((PetscInt)lb->gprods.extent(0) != nprod) {
+      const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
+      PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
+      PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
+      PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod));
+    }
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), nv)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
+    PetscCallCXX(lbfgsb::MaskedGram(Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), lb->nlocal, lb->iwhere, lb->gprods, lb->gpartial, lb->gout));
+    gram.resize(nprod);
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
+    PetscCallCXX(exec().fence());
+    for (PetscInt j = 0; j < nv; j++) PetscCall(dv[j].Restore());
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, gram.data(), (PetscMPIInt)nprod, MPIU_REAL, MPIU_SUM, comm));
+    PetscInt q = 0;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++) yzzy[i + j * col] = yzzy[j + i * col] = gram[q++];
+      for (PetscInt j = 0; j <= i; j++) saas[i + j * col] = saas[j + i * col] = gram[q++];
+      for (PetscInt j = 0; j < i; j++) saay[i + j * col] = gram[q++];
+      for (PetscInt j = i; j < col; j++) szzy[i + j * col] = gram[q++];
+    }
   }
   if (lbfgsb::Formk(lb->mem, yzzy.data(), saas.data(), szzy.data(), saay.data())) {
     *info = 1;
@@ -620,8 +643,6 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
   if (!lb->d) {
     PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->S));
     PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->Y));
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->ZY));
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->AS));
     PetscCall(VecDuplicate(tao->solution, &lb->d));
     PetscCall(VecDuplicate(tao->solution, &lb->z));
     PetscCall(VecDuplicate(tao->solution, &lb->r));
@@ -646,8 +667,6 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   if (lb->d) {
     PetscCall(VecDestroyVecs(lb->m, &lb->S));
     PetscCall(VecDestroyVecs(lb->m, &lb->Y));
-    PetscCall(VecDestroyVecs(lb->m, &lb->ZY));
-    PetscCall(VecDestroyVecs(lb->m, &lb->AS));
   }
   PetscCall(VecDestroy(&lb->d));
   PetscCall(VecDestroy(&lb->z));
