@@ -55,6 +55,10 @@ for N in 1024 2048 4096; do
   run ssc_${N}_blmvm ssc $N $IT -tao_type blmvm
   run ssc_${N}_bqnls ssc $N $IT -tao_type bqnls
 done
+# the exact Cauchy point's breakpoint scan: device prefix sums (default) vs the host reference recurrences
+run ssc_1024_lbfgsb_hostscan ssc 1024 100 -tao_type lbfgsb -tao_lbfgsb_m 5 -tao_lbfgsb_cauchy_scan host
+run ept_1024_lbfgsb ept 1024 100 -tao_type lbfgsb -tao_lbfgsb_m 5
+run ept_1024_lbfgsb_hostscan ept 1024 100 -tao_type lbfgsb -tao_lbfgsb_m 5 -tao_lbfgsb_cauchy_scan host
 # time to solution at 1024^2 (gatol 1e-6 on the projected gradient, at most 2000 iterations)
 for S in "lbfgsb -tao_lbfgsb_m 5" "blmvm" "bqnls"; do
   run ssc_1024_solve_${S%% *} ssc 1024 2000 -tao_type $S -tao_gatol 1e-6 -tao_grtol 0
@@ -68,6 +72,20 @@ if [ -x "$JB" ]; then
     echo "## $name" >> "$OUT/commands.txt"; echo "$cmd" >> "$OUT/commands.txt"
     timeout 300 $cmd > "$OUT/$name.log" 2>&1
     parse "$OUT/$name.log" "$name" jbearing2 $((1024*1024)) "$S"
+  done
+fi
+# CVT (the paper's Table 2 sizes): sites on the device-evaluated energy, lbfgsb (m = 8, as the paper) vs BLMVM
+CVT=$BUILD/examples/cvt
+if [ -x "$CVT" ]; then
+  for cfg in "2000 1024" "20000 2048" "60000 2048"; do
+    set -- $cfg
+    for S in "-tao_type lbfgsb -tao_lbfgsb_m 8" "-tao_type lbfgsb -tao_lbfgsb_m 8 -tao_lbfgsb_cauchy approximate" "-tao_type blmvm"; do
+      name=cvt_$1_$2_$(echo $S | awk '{print $NF}')
+      cmd="$CVT -nsites $1 -res $2 -require_convergence 0 -tao_max_it 100 -tao_view -log_view -vec_type cuda -use_gpu_aware_mpi 0 $S"
+      echo "## $name" >> "$OUT/commands.txt"; echo "$cmd" >> "$OUT/commands.txt"
+      timeout 300 $cmd > "$OUT/$name.log" 2>&1
+      parse "$OUT/$name.log" "$name" "cvt R=$2" $((2 * $1)) "$S"
+    done
   done
 fi
 echo "" >> "$TABLE"

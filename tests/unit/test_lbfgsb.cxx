@@ -305,6 +305,202 @@ TEST(Lbfgsb, BmvMatchesExplicitBfgs)
   EXPECT_NEAR(model(scan.tsum), qbest, 1e-9);
 }
 
+/* a random limited memory (col pairs with s^T y > 0) */
+static void RandomMemory(lb::Memory &mem, int n, int m, unsigned seed, std::vector<std::vector<double>> &S, std::vector<std::vector<double>> &Y)
+{
+  std::mt19937                           gen(seed);
+  std::uniform_real_distribution<double> U(-1, 1);
+  S.clear();
+  Y.clear();
+  for (int k = 0; k < m; k++) {
+    std::vector<double> s(n), y(n);
+    for (int i = 0; i < n; i++) s[i] = U(gen);
+    for (int i = 0; i < n; i++) y[i] = s[i] * (2 + (i % 5)) + 0.1 * U(gen);
+    S.push_back(s);
+    Y.push_back(y);
+  }
+  auto dot = [](const std::vector<double> &a, const std::vector<double> &b) { double r = 0; for (size_t i = 0; i < a.size(); i++) r += a[i] * b[i]; return r; };
+  mem.Resize(m);
+  mem.col = m;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      mem.SY(i, j) = dot(S[i], Y[j]);
+      mem.SS(i, j) = dot(S[i], S[j]);
+    }
+  mem.theta = dot(Y[m - 1], Y[m - 1]) / dot(S[m - 1], Y[m - 1]);
+}
+
+/* the device breakpoint scan (sort by (t, gid), prefix sums, parallel first-segment search, in one or two chunks)
+   against the reference recurrences run sequentially on the host */
+TEST(Lbfgsb, DeviceCauchyScanMatchesRecurrences)
+{
+  for (Int n : Sizes()) {
+    for (int col : {0, 1, 3}) {
+      const int  nv = std::max<Int>(n, 4), col2 = 2 * col, stride = 4 + col2, ncol = 2 * col2 + 1;
+      lb::Memory mem;
+      std::vector<std::vector<double>> S, Y;
+      if (col) {
+        RandomMemory(mem, (int)nv, col, 7 + (unsigned)n, S, Y);
+        ASSERT_EQ(lb::Formt(mem), 0);
+      } else mem.Resize(1), mem.col = 0;
+      const double theta = mem.theta;
+      /* n breakpoint records in global-index order; t in [0, 3/theta) with ties; the moving set also has 3 free
+         variables without breakpoints */
+      std::mt19937                           gen(100 + n);
+      std::uniform_real_distribution<double> U(-1, 1);
+      std::vector<double>                    rec((size_t)std::max<Int>(n, 1) * stride);
+      std::vector<double>                    p(col2 + 1, 0.0);
+      double                                 f1 = 0;
+      for (Int k = 0; k < n; k++) {
+        double *r = &rec[(size_t)k * stride];
+        double  d = U(gen);
+        if (d == 0) d = 0.5;
+        r[0] = (k % 7 == 3 && k > 0) ? rec[(size_t)(k - 1) * stride] : 1.5 * (1 + U(gen)) / theta; /* ties */
+        r[1] = (double)(2 * k + 1);                                                              /* global index */
+        r[2] = d;
+        r[3] = r[0] * d;
+        for (int j = 0; j < col; j++) {
+          r[4 + j]       = Y[j][k % nv];
+          r[4 + col + j] = theta * S[j][k % nv];
+        }
+        for (int j = 0; j < col2; j++) p[j] += d * r[4 + j];
+        f1 -= d * d;
+      }
+      for (int f = 0; f < 3; f++) { /* free variables without breakpoints */
+        const double d = 0.3 * (f + 1);
+        f1 -= d * d;
+        for (int j = 0; j < col; j++) {
+          p[j] += d * Y[j][f];
+          p[col + j] += d * theta * S[j][f];
+        }
+      }
+      /* reference */
+      lb::CauchyScan ref;
+      ASSERT_EQ(lb::CauchyScanStart(mem, ref, p.data(), f1, DBL_EPSILON), 0);
+      std::vector<lb::Breakpoint> bp;
+      for (Int k = 0; k < n; k++) {
+        const double *r = &rec[(size_t)k * stride];
+        bp.push_back(lb::Breakpoint{r[0], (Int)r[1], r[2], r[3], r + 4});
+      }
+      std::stable_sort(bp.begin(), bp.end(), [](const lb::Breakpoint &a, const lb::Breakpoint &b) { return a.t < b.t || (a.t == b.t && a.gid < b.gid); });
+      ASSERT_EQ(lb::CauchyScanChunk(mem, ref, bp.data(), n, n, n + 3, false), 0);
+      lb::CauchyScanFinish(ref);
+      /* dense M by bmv on the unit vectors */
+      std::vector<double> M((size_t)col2 * col2 + 1), e(col2 + 1);
+      for (int i = 0; i < col2; i++) {
+        std::fill(e.begin(), e.end(), 0.0);
+        e[i] = 1;
+        ASSERT_EQ(lb::Bmv(mem, e.data(), M.data() + (size_t)i * col2), 0);
+      }
+      auto          Md = ToDevice(M), p0 = ToDevice(p);
+      View<Real>    carry("carry", ncol), out("out", 5 + ncol);
+      lb::SegmentConsts sc;
+      sc.col2   = col2;
+      sc.theta  = theta;
+      sc.S0     = -f1;
+      sc.f2org  = ref.f2_org;
+      sc.epsmch = DBL_EPSILON;
+      /* two chunks: the records with t <= tsplit, then the others (each chunk in global-index order) */
+      std::vector<double> sorted_t;
+      for (auto &b : bp) sorted_t.push_back(b.t);
+      const double tsplit = n > 2 ? sorted_t[n / 3] : 1e300;
+      Int          passed = 0;
+      bool         found  = false;
+      std::vector<double> oh;
+      for (int chunk = 0; chunk < 2 && !found; chunk++) {
+        std::vector<double> part;
+        for (Int k = 0; k < n; k++)
+          if ((rec[(size_t)k * stride] <= tsplit) == (chunk == 0)) part.insert(part.end(), rec.begin() + (size_t)k * stride, rec.begin() + (size_t)(k + 1) * stride);
+        const Int  cnt = (Int)(part.size() / stride);
+        auto       R   = ToDevice(part.empty() ? std::vector<double>(1) : part);
+        View<Int>  perm("perm", std::max<Int>(cnt, 1));
+        View<Real> tk("tk", std::max<Int>(cnt, 1));
+        Kokkos::View<int64_t *, petsckp::MemSpace> keys("keys", std::max<Int>(cnt, 1));
+        Kokkos::View<Real **, Kokkos::LayoutLeft, petsckp::MemSpace> pre("pre", cnt + 1, ncol);
+        lb::BreakpointSort(R, cnt, stride, tk, keys, perm);
+        auto ph = ToHost(perm);
+        for (Int k = 1; k < cnt; k++) { /* sorted by (t, gid) */
+          const double *a = &part[(size_t)ph[k - 1] * stride], *b = &part[(size_t)ph[k] * stride];
+          ASSERT_TRUE(a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])) << "n " << n << " k " << k;
+        }
+        lb::BreakpointPrefix(R, perm, cnt, stride, col2, carry, pre);
+        /* the prefix sums against a serial sum */
+        {
+          auto             preh = Kokkos::create_mirror_view(pre);
+          Kokkos::deep_copy(preh, pre);
+          auto             ch = ToHost(carry);
+          std::vector<double> acc(ch.begin(), ch.end());
+          for (Int k = 0; k <= cnt; k++) {
+            for (int c = 0; c < ncol; c++) ASSERT_NEAR(preh(k, c), acc[c], 1e-11 * (1 + std::abs(acc[c]) + k)) << "n " << n << " k " << k << " c " << c;
+            if (k == cnt) break;
+            const double *r = &part[(size_t)ph[k] * stride];
+            for (int c = 0; c < ncol; c++) acc[c] += c < col2 ? r[2] * r[4 + c] : (c < 2 * col2 ? r[3] * r[4 + c - col2] : r[2] * r[2]);
+          }
+        }
+        const Int kstop = lb::BreakpointFirstStop(R, perm, cnt, stride, pre, p0, Md, sc);
+        lb::BreakpointSegment(R, perm, cnt, stride, pre, p0, Md, sc, kstop, out, carry);
+        oh = ToHost(out);
+        passed += kstop;
+        found = kstop < cnt;
+        sc.tcarry = oh[2];
+        sc.tlastc = oh[3];
+        sc.gidlastc = oh[4];
+        sc.origin = false;
+      }
+      double dtm = -oh[0] / oh[1];
+      if (dtm <= 0) dtm = 0;
+      EXPECT_EQ(passed, ref.npassed) << "n " << n << " col " << col;
+      EXPECT_NEAR(oh[2] + dtm, ref.tsum, 1e-10 * (1 + ref.tsum)) << "n " << n << " col " << col;
+      if (ref.npassed > 0) {
+        EXPECT_EQ(oh[3], ref.tstar);
+        EXPECT_EQ((Int)oh[4], ref.gidstar);
+      } else EXPECT_EQ(oh[4], -1.0);
+      for (int i = 0; i < col2; i++) {
+        const double pi = p[i] - oh[5 + i], ci = oh[5 + col2 + i] + (oh[2] + dtm) * pi;
+        EXPECT_NEAR(ci, ref.c[i], 1e-9 * (1 + std::abs(ref.c[i]))) << "n " << n << " col " << col << " i " << i;
+      }
+    }
+  }
+}
+
+/* the fused masked Gram products against serial sums */
+TEST(Lbfgsb, MaskedGramMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    const int nv = 6;
+    std::vector<View<Real>>          vd;
+    std::vector<std::vector<double>> vh;
+    std::vector<lb::VecPtr>          ptr;
+    for (int v = 0; v < nv; v++) {
+      vh.push_back(RandomVector(n, 50 + v));
+      vd.push_back(ToDevice(vh.back()));
+      ptr.push_back(lb::VecPtr{vd.back().data()});
+    }
+    std::vector<Int> iwh(n);
+    for (Int i = 0; i < n; i++) iwh[i] = (i % 3 == 1) ? 1 + (i % 2) : (i % 5 == 0 ? -1 : 0);
+    auto                         iw = ToDevice(iwh);
+    std::vector<lb::GramProduct> prods;
+    for (int a = 0; a < nv; a++)
+      for (int b = 0; b <= a; b++) prods.push_back(lb::GramProduct{a, b, (a + b) % 2});
+    Kokkos::View<lb::VecPtr *, petsckp::MemSpace>      pv("ptr", nv);
+    Kokkos::View<lb::GramProduct *, petsckp::MemSpace> qv("prods", prods.size());
+    Kokkos::deep_copy(pv, Kokkos::View<lb::VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), nv));
+    Kokkos::deep_copy(qv, Kokkos::View<lb::GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), prods.size()));
+    Kokkos::View<Real **, Kokkos::LayoutRight, petsckp::MemSpace> partial("partial", 64, prods.size());
+    View<Real>                                                    out("out", prods.size());
+    lb::MaskedGram(pv, n, iw, qv, partial, out);
+    auto oh = ToHost(out);
+    for (size_t q = 0; q < prods.size(); q++) {
+      double ref = 0, mag = 0;
+      for (Int i = 0; i < n; i++) {
+        const bool on = prods[q].free ? iwh[i] <= 0 : iwh[i] > 0;
+        if (on) ref += vh[prods[q].a][i] * vh[prods[q].b][i], mag += std::abs(vh[prods[q].a][i] * vh[prods[q].b][i]);
+      }
+      ASSERT_NEAR(oh[q], ref, 1e-13 * (1 + mag)) << "n " << n << " q " << q;
+    }
+  }
+}
+
 TEST(Lbfgsb, DcsrchFindsWolfePoint)
 {
   /* phi(a) = (a - 2)^2 - 4 with phi'(0) = -4: the line search must end at a point satisfying the strong Wolfe conditions */

@@ -20,6 +20,10 @@ using namespace petsckp;
 using petsckp::lbfgsb::Breakpoint;
 using petsckp::lbfgsb::CauchyScan;
 using petsckp::lbfgsb::Memory;
+using petsckp::lbfgsb::GramProduct;
+using petsckp::lbfgsb::VecPtr;
+
+static const char *const TaoLBFGSBCauchyScans[] = {"device", "host", NULL};
 
 const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
 
@@ -34,14 +38,22 @@ typedef struct {
   PetscInt            maxls;        /* most f/g evaluations per line search */
   PetscReal           ls_ftol, ls_gtol, ls_xtol;
   PetscInt            chunk;        /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  PetscInt            scan;         /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
   /* work vectors */
   Vec      *S, *Y;                  /* ring buffers of s and y */
-  Vec      *ZY, *AS;                /* y masked to the free set, s masked to the active set (formk) */
   Vec       d, z, r, xold, gold, t, work;
   Vec       XL, XU;                 /* own +-infinity bounds when the problem has none */
   View<Int> iwhere, idx;
   View<Real> tsort;
   View<Real> records;
+  View<Real> recall, tkeys, p0dev, Mdev, carry, segout;   /* device Cauchy scan: gathered records, sort keys, p0, M */
+  View<Int>  perm;
+  Kokkos::View<int64_t *, MemSpace> keys;
+  Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre;  /* prefix sums of a chunk, (cnt + 1) x (4 col + 1) */
+  Kokkos::View<VecPtr *, MemSpace> gvecs;                   /* masked Gram: vector pointers, products, partial sums */
+  Kokkos::View<GramProduct *, MemSpace> gprods;
+  Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> gpartial;
+  View<Real> gout;
   PetscInt  nlocal, rstart;
   /* limited-memory state */
   Memory    mem;
@@ -94,6 +106,8 @@ static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm
   PetscCallMPI(MPI_Allreduce(&loc, nrm, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)tao)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscInt, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
 
 /* The generalised Cauchy point (reference `cauchy`): z = x^c, c = W^T (x^c - x); *info != 0 on a singular bmv */
 static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, std::vector<PetscReal> &c, PetscInt *info)
@@ -160,8 +174,15 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (nbreak > 0 && !(scan.dtm < tmin)) {
-    /* the minimiser is beyond the first breakpoint: scan the breakpoints in increasing order, chunk by chunk */
+  if (nbreak > 0 && !(scan.dtm < tmin) && lb->scan == 0) {
+    PetscCall(PetscLogEventBegin(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
+    lb->nbreakscan++;
+    PetscCall(LBFGSBCauchyScanDevice(tao, XL, XU, Sc, Yc, tmin, ci.nbreak, nbreak, N, bnded, scan, info));
+    PetscCall(PetscLogEventEnd(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
+    lb->nbreakpassed += scan.npassed;
+  } else if (nbreak > 0 && !(scan.dtm < tmin)) {
+    /* the minimiser is beyond the first breakpoint: scan the breakpoints in increasing order, chunk by chunk, on the
+       host with the reference recurrences (-tao_lbfgsb_cauchy_scan host) */
     const bool       approx = lb->cauchy == TAO_LBFGSB_CAUCHY_APPROXIMATE;
     const PetscInt   stride = 4 + col2;
     PetscInt         nsorted = ci.nbreak, pos = 0, chunk = lb->chunk;
@@ -261,6 +282,157 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Exact Cauchy point past the first breakpoint, on the device (digest section 2.8): the breakpoints are taken in
+   increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global index),
+   the rank-one updates of p = W^T d, of W^T (x(t) - x) and of ||d||^2 are prefix-summed, every segment's f' and
+   f'' are evaluated independently in O(m^2) with the dense middle matrix M, and the first segment that holds the
+   minimiser is found by a min-index reduction. Host work per chunk: O(m^2) scalars (O(m^3) once to form M). On
+   return scan holds tsum = t_prev, dtm, p and c = W^T (x(t_prev) - x) for CauchyScanFinish(). */
+static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscReal tmin, PetscInt nbreak_local, PetscInt nbreak, PetscInt N, bool bnded, CauchyScan &scan, PetscInt *info)
+{
+  TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt           col = lb->mem.col, col2 = 2 * col, stride = 4 + col2, ncol = 2 * col2 + 1;
+  const bool               approx = lb->cauchy == TAO_LBFGSB_CAUCHY_APPROXIMATE;
+  PetscInt                 pos = 0, chunk = lb->chunk, passed = 0;
+  PetscReal                lo = -1.0;
+  PetscMPIInt              size;
+  std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out(5 + ncol);
+  std::vector<PetscMPIInt> counts, displs;
+  lbfgsb::SegmentConsts    sc;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  counts.resize(size);
+  displs.resize(size);
+  /* the dense middle matrix M = [[-D, L^T], [L, theta S^T S]]^-1 by bmv on the unit vectors (O(m^3), host) */
+  for (PetscInt i = 0; i < col2; i++) {
+    std::fill(e.begin(), e.end(), 0.0);
+    e[i] = 1.0;
+    if (lbfgsb::Bmv(lb->mem, e.data(), Mh.data() + (size_t)i * col2)) {
+      *info = 1;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  if ((PetscInt)lb->Mdev.extent(0) < col2 * col2 + 1) PetscCallCXX(lb->Mdev = View<Real>(std::string("lbfgsb::M"), col2 * col2 + 1));
+  if ((PetscInt)lb->p0dev.extent(0) < col2 + 1) PetscCallCXX(lb->p0dev = View<Real>(std::string("lbfgsb::p0"), col2 + 1));
+  if ((PetscInt)lb->carry.extent(0) < ncol) PetscCallCXX(lb->carry = View<Real>(std::string("lbfgsb::carry"), ncol));
+  if ((PetscInt)lb->segout.extent(0) < 5 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 5 + ncol));
+  if (col2) {
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->Mdev, std::make_pair((PetscInt)0, col2 * col2)), HostUView<Real>(Mh.data(), col2 * col2)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->p0dev, std::make_pair((PetscInt)0, col2)), HostUView<Real>(scan.p.data(), col2)));
+  }
+  PetscCallCXX(Kokkos::deep_copy(exec(), lb->carry, 0.0));
+  sc.col2   = col2;
+  sc.theta  = lb->mem.theta;
+  sc.S0     = -scan.f1;
+  sc.f2org  = scan.f2_org;
+  sc.epsmch = scan.epsmch;
+  {
+    DeviceVec t;
+    PetscCall(t.Get(lb->t, Access::Read));
+    auto tv = t.cview();
+    PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
+    PetscCall(t.Restore());
+    PetscCallCXX(exec().fence());
+    PetscCallCXX(Kokkos::sort(lb->tsort)); /* no-break entries (kNoBreak) go to the end */
+  }
+  while (PETSC_TRUE) {
+    PetscReal cand = lbfgsb::kNoBreak, hi;
+    PetscInt  nsel, cnt;
+    View<Real> R;
+    if (approx) hi = tmin;
+    else {
+      if (pos + chunk - 1 < nbreak_local) PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
+      PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
+    }
+    {
+      DeviceVec l, u, x, d, t;
+      PetscCall(l.Get(XL, Access::Read));
+      PetscCall(u.Get(XU, Access::Read));
+      PetscCall(x.Get(tao->solution, Access::Read));
+      PetscCall(d.Get(lb->d, Access::Read));
+      PetscCall(t.Get(lb->t, Access::Read));
+      PetscCallCXX(nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
+      if ((PetscInt)lb->records.extent(0) < nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), nsel * stride));
+      PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, nsel, lb->rstart, lb->records, stride));
+    }
+    for (PetscInt j = 0; j < col; j++) {
+      DeviceVec yv, sv;
+      PetscCall(yv.Get(Yc[j], Access::Read));
+      PetscCall(sv.Get(Sc[j], Access::Read));
+      PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, nsel, lb->records, stride, 4 + j, 1.0));
+      PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
+    }
+    pos += nsel;
+    lo = hi;
+    if (size > 1) { /* every rank gets the chunk's records in global index order and runs the same scan */
+      PetscMPIInt mycount = (PetscMPIInt)(nsel * stride), total = 0;
+      host.resize((size_t)nsel * stride);
+      if (nsel) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(host.data(), host.size()), Kokkos::subview(lb->records, std::make_pair((PetscInt)0, nsel * stride))));
+      PetscCallCXX(exec().fence());
+      PetscCallMPI(MPI_Allgather(&mycount, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
+      for (PetscMPIInt r = 0; r < size; r++) {
+        displs[r] = total;
+        total += counts[r];
+      }
+      all.resize(total);
+      PetscCallMPI(MPI_Allgatherv(host.data(), mycount, MPIU_REAL, all.data(), counts.data(), displs.data(), MPIU_REAL, comm));
+      cnt = total / stride;
+      if ((PetscInt)lb->recall.extent(0) < total) PetscCallCXX(lb->recall = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::recall")), total));
+      if (total) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->recall, std::make_pair((PetscInt)0, (PetscInt)total)), HostUView<Real>(all.data(), total)));
+      R = lb->recall;
+    } else {
+      cnt = nsel;
+      R   = lb->records;
+    }
+    if ((PetscInt)lb->perm.extent(0) < cnt) {
+      PetscCallCXX(lb->perm = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::perm")), cnt));
+      PetscCallCXX(lb->tkeys = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::tkeys")), cnt));
+      PetscCallCXX(lb->keys = Kokkos::View<int64_t *, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::keys")), cnt));
+    }
+    if ((PetscInt)lb->pre.extent(0) < cnt + 1 || (PetscInt)lb->pre.extent(1) < ncol) PetscCallCXX(lb->pre = Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::prefix")), cnt + 1, ncol));
+    PetscInt kstop;
+    PetscCallCXX(lbfgsb::BreakpointSort(R, cnt, stride, lb->tkeys, lb->keys, lb->perm));
+    PetscCallCXX(lbfgsb::BreakpointPrefix(R, lb->perm, cnt, stride, col2, lb->carry, lb->pre));
+    PetscCallCXX(kstop = lbfgsb::BreakpointFirstStop(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc));
+    PetscCallCXX(lbfgsb::BreakpointSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, kstop, lb->segout, lb->carry));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 5 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 5 + ncol))));
+    PetscCallCXX(exec().fence());
+    passed += kstop;
+    const bool found = kstop < cnt, last = !found && passed == nbreak;
+    if (found || last || approx) {
+      PetscReal f1 = out[0], f2 = out[1], tprev = out[2], dtm;
+      if (found) dtm = -f1 / f2;
+      else if (last) dtm = bnded ? 0.0 : -f1 / f2; /* every breakpoint passed: the reference's final segment */
+      else {                                      /* the paper's Cauchy point: stop at the first breakpoint(s) */
+        dtm = 0.0;
+        lb->ntruncated++;
+      }
+      scan.f1      = f1;
+      scan.f2      = f2;
+      scan.dtm     = dtm;
+      scan.tsum    = tprev;
+      scan.tj      = tprev;
+      scan.tstar   = out[3];
+      scan.gidstar = (PetscInt)out[4];
+      scan.npassed = passed;
+      for (PetscInt i = 0; i < col2; i++) {
+        scan.p[i] = scan.p[i] - out[5 + i];
+        scan.c[i] = out[5 + col2 + i] + tprev * scan.p[i];
+      }
+      scan.done = true;
+      break;
+    }
+    sc.tcarry   = out[2];
+    sc.tlastc   = out[3];
+    sc.gidlastc = out[4];
+    sc.origin   = false;
+    chunk *= 2;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Subspace minimisation (reference `formk`, `cmprlb`, `subsm`, v3.0 projection with backtracking): z := x-bar.
    *info != 0 when a factorisation fails. */
 static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, const std::vector<PetscReal> &c, PetscInt *info)
@@ -270,32 +442,56 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
   const PetscInt           col = lb->mem.col;
   const PetscReal          theta = lb->mem.theta;
   Vec                      Sc[64], Yc[64];
-  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col), tmp(2 * col);
+  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col);
   PetscInt                 iword = 0, giword;
 
   PetscFunctionBegin;
   *info = 0;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
   LBFGSBChrono(lb, Sc, Yc);
-  /* formk: the masked Gram blocks, then the LEL^T factor of K */
-  for (PetscInt j = 0; j < col; j++) {
-    DeviceVec y, s, zy, as;
-    PetscCall(y.Get(Yc[j], Access::Read));
-    PetscCall(s.Get(Sc[j], Access::Read));
-    PetscCall(zy.Get(lb->ZY[j], Access::Write));
-    PetscCall(as.Get(lb->AS[j], Access::Write));
-    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, y.cview(), zy.view(), true));
-    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, s.cview(), as.view(), false));
-  }
-  for (PetscInt i = 0; i < col; i++) {
-    PetscCall(VecMDot(lb->ZY[i], col, Yc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) yzzy[i + j * col] = tmp[j];
-    PetscCall(VecMDot(lb->AS[i], col, Sc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) saas[i + j * col] = tmp[j];
-    PetscCall(VecMDot(lb->AS[i], col, Yc, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) saay[i + j * col] = tmp[j];
-    PetscCall(VecMDot(Sc[i], col, lb->ZY, tmp.data()));
-    for (PetscInt j = 0; j < col; j++) szzy[i + j * col] = tmp[j];
+  /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper) in one fused pass
+     over the 2 col vectors and one MPI reduction, then the LEL^T factor of K */
+  {
+    const PetscInt           nv = 2 * col;
+    std::vector<DeviceVec>   dv(nv);
+    std::vector<VecPtr>      ptr(nv);
+    std::vector<GramProduct> prods;
+    std::vector<PetscReal>   gram;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
+      for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
+      for (PetscInt j = i; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
+    }
+    const PetscInt nprod = (PetscInt)prods.size();
+    for (PetscInt j = 0; j < col; j++) {
+      PetscCall(dv[j].Get(Yc[j], Access::Read));
+      PetscCall(dv[col + j].Get(Sc[j], Access::Read));
+      ptr[j].p       = dv[j].cview().data();
+      ptr[col + j].p = dv[col + j].cview().data();
+    }
+    if ((PetscInt)lb->gvecs.extent(0) < nv) PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::gvecs"), nv));
+    if ((PetscInt)lb->gprods.extent(0) != nprod) {
+      const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
+      PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
+      PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
+      PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod));
+    }
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), nv)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
+    PetscCallCXX(lbfgsb::MaskedGram(Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), lb->nlocal, lb->iwhere, lb->gprods, lb->gpartial, lb->gout));
+    gram.resize(nprod);
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
+    PetscCallCXX(exec().fence());
+    for (PetscInt j = 0; j < nv; j++) PetscCall(dv[j].Restore());
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, gram.data(), (PetscMPIInt)nprod, MPIU_REAL, MPIU_SUM, comm));
+    PetscInt q = 0;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++) yzzy[i + j * col] = yzzy[j + i * col] = gram[q++];
+      for (PetscInt j = 0; j <= i; j++) saas[i + j * col] = saas[j + i * col] = gram[q++];
+      for (PetscInt j = 0; j < i; j++) saay[i + j * col] = gram[q++];
+      for (PetscInt j = i; j < col; j++) szzy[i + j * col] = gram[q++];
+    }
   }
   if (lbfgsb::Formk(lb->mem, yzzy.data(), saas.data(), szzy.data(), saay.data())) {
     *info = 1;
@@ -447,8 +643,6 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
   if (!lb->d) {
     PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->S));
     PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->Y));
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->ZY));
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->AS));
     PetscCall(VecDuplicate(tao->solution, &lb->d));
     PetscCall(VecDuplicate(tao->solution, &lb->z));
     PetscCall(VecDuplicate(tao->solution, &lb->r));
@@ -473,8 +667,6 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   if (lb->d) {
     PetscCall(VecDestroyVecs(lb->m, &lb->S));
     PetscCall(VecDestroyVecs(lb->m, &lb->Y));
-    PetscCall(VecDestroyVecs(lb->m, &lb->ZY));
-    PetscCall(VecDestroyVecs(lb->m, &lb->AS));
   }
   PetscCall(VecDestroy(&lb->d));
   PetscCall(VecDestroy(&lb->z));
@@ -489,6 +681,19 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->idx = View<Int>());
   PetscCallCXX(lb->tsort = View<Real>());
   PetscCallCXX(lb->records = View<Real>());
+  PetscCallCXX(lb->recall = View<Real>());
+  PetscCallCXX(lb->tkeys = View<Real>());
+  PetscCallCXX(lb->p0dev = View<Real>());
+  PetscCallCXX(lb->Mdev = View<Real>());
+  PetscCallCXX(lb->carry = View<Real>());
+  PetscCallCXX(lb->segout = View<Real>());
+  PetscCallCXX(lb->perm = View<Int>());
+  PetscCallCXX(lb->keys = Kokkos::View<int64_t *, MemSpace>());
+  PetscCallCXX(lb->pre = Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>());
+  PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>());
+  PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>());
+  PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>());
+  PetscCallCXX(lb->gout = View<Real>());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -763,6 +968,7 @@ static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_ftol", "sufficient-decrease constant of the More-Thuente line search", "", lb->ls_ftol, &lb->ls_ftol, NULL));
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_gtol", "curvature constant of the More-Thuente line search", "", lb->ls_gtol, &lb->ls_gtol, NULL));
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search", "", lb->ls_xtol, &lb->ls_xtol, NULL));
+  PetscCall(PetscOptionsEList("-tao_lbfgsb_cauchy_scan", "breakpoint scan of the exact Cauchy point: device (sorted prefix sums, parallel search) or host (reference recurrences)", "", TaoLBFGSBCauchyScans, 2, TaoLBFGSBCauchyScans[lb->scan], &lb->scan, NULL));
   PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (doubles each round)", "", lb->chunk, &lb->chunk, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(lb->maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_maxls must be at least 1");
@@ -783,7 +989,7 @@ static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, TaoLBFGSBCauchyTypes[lb->cauchy]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_inf\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "More-Thuente line search: ftol = %g, gtol = %g, xtol = %g, at most %" PetscInt_FMT " evaluations\n", (double)lb->ls_ftol, (double)lb->ls_gtol, (double)lb->ls_xtol, lb->maxls));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "exact Cauchy scan: first chunk of %" PetscInt_FMT " breakpoints, doubling\n", lb->chunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, doubling\n", TaoLBFGSBCauchyScans[lb->scan], lb->scan == 0 ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
   PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Cauchy points past the first breakpoint: %" PetscInt_FMT " (breakpoints passed %" PetscInt_FMT ", truncated by the approximation %" PetscInt_FMT ")\n", lb->nbreakscan, lb->nbreakpassed, lb->ntruncated));
   PetscCall(PetscViewerASCIIPrintf(viewer, "subspace steps: %" PetscInt_FMT " projected, %" PetscInt_FMT " backtracked\n", lb->nprojected, lb->nbacktrack));
@@ -818,7 +1024,9 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
 . -tao_lbfgsb_factr <1e7>                   - stop when the relative decrease of f is at most factr * machine epsilon
 . -tao_lbfgsb_maxls <20>                    - most function evaluations per line search
 . -tao_lbfgsb_ls_ftol <1e-3>, -tao_lbfgsb_ls_gtol <0.9>, -tao_lbfgsb_ls_xtol <0.1> - More-Thuente constants
-- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the exact Cauchy scan
+. -tao_lbfgsb_cauchy_scan <device,host>    - the breakpoint scan past the first breakpoint: on the device by sorting
+                                              and prefix sums (default), or on the host with the reference recurrences
+- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (doubles each round)
 
   Level: beginner
 
@@ -826,9 +1034,11 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   Each iteration: projected gradient; generalised Cauchy point along the projected steepest-descent path (the
   breakpoints are computed on the device; when the model minimiser lies beyond the first breakpoint the breakpoints
   are selected in increasing order by a device sort and threshold compaction, chunk by chunk, gathered across MPI
-  ranks and scanned in the global order (t, global index), so that every rank count gives the same Cauchy point);
-  direct primal subspace minimisation with the 2m x 2m matrix K (masked Gram products on the device, O(m^2)
-  factorisations on the host); the projected step with the backtracking fallback of version 3.0; the More-Thuente
+  ranks and sorted in the global order (t, global index); the rank-one updates of W^T d, W^T (x(t) - x) and
+  ||d||^2 are prefix-summed on the device, every segment's f' and f'' evaluated independently and the first segment
+  holding the minimiser found by a min-index reduction, so that every rank count gives the same Cauchy point);
+  direct primal subspace minimisation with the 2m x 2m matrix K (all masked Gram products in one fused device pass
+  and one MPI reduction, O(m^3) factorisations on the host); the projected step with the backtracking fallback of version 3.0; the More-Thuente
   line search; the update skipped when s^T y <= eps (-g^T s).
 
   The residual passed to the TAO monitors and convergence test is the infinity norm of the projected gradient, so
@@ -858,6 +1068,19 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
   new (&lb->idx) View<Int>();
   new (&lb->tsort) View<Real>();
   new (&lb->records) View<Real>();
+  new (&lb->recall) View<Real>();
+  new (&lb->tkeys) View<Real>();
+  new (&lb->p0dev) View<Real>();
+  new (&lb->Mdev) View<Real>();
+  new (&lb->carry) View<Real>();
+  new (&lb->segout) View<Real>();
+  new (&lb->perm) View<Int>();
+  new (&lb->keys) Kokkos::View<int64_t *, MemSpace>();
+  new (&lb->pre) Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>();
+  new (&lb->gvecs) Kokkos::View<VecPtr *, MemSpace>();
+  new (&lb->gprods) Kokkos::View<GramProduct *, MemSpace>();
+  new (&lb->gpartial) Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>();
+  new (&lb->gout) View<Real>();
   tao->data    = (void *)lb;
   lb->m        = 10;
   lb->cauchy   = TAO_LBFGSB_CAUCHY_EXACT;

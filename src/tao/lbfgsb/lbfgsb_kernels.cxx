@@ -5,6 +5,7 @@
    Morales, Nocedal 2011; More, Thuente 1994); the names of the reference routines are kept in comments.
 */
 #include "lbfgsb_kernels.hpp"
+#include <Kokkos_Sort.hpp>
 #include <algorithm>
 #include <cmath>
 
@@ -322,6 +323,152 @@ Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real 
     },
     Kokkos::Min<Real>(stp));
   return n > 0 ? cm::fmin(stp, big) : big;
+}
+
+/* ---------------------------------------------------------------- exact Cauchy point on the device */
+
+void BreakpointSort(View<Real> rec, Int cnt, Int stride, View<Real> tkeys, Kokkos::View<int64_t *, MemSpace> keys, View<Int> perm)
+{
+  if (cnt <= 0) return;
+  UView<Real>                                                              tk(tkeys.data(), cnt);
+  Kokkos::View<int64_t *, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ky(keys.data(), cnt);
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointKeys", range(cnt), KOKKOS_LAMBDA(const Int k) { tk(k) = rec(k * stride); });
+  exec().fence();
+  Kokkos::sort(tk);
+  /* the records arrive in increasing global index: key = (rank of t among the sorted t) * cnt + k orders by (t, gid) */
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointRank", range(cnt), KOKKOS_LAMBDA(const Int k) {
+      const Real t  = rec(k * stride);
+      Int        lo = 0, hi = cnt; /* first position with tk >= t */
+      while (lo < hi) {
+        const Int mid = lo + (hi - lo) / 2;
+        if (tk(mid) < t) lo = mid + 1;
+        else hi = mid;
+      }
+      ky(k) = (int64_t)lo * (int64_t)cnt + (int64_t)k;
+    });
+  exec().fence();
+  Kokkos::sort(ky);
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointPerm", range(cnt), KOKKOS_LAMBDA(const Int k) { perm(k) = (Int)(ky(k) % (int64_t)cnt); });
+}
+
+void BreakpointPrefix(View<Real> rec, View<Int> perm, Int cnt, Int stride, Int col2, View<Real> carry, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre)
+{
+  using Policy     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member     = Policy::member_type;
+  const Int ncol   = 2 * col2 + 1;
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointPrefix", Policy(exec(), ncol, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &team) {
+      const Int  c  = team.league_rank();
+      const Real c0 = carry(c);
+      if (cnt == 0) {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { pre(0, c) = c0; });
+        return;
+      }
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, cnt), [&](const Int k, Real &upd, const bool final) {
+        const Real *r = &rec(perm(k) * stride);
+        Real        x;
+        if (c < col2) x = r[2] * r[4 + c];
+        else if (c < 2 * col2) x = r[3] * r[4 + c - col2];
+        else x = r[2] * r[2];
+        if (k == 0) x += c0; /* the carry first: the sums run in the sorted order */
+        if (final) {
+          pre(k, c) = k == 0 ? c0 : upd;
+          if (k == cnt - 1) pre(cnt, c) = upd + x;
+        }
+        upd += x;
+      });
+    });
+}
+
+Int BreakpointFirstStop(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc)
+{
+  Int first = cnt;
+  if (cnt <= 0) return 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::BreakpointFirstStop", range(cnt),
+    KOKKOS_LAMBDA(const Int k, Int &mn) {
+      const Real tprev = k == 0 ? sc.tcarry : rec(perm(k - 1) * stride);
+      const Real dt    = rec(perm(k) * stride) - tprev;
+      Real       f1, f2;
+      SegmentModel(pre, k, p0, M, sc, tprev, f1, f2);
+      if (-f1 / f2 < dt && k < mn) mn = k;
+    },
+    Kokkos::Min<Int>(first));
+  return first < cnt ? first : cnt;
+}
+
+void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, Int k, View<Real> out, View<Real> carry)
+{
+  const Int ncol = 2 * sc.col2 + 1;
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointSegment", range(1), KOKKOS_LAMBDA(const Int) {
+      const Real tprev = k == 0 ? sc.tcarry : rec(perm(k - 1) * stride);
+      Real       f1, f2;
+      SegmentModel(pre, k, p0, M, sc, tprev, f1, f2);
+      out(0) = f1;
+      out(1) = f2;
+      out(2) = tprev;
+      out(3) = k == 0 ? sc.tlastc : rec(perm(k - 1) * stride);
+      out(4) = k == 0 ? sc.gidlastc : rec(perm(k - 1) * stride + 1);
+      for (Int c = 0; c < ncol; c++) {
+        out(5 + c) = pre(k, c);
+        carry(c)   = pre(k, c);
+      }
+    });
+}
+
+/* ---------------------------------------------------------------- masked Gram products in one pass */
+
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out)
+{
+  using Policy      = Kokkos::TeamPolicy<ExecSpace>;
+  using Member      = Policy::member_type;
+  using Scratch     = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Int nv      = (Int)vecs.extent(0), nprod = (Int)prods.extent(0), lmax = (Int)partial.extent(0);
+  if (nprod == 0) return;
+  const Int tile    = std::max<Int>(8, std::min<Int>(128, 3072 / (nv + 2)));
+  const Int ntiles  = (n + tile - 1) / tile;
+  const Int league  = std::max<Int>(1, std::min<Int>(ntiles, lmax));
+  const Int perteam = ((ntiles + league - 1) / league) * tile; /* rows per team, whole tiles */
+  const Int ssize   = tile * (nv + 2);
+  Policy    pol(exec(), league, Kokkos::AUTO);
+  pol.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(ssize)));
+  Kokkos::parallel_for(
+    "lbfgsb::MaskedGram", pol, KOKKOS_LAMBDA(const Member &team) {
+      Scratch   buf(team.team_scratch(0), ssize);
+      const Int lr = team.league_rank();
+      const Int b = lr * perteam, e = b + perteam < n ? b + perteam : n;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nprod), [&](const Int q) { partial(lr, q) = 0; });
+      for (Int r0 = b; r0 < e; r0 += tile) {
+        const Int nr = e - r0 < tile ? e - r0 : tile;
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nr * (nv + 2)), [&](const Int idx) {
+          const Int v = idx / nr, r = idx - v * nr;
+          Real      val;
+          if (v < nv) val = vecs(v).p[r0 + r];
+          else if (v == nv) val = iwhere(r0 + r) <= 0 ? 1 : 0;
+          else val = iwhere(r0 + r) > 0 ? 1 : 0;
+          buf(v * tile + r) = val;
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nprod), [&](const Int q) {
+          const GramProduct pr = prods(q);
+          const Int         oa = pr.a * tile, ob = pr.b * tile, om = (pr.free ? nv : nv + 1) * tile;
+          Real              s  = 0;
+          for (Int r = 0; r < nr; r++) s += buf(om + r) * buf(oa + r) * buf(ob + r);
+          partial(lr, q) += s;
+        });
+      }
+    });
+  Kokkos::parallel_for(
+    "lbfgsb::MaskedGramSum", range(nprod), KOKKOS_LAMBDA(const Int q) {
+      Real s = 0;
+      for (Int l = 0; l < league; l++) s += partial(l, q);
+      out(q) = s;
+    });
 }
 
 /* ---------------------------------------------------------------- host routines */

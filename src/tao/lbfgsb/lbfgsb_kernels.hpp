@@ -94,6 +94,70 @@ void SubspaceBacktrack(ConstView l, ConstView u, View<Int> iwhere, ConstView z, 
 /* line search `lnsrlb`: largest step keeping x + stp d in the box, starting from big */
 Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real inf, Real big);
 
+/* ---- exact Cauchy point on the device (digest section 2.8): the breakpoints of a chunk are sorted by (t, global
+   index), the per-breakpoint updates are prefix-summed, every segment is evaluated independently in O(m^2) and the
+   first segment holding the minimiser is found by a min-index reduction.
+
+   Records: rec(k * stride + 0..3) = (t, global index, d, z = bound - x), rec(k * stride + 4 + i) = w_i (row of
+   W = [Y, theta S], 2col entries), k < cnt, in increasing global index.
+   Prefix columns (ncol = 2 col2 + 1): c < col2: d w_c; col2 <= c < 2 col2: z w_{c - col2}; c = 2 col2: d^2. */
+
+/* perm(k) = the record at position k of the order (t, global index); tkeys, keys: scratch of cnt entries */
+void BreakpointSort(View<Real> rec, Int cnt, Int stride, View<Real> tkeys, Kokkos::View<int64_t *, MemSpace> keys, View<Int> perm);
+
+/* pre(k, c) = carry(c) + sum over the sorted records j < k of column c, for k = 0..cnt (row cnt: the totals); the
+   carry is added first, so that the sums run in the sorted order whatever the chunk boundaries */
+void BreakpointPrefix(View<Real> rec, View<Int> perm, Int cnt, Int stride, Int col2, View<Real> carry, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre);
+
+struct SegmentConsts {
+  Int  col2   = 0;
+  Real theta  = 1;
+  Real S0     = 0;  /* ||d||^2 over the moving variables (-f1 at t = 0) */
+  Real f2org  = 0;  /* f'' at t = 0 */
+  Real epsmch = 0;
+  Real tcarry = 0;  /* last breakpoint passed before this chunk (0 if none) */
+  Real tlastc = -1, gidlastc = -1; /* (t, global index) of that breakpoint, -1 if none */
+  bool origin = true; /* no breakpoint passed before this chunk (the first segment has no f'' safeguard) */
+};
+
+/* f', f'' of the segment starting after the sorted records j < k of the chunk (k = 0..cnt): with p = p0 - P,
+   c = Q + t_prev p, S = S0 - D2, f' = -S + theta t_prev S - c^T M p, f'' = theta S - p^T M p (safeguarded by
+   eps f''_0 as the reference recurrences); M is the dense 2col x 2col middle matrix (column-major) */
+KOKKOS_INLINE_FUNCTION void SegmentModel(const Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> &pre, Int k, const View<Real> &p0, const View<Real> &M, const SegmentConsts &sc, Real tprev, Real &f1, Real &f2)
+{
+  const Int  col2 = sc.col2;
+  const Real S    = sc.S0 - pre(k, 2 * col2);
+  Real       pMp = 0, cMp = 0;
+  for (Int i = 0; i < col2; i++) {
+    const Real pi = p0(i) - pre(k, i), ci = pre(k, col2 + i) + tprev * pi;
+    Real       vi = 0;
+    for (Int j = 0; j < col2; j++) vi += M(i + j * col2) * (p0(j) - pre(k, j));
+    pMp += pi * vi;
+    cMp += ci * vi;
+  }
+  f1 = -S + sc.theta * tprev * S - cMp;
+  f2 = sc.theta * S - pMp;
+  if (!(sc.origin && k == 0)) f2 = f2 > sc.epsmch * sc.f2org ? f2 : sc.epsmch * sc.f2org;
+}
+
+/* the first k in [0, cnt) whose segment holds the minimiser (-f'/f'' < t_k - t_prev), or cnt if none */
+Int BreakpointFirstStop(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc);
+
+/* the state of the segment after the sorted records j < k (k = 0..cnt): out = (f', f'', t_prev, t and global index
+   of the last record passed (or of the carry, -1 if none), pre(k, 0..ncol)); carry := pre(k, .) */
+void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, Int k, View<Real> out, View<Real> carry);
+
+/* ---- the masked Gram products of the subspace step in one pass: out(q) = sum_i mask_q(i) v_a(i) v_b(i) for the
+   triples prod(q) = (a, b, free) with mask = [iwhere_i <= 0] (free) or [iwhere_i > 0] (active); vecs holds the
+   device pointers of the vectors v_0..v_(nv-1) of local length n; partial: scratch of (league x nprod) */
+struct VecPtr {
+  const Real *p;
+};
+struct GramProduct {
+  int a, b, free;
+};
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out);
+
 /* ---- host routines on the small matrices (column-major, leading dimension ld) */
 
 /* LINPACK dpofa: Cholesky R^T R of the upper triangle of a (n x n); returns 0 or the failing column (1-based) */
