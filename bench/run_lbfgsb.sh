@@ -11,7 +11,11 @@ OUT=${2:?output dir}
 mkdir -p "$OUT"
 EX=$BUILD/examples/minpack2
 LIB=$BUILD/libpetsckp.so
-GPU="-dm_vec_type cuda -vec_type cuda -use_gpu_aware_mpi 0"
+GPU="-dm_vec_type cuda -vec_type cuda -use_gpu_aware_mpi 0 -log_view_gpu_time"
+# knobs: sizes, per-run time limit, CVT configurations (sites resolution;...)
+SIZES=${LBFGSB_SIZES:-1024 2048 4096}
+TMO=${LBFGSB_TIMEOUT:-300}
+CVTCFG=${LBFGSB_CVT:-2000 1024;20000 2048;60000 2048}
 DEV=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 TABLE=$OUT/lbfgsb.md
 echo "# TAO lbfgsb GPU benchmark ($DEV, $(date -u +%Y-%m-%d))" > "$TABLE"
@@ -43,12 +47,12 @@ run() { # name problem N maxit solver-options...
   echo "## $name" >> "$OUT/commands.txt"
   local cmd="$EX -problem $prob -nx $N -ny $N -check 0 -require_convergence 0 -tao_max_it $maxit -tao_view -log_view $GPU $*"
   echo "$cmd" >> "$OUT/commands.txt"
-  timeout 300 $cmd > "$log" 2>&1
+  timeout $TMO $cmd > "$log" 2>&1
   parse "$log" "$name" "$prob" "$((N*N))" "$*"
 }
 
 # ms per iteration at fixed iteration counts
-for N in 1024 2048 4096; do
+for N in $SIZES; do
   IT=100; [ $N -eq 4096 ] && IT=50
   run ssc_${N}_lbfgsb ssc $N $IT -tao_type lbfgsb -tao_lbfgsb_m 5
   run ssc_${N}_lbfgsb_approx ssc $N $IT -tao_type lbfgsb -tao_lbfgsb_m 5 -tao_lbfgsb_cauchy approximate
@@ -70,20 +74,21 @@ if [ -x "$JB" ]; then
     name=jbearing2_1024_$(echo $S | awk '{print $NF}')
     cmd="$JB -mx 1024 -my 1024 -tao_view -log_view $GPU $S"
     echo "## $name" >> "$OUT/commands.txt"; echo "$cmd" >> "$OUT/commands.txt"
-    timeout 300 $cmd > "$OUT/$name.log" 2>&1
+    timeout $TMO $cmd > "$OUT/$name.log" 2>&1
     parse "$OUT/$name.log" "$name" jbearing2 $((1024*1024)) "$S"
   done
 fi
 # CVT (the paper's Table 2 sizes): sites on the device-evaluated energy, lbfgsb (m = 8, as the paper) vs BLMVM
 CVT=$BUILD/examples/cvt
 if [ -x "$CVT" ]; then
-  for cfg in "2000 1024" "20000 2048" "60000 2048"; do
+  echo "$CVTCFG" | tr ';' '\n' | while read -r cfg; do
+    [ -n "$cfg" ] || continue
     set -- $cfg
     for S in "-tao_type lbfgsb -tao_lbfgsb_m 8" "-tao_type lbfgsb -tao_lbfgsb_m 8 -tao_lbfgsb_cauchy approximate" "-tao_type blmvm"; do
       name=cvt_$1_$2_$(echo $S | awk '{print $NF}')
       cmd="$CVT -nsites $1 -res $2 -require_convergence 0 -tao_max_it 100 -tao_view -log_view -vec_type cuda -use_gpu_aware_mpi 0 $S"
       echo "## $name" >> "$OUT/commands.txt"; echo "$cmd" >> "$OUT/commands.txt"
-      timeout 300 $cmd > "$OUT/$name.log" 2>&1
+      timeout $TMO $cmd > "$OUT/$name.log" 2>&1
       parse "$OUT/$name.log" "$name" "cvt R=$2" $((2 * $1)) "$S"
     done
   done
