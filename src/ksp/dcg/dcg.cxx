@@ -153,7 +153,14 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   PetscCall(KSPLogResidualHistory(ksp, rnorm));
   PetscCall(KSPMonitor(ksp, 0, rnorm));
   PetscCall(KSPDCGMonitorProjection(ksp, R, 0));
-  PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
+  {
+    /* with a zero guess r_hat0 = P b, not b: mark the guess nonzero for the first test, so that the default test is
+       relative to || b || (the paper's criterion, and that of KSPCG + PCDEFLATION), not to || P b || */
+    PetscBool gz = ksp->guess_zero;
+    if (dcg->defl) ksp->guess_zero = PETSC_FALSE;
+    PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
+    ksp->guess_zero = gz;
+  }
   PetscCall(VecCopy(Y, P));
   for (i = 0; i < ksp->max_it && !ksp->reason; i++) {
     PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p */
@@ -336,7 +343,8 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    With E = Z^T A Z, Q = Z E^-1 Z^T and P = I - A Q, DCG runs PCG on P A x_hat = P b with any preconditioner M
    (`PCNEUMANN`, `PCJACOBI`, `PCNONE`, ...), and returns x = Q b + P^T x_hat. The residual r_hat = P (b - A x_hat) it
    iterates on equals the true residual b - A x of the returned x, so the default unpreconditioned norm test
-   || r_hat || < max(rtol || b ||, atol) is the paper's criterion. Preconditioned and natural norms are supported.
+   || r_hat || < max(rtol || b ||, atol) is the paper's criterion (also with a zero initial guess, where r_hat0 = P b:
+   the reference is || b ||, as for `KSPCG` with `PCDEFLATION`). Preconditioned and natural norms are supported.
 
    The operator (Amat) must be an AIJ matrix. E is formed on the device once per operator change (for chunk and block
    spaces by an aggregation kernel over the entries of A; for a user Z from A Z = `MatMatMult()`), summed over the
