@@ -13,12 +13,16 @@ EXE="$BUILD/examples/bubbly"
 CPU="-dm_vec_type standard -dm_mat_type aij"
 : > "$OUT"
 
-its() { "$EXE" "$@" $CPU | grep -m1 '^iterations' | awk '{print $2}' | tr -d ,; }
+its() { # the iteration count of one run (no early-closing pipe: that would kill the run with SIGPIPE)
+  local log
+  log=$("$EXE" "$@" $CPU 2>&1) || { echo fail; return; }
+  grep '^iterations' <<< "$log" | head -1 | awk '{print $2}' | tr -d ,
+}
 row() { # label, seeds, args
   local label="$1" seeds="$2"; shift 2
   local all=() i sd
   for sd in $seeds; do
-    i=$(its "$@" -seed "$sd" || echo fail)
+    i=$(its "$@" -seed "$sd")
     all+=("$i")
   done
   printf '%s | %s | %s\n' "$label" "${all[*]}" "$*" >> "$OUT"
@@ -30,6 +34,10 @@ for n in 128 256 512 1024; do
   base=(-dim 2 -n $n -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $((2 * n)) -ksp_dcg_coarse inverse)
   row "2D $n Neu1" "$ss" "${base[@]}" -pc_type neumann -pc_neumann_terms 1
   row "2D $n Neu2" "$ss" "${base[@]}" -pc_type neumann -pc_neumann_terms 2
+  if [ "$n" -le 256 ]; then # the same two-level method on the PC side: KSPCG + PCNEUMANN A-DEF2
+    row "2D $n cg + Neu1 A-DEF2" "$ss" -dim 2 -n $n -ksp_type cg -pc_type neumann -pc_neumann_terms 1 -pc_neumann_deflation_space chunks -pc_neumann_deflation_subdomains $((2 * n)) -pc_neumann_deflation_coarse inverse
+    row "2D $n cg + Neu1 (one-level)" "$ss" -dim 2 -n $n -ksp_type cg -pc_type neumann -pc_neumann_terms 1
+  fi
   if [ "$n" -le 512 ]; then
     for m in 2 4 8; do # Blk-IC(m n): block Jacobi with blocks of m n rows, IC(0) inside
       row "2D $n Blk-IC(${m}n)" "$ss" "${base[@]}" -pc_type bjacobi -pc_bjacobi_blocks $((n / m)) -sub_pc_type icc
