@@ -46,6 +46,7 @@ run() { # label, args -> a table row
         run "dcg + neumann(1), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 1
         run "dcg + neumann(2), planes" $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
         run "cg + neumann(2)" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2
+        run "cg + neumann(2) + A-DEF2 deflation, 8x8x8 blocks" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8
         run "PETSc cg + jacobi" $P -ksp_type cg -pc_type jacobi
         run "PETSc cg + gamg" $P -ksp_type cg -pc_type gamg
         run "PETSc cg + PCDEFLATION(jacobi), aggregation 512" $P -ksp_type cg -pc_type deflation -pc_deflation_compute_space aggregation -pc_deflation_compute_space_size 512 -deflation_pc_pc_type jacobi

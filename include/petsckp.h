@@ -55,6 +55,26 @@ typedef enum {
 PETSC_EXTERN const char *const KSPDCGCoarseTypes[];
 PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
 PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
+/*E
+  PCNeumannDeflationVariant - the two-level (deflated) form of `PCNEUMANN`, with P = I - A Q, Q = Z E^-1 Z^T
+
+  Values:
++ `PC_NEUMANN_DEFLATION_ADEF2` - P^T M^-1 + Q, with the initial guess corrected in `PCPreSolve()` (one coarse solve per application)
+- `PC_NEUMANN_DEFLATION_BNN`   - P^T M^-1 P + Q, symmetric for any initial guess (two coarse solves per application)
+
+  Level: intermediate
+
+.seealso: `PCNEUMANN`, `PCNeumannSetDeflationVariant()`
+E*/
+typedef enum {
+  PC_NEUMANN_DEFLATION_ADEF2,
+  PC_NEUMANN_DEFLATION_BNN
+} PCNeumannDeflationVariant;
+PETSC_EXTERN const char *const PCNeumannDeflationVariants[];
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSpaceType(PC, KSPDCGSpaceType);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSpace(PC, Mat);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationVariant(PC, PCNeumannDeflationVariant);
+PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
 /* ---- PC psormg (seed 000) */
 #define PCPSORMG "psormg"
 /*E

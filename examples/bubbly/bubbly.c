@@ -12,7 +12,10 @@ Options:\n\
   -rhs <ax|zero_mean_random|random|ones> : b = A x* with random x* (default 2D), zero-mean random (default 3D), ...\n\
   -seed <s>                  : seed of the random x*, b and x0 (rank-count independent)\n\
   -check_pcdeflation         : solve again with KSPCG + PCDEFLATION (same space, same inner PC) and check that the\n\
-                               iterates agree (to 1e-10) with those of KSPDCG\n\
+                               iterates agree (to 1e-10) with those of KSPDCG, or, for KSPCG + PCNEUMANN with\n\
+                               -pc_neumann_deflation, with those of PCDEFLATION with -pc_deflation_correction (A-DEF2)\n\
+  -check_one_level <ratio>   : PCNEUMANN with deflation: solve again without deflation (same KSP) and fail unless the\n\
+                               two-level preconditioner needs at most ratio times the iterations of the one-level one\n\
   -max_its_expected <m>      : fail if the solver needs more iterations (default: no check)\n\n\
 The divergence tolerance is 1e30: with a random x0 and contrast 1e-6 the initial residual exceeds 1e4 ||b||.\n\n";
 
@@ -158,7 +161,7 @@ int main(int argc, char **argv)
   KSP                ksp;
   PetscBool          check_def = PETSC_FALSE, flg;
   PetscInt           its, maxits = -1;
-  PetscReal          relres, rtol;
+  PetscReal          relres, rtol, one_level_ratio = 0;
   KSPConvergedReason reason;
   KSPType            ktype;
   PCType             ptype;
@@ -177,6 +180,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-seed", "seed of the random vectors", NULL, ctx.seed, &ctx.seed, NULL));
   PetscCall(PetscOptionsBool("-check_pcdeflation", "compare with KSPCG + PCDEFLATION", NULL, check_def, &check_def, NULL));
   PetscCall(PetscOptionsInt("-max_its_expected", "fail above this many iterations", NULL, maxits, &maxits, NULL));
+  PetscCall(PetscOptionsReal("-check_one_level", "fail unless PCNEUMANN with deflation needs at most this ratio of the one-level iterations", NULL, one_level_ratio, &one_level_ratio, NULL));
   PetscOptionsEnd();
   PetscCheck(ctx.dim == 2 || ctx.dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
   PetscCheck(ctx.n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2");
@@ -259,8 +263,12 @@ int main(int argc, char **argv)
     PetscReal  relc;
     KSPConvergedReason rc;
 
+    PetscBool isdcg;
+
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(KSPDCGCreateSpaceMat(ksp, &Z));
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPDCG, &isdcg));
+    if (isdcg) PetscCall(KSPDCGCreateSpaceMat(ksp, &Z));
+    else PetscCall(PCNeumannCreateDeflationSpaceMat(pc, &Z)); /* KSPCG + PCNEUMANN with deflation */
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &kc));
     PetscCall(KSPSetOperators(kc, A, A));
     PetscCall(KSPSetType(kc, KSPCG));
@@ -269,6 +277,7 @@ int main(int argc, char **argv)
     PetscCall(KSPGetPC(kc, &pcd));
     PetscCall(PCSetType(pcd, PCDEFLATION));
     PetscCall(PCDeflationSetSpace(pcd, Z, PETSC_FALSE));
+    if (!isdcg) PetscCall(PCDeflationSetCorrectionFactor(pcd, 1.0)); /* P^T M^-1 + Q: A-DEF2 */
     PetscCall(KSPSetOptionsPrefix(kc, "cmp_"));
     PetscCall(KSPSetFromOptions(kc));
     PetscCall(KSPSetUp(kc)); /* creates the inner PC of PCDEFLATION */
@@ -278,6 +287,7 @@ int main(int argc, char **argv)
       PetscInt k;
       PetscCall(PCNeumannGetTerms(pc, &k));
       PetscCall(PCNeumannSetTerms(pcin, k));
+      PetscCall(PCNeumannSetDeflationSpaceType(pcin, KSP_DCG_SPACE_NONE)); /* PCDEFLATION deflates */
     }
     PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
     PetscCall(KSPSetResidualHistory(kc, NULL, PETSC_DECIDE, PETSC_TRUE));
@@ -296,6 +306,20 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xc));
     PetscCall(MatDestroy(&Z));
     PetscCall(KSPDestroy(&kc));
+  }
+
+  if (one_level_ratio > 0) {
+    /* the same KSP with the one-level PCNEUMANN */
+    PC       pc;
+    PetscInt its1;
+
+    PetscCheck(!strcmp(ptype, PCNEUMANN), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-check_one_level needs -pc_type neumann");
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCNeumannSetDeflationSpaceType(pc, KSP_DCG_SPACE_NONE));
+    PetscCall(Solve(ksp, A, b, x0, x, &its1, &relres, &reason));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one-level comparison: %" PetscInt_FMT " iterations with deflation, %" PetscInt_FMT " without\n", its, its1));
+    PetscCheck(reason > 0 && (PetscReal)its <= one_level_ratio * its1, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "the two-level preconditioner needs %" PetscInt_FMT " iterations, more than %g times the %" PetscInt_FMT " of the one-level one", its, (double)one_level_ratio, its1);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one-level check: passed\n"));
   }
 
   PetscCall(KSPDestroy(&ksp));
@@ -338,5 +362,25 @@ int main(int argc, char **argv)
     args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -ksp_dcg_coarse {{cholesky inverse}} -max_its_expected 80
     filter: grep -v "^iterations"
     output_file: output/bubbly_3d_bubbles.out
+
+  test:
+    suffix: 2d_cg_deflation
+    nsize: {{1 2 4}}
+    args: -n 32 -ksp_type cg -pc_neumann_deflation -check_one_level 0.5 -check_pcdeflation
+    filter: grep -v "^iterations\|comparison"
+    output_file: output/bubbly_2d_cg_deflation.out
+
+  test:
+    suffix: 3d_cg_deflation
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_type cg -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 2,2,2 -pc_neumann_deflation_variant {{adef2 bnn}} -check_one_level 0.5
+    filter: grep -v "^iterations\|comparison"
+    output_file: output/bubbly_3d_cg_deflation.out
+
+  test:
+    suffix: 2d_cg_deflation_view
+    args: -n 32 -ksp_type cg -pc_neumann_deflation_space chunks -pc_neumann_deflation_subdomains 64 -pc_neumann_deflation_coarse inverse -max_its_expected 60 -ksp_view
+    filter: grep "deflat\|coarse solve\|type: \|check"
+    output_file: output/bubbly_2d_cg_deflation_view.out
 
 TEST*/

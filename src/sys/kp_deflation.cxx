@@ -111,16 +111,23 @@ void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar>
     });
 }
 
+void RestrictLocalAdd(const CsrMatrix &M, Scalar alpha, UView<const Scalar> w, UView<Scalar> a)
+{
+  auto zr = M.rowptr;
+  auto zc = M.colidx;
+  auto zv = M.vals;
+  if (M.nrows == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::Restrict", range(M.nrows), KOKKOS_LAMBDA(Int i) {
+      const Scalar wi = alpha * w(i);
+      for (Int p = zr(i); p < zr(i + 1); p++) Kokkos::atomic_add(&a(zc(p)), zv(p) * wi);
+    });
+}
+
 void RestrictLocal(const CsrMatrix &Z, UView<const Scalar> w, UView<Scalar> a)
 {
-  auto zr = Z.rowptr;
-  auto zc = Z.colidx;
-  auto zv = Z.vals;
   Kokkos::deep_copy(exec(), a, 0.0);
-  Kokkos::parallel_for(
-    "petsckp::Restrict", range(Z.nrows), KOKKOS_LAMBDA(Int i) {
-      for (Int p = zr(i); p < zr(i + 1); p++) Kokkos::atomic_add(&a(zc(p)), zv(p) * w(i));
-    });
+  RestrictLocalAdd(Z, 1.0, w, a);
 }
 
 /* device CSR from host arrays */
@@ -277,13 +284,22 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
 
 PetscErrorCode Deflation::Coarse(Vec w)
 {
-  DeviceVec   wv;
-  PetscMPIInt size;
+  DeviceVec wv;
 
   PetscFunctionBegin;
   PetscCall(wv.Get(w, Access::Read));
   PetscCallCXX(RestrictLocal(Z, wv.cview(), UView<Scalar>(a1.data(), d)));
   PetscCall(wv.Restore());
+  PetscCall(PetscLogFlops(2.0 * Z.nnz));
+  PetscCall(ReduceSolve());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::ReduceSolve()
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (size > 1) {
     PetscMPIInt cnt;
@@ -294,7 +310,7 @@ PetscErrorCode Deflation::Coarse(Vec w)
     PetscCallCXX(Kokkos::deep_copy(exec(), a1, HostUView<const Scalar>(hbuf.data(), d)));
   }
   PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
-  PetscCall(PetscLogFlops(2.0 * Z.nnz + (E.form == DenseSpdForm::Inverse ? 2.0 : 2.0) * d * d));
+  PetscCall(PetscLogFlops(2.0 * d * d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -321,6 +337,24 @@ PetscErrorCode Deflation::AddQ(Vec r, Vec x)
   PetscCall(xv.Get(x, Access::ReadWrite));
   PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, xv.view()));
   PetscCall(xv.Restore());
+  PetscCall(PetscLogFlops(2.0 * Z.nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::AddQResidual(Vec r, Vec y)
+{
+  DeviceVec rv, yv;
+
+  PetscFunctionBegin;
+  PetscCall(rv.Get(r, Access::Read));
+  PetscCall(yv.Get(y, Access::ReadWrite));
+  PetscCallCXX(RestrictLocal(Z, rv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCallCXX(RestrictLocalAdd(AZ, -1.0, yv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(rv.Restore());
+  PetscCall(PetscLogFlops(2.0 * (Z.nnz + AZ.nnz)));
+  PetscCall(ReduceSolve());
+  PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, yv.view()));
+  PetscCall(yv.Restore());
   PetscCall(PetscLogFlops(2.0 * Z.nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -413,6 +447,69 @@ PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], std::vect
     PetscInt c = l / s.dof, i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
     PetscInt bi = (PetscInt)((PetscInt64)i * b[0] / s.M), bj = (PetscInt)((PetscInt64)j * b[1] / s.N), bk = (PetscInt)((PetscInt64)k * b[2] / s.P);
     agg[l]      = bi + b[0] * (bj + b[1] * bk);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOptions &opt, const char *prefix, Deflation **defl, DeflationSpaceType *built, Int built_blocks[3])
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  DM                 da   = NULL;
+  DeflationSpaceType type = opt.type;
+  std::vector<Int>   agg;
+  PetscInt           M, m;
+
+  PetscFunctionBegin;
+  PetscCallCXX(delete *defl);
+  *defl = nullptr;
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  if (dm) {
+    /* a DMDA whose grid is that of A (not, e.g., the DM of an outer problem of which A is a block) */
+    PetscBool isda;
+    PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+    if (isda) {
+      DAShape  s;
+      PetscInt ok, allok;
+      PetscCall(GetDAShape(dm, s));
+      ok = ((PetscInt64)s.M * s.N * s.P * s.dof == M && (PetscInt64)s.xm * s.ym * s.zm * s.dof == m) ? 1 : 0;
+      PetscCall(MPIU_Allreduce(&ok, &allok, 1, MPIU_INT, MPI_MIN, comm));
+      if (allok) da = dm;
+    }
+  }
+  if (!opt.type_set) type = Zuser ? DeflationSpaceType::User : (da ? DeflationSpaceType::Blocks : DeflationSpaceType::Chunks);
+  *built = type;
+  built_blocks[0] = built_blocks[1] = built_blocks[2] = 0;
+  if (type == DeflationSpaceType::None) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCheckAIJ(A, NULL));
+  PetscCallCXX(*defl = new Deflation());
+  switch (type) {
+  case DeflationSpaceType::Chunks: {
+    Int d = opt.subdomains;
+    if (d <= 0) d = PetscMin(2048, PetscMax(1, (PetscInt)(2 * PetscCeilReal(PetscSqrtReal((PetscReal)M)))));
+    PetscCheck(d <= M, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s_subdomains %" PetscInt_FMT " is more than the %" PetscInt_FMT " rows of the matrix", prefix, d, M);
+    PetscCall(DeflationChunkAggregates(A, da, d, agg));
+    PetscCall((*defl)->SetUpAggregates(A, agg.data(), d, opt.form, opt.pivot_rtol));
+  } break;
+  case DeflationSpaceType::Blocks: {
+    DAShape s;
+    Int     nb[3], gs[3];
+    PetscCheck(da, comm, PETSC_ERR_ARG_WRONGSTATE, "%s_space blocks needs a DMDA (KSPSetDM() or PCSetDM()) whose grid matches the matrix; use %s_space chunks or a user space otherwise", prefix, prefix);
+    PetscCall(GetDAShape(da, s));
+    gs[0] = s.M, gs[1] = s.N, gs[2] = s.P;
+    for (PetscInt i = 0; i < 3; i++) {
+      nb[i] = opt.blocks[i] > 0 ? opt.blocks[i] : PetscMin(8, PetscMax(1, gs[i] / 4));
+      if (i >= s.dim) nb[i] = 1;
+      built_blocks[i] = nb[i];
+    }
+    PetscCall(DeflationBlockAggregates(A, da, nb, agg));
+    PetscCall((*defl)->SetUpAggregates(A, agg.data(), nb[0] * nb[1] * nb[2], opt.form, opt.pivot_rtol));
+  } break;
+  case DeflationSpaceType::User:
+    PetscCheck(Zuser, comm, PETSC_ERR_ARG_WRONGSTATE, "%s_space user needs a space matrix (KSPDCGSetDeflationSpace() or PCNeumannSetDeflationSpace())", prefix);
+    PetscCall((*defl)->SetUpUser(A, Zuser, opt.form, opt.pivot_rtol));
+    break;
+  default:
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "Unknown deflation space type %d", (int)type);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

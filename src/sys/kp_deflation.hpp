@@ -27,6 +27,8 @@ void AggregateAZ(const CsrMatrix &Aloc, const CsrMatrix &Aoff, View<Int> agg, Vi
 void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar> E);
 /* a (length d, zeroed first) = Z^T w over the local rows */
 void RestrictLocal(const CsrMatrix &Z, UView<const Scalar> w, UView<Scalar> a);
+/* a += alpha M^T w over the local rows (M: nlocal x d CSR, e.g. Z or AZ; a not zeroed) */
+void RestrictLocalAdd(const CsrMatrix &M, Scalar alpha, UView<const Scalar> w, UView<Scalar> a);
 
 /* ---- the deflation object (PETSc-facing) */
 enum class DeflationSpaceType {
@@ -54,16 +56,37 @@ public:
   PetscErrorCode SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rtol);
   /* a2 = E^-1 Z^T w */
   PetscErrorCode Coarse(Vec w);
+  /* a1 <- sum over the ranks of the local a1, then a2 = E^-1 a1 */
+  PetscErrorCode ReduceSolve();
   /* s = P w = w - AZ E^-1 Z^T w (s may be w) */
   PetscErrorCode ApplyP(Vec w, Vec s);
   /* x += Q r = Z E^-1 Z^T r */
   PetscErrorCode AddQ(Vec r, Vec x);
+  /* y += Q (r - A y) = Z E^-1 (Z^T r - (AZ)^T y), with one reduction: the coarse correction of the two-level
+     preconditioners (A-DEF2, BNN); (AZ)^T y = Z^T A y needs a symmetric A */
+  PetscErrorCode AddQResidual(Vec r, Vec y);
   /* the space as a PETSc AIJ matrix (N x d), e.g. for PCDeflationSetSpace() */
   PetscErrorCode CreateZMat(Mat A, Mat *Zmat);
 
 private:
   PetscErrorCode FormCoarse(DenseSpdForm form, Real rtol);
 };
+
+/* the choice of a deflation space, as the options of KSPDCG (-ksp_dcg_*) and PCNEUMANN (-pc_neumann_deflation_*) give it */
+struct DeflationSpaceOptions {
+  DeflationSpaceType type     = DeflationSpaceType::Chunks;
+  bool               type_set = false; /* false: user Z if given, else blocks with a DMDA, else chunks */
+  Int                subdomains = 0;   /* chunks: number of chunks (0: 2 sqrt(N), at most 2048) */
+  Int                blocks[3]  = {0, 0, 0}; /* DMDA boxes per direction (0: min(8, n/4)) */
+  DenseSpdForm       form       = DenseSpdForm::Cholesky;
+  Real               pivot_rtol = 1e-13;
+};
+
+/* Builds the deflation of A (Z, AZ, E) as the options say (*defl = nullptr for type None); the one space builder
+   of KSPDCG and PCNEUMANN. dm: the solver's DM, used when it is a DMDA whose grid matches A (NULL or any other DM:
+   no grid); Zuser: the user's space (type User); prefix: the options prefix named in error messages ("-ksp_dcg",
+   "-pc_neumann_deflation"). Returns the space built and, for blocks, the boxes per direction. */
+PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOptions &opt, const char *prefix, Deflation **defl, DeflationSpaceType *built, Int built_blocks[3]);
 
 /* global aggregate ids of the local rows of A: contiguous index ranges (the paper's stripes and planes: d chunks
    of about N/d rows). With a DMDA, ranges of the natural (lexicographic, x fastest) grid ordering, so that the

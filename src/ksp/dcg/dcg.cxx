@@ -15,6 +15,8 @@ const char *const KSPDCGCoarseTypes[] = {"cholesky", "inverse", "KSPDCGCoarseTyp
 
 static PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate;
 
+static_assert((int)petsckp::DeflationSpaceType::None == (int)KSP_DCG_SPACE_NONE && (int)petsckp::DeflationSpaceType::Chunks == (int)KSP_DCG_SPACE_CHUNKS && (int)petsckp::DeflationSpaceType::Blocks == (int)KSP_DCG_SPACE_BLOCKS && (int)petsckp::DeflationSpaceType::User == (int)KSP_DCG_SPACE_USER, "KSPDCGSpaceType and petsckp::DeflationSpaceType must agree");
+
 typedef struct {
   KSPDCGSpaceType     space;      /* chunks, blocks, user, none; default: blocks with a DMDA, chunks otherwise */
   PetscBool           space_set;  /* the user chose the space */
@@ -42,29 +44,14 @@ static PetscErrorCode KSPDCGInitializeEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the DMDA of the KSP, if any */
-static PetscErrorCode KSPDCGGetDMDA(KSP ksp, DM *da)
-{
-  PetscBool isda = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  *da = NULL;
-  if (ksp->dm) PetscCall(PetscObjectTypeCompare((PetscObject)ksp->dm, DMDA, &isda));
-  if (isda) *da = ksp->dm;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* builds (or rebuilds, after an operator change) Z, AZ and E */
+/* builds (or rebuilds, after an operator change) Z, AZ and E with the shared space builder of src/sys */
 static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
 {
-  KSP_DCG                *dcg = (KSP_DCG *)ksp->data;
-  Mat                     A;
-  DM                      da;
-  PetscObjectState        st;
-  KSPDCGSpaceType         space = dcg->space;
-  petsckp::DenseSpdForm   form  = dcg->coarse == KSP_DCG_COARSE_INVERSE ? petsckp::DenseSpdForm::Inverse : petsckp::DenseSpdForm::Cholesky;
-  std::vector<PetscInt>   agg;
-  PetscInt                M;
+  KSP_DCG                        *dcg = (KSP_DCG *)ksp->data;
+  Mat                             A;
+  PetscObjectState                st;
+  petsckp::DeflationSpaceOptions  opt;
+  petsckp::DeflationSpaceType     built;
 
   PetscFunctionBegin;
   PetscCall(KSPGetOperators(ksp, &A, NULL));
@@ -73,45 +60,15 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   PetscCall(KSPDCGInitializeEvents());
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(KSP_DCG_Setup, ksp, 0, 0, 0));
-  PetscCall(KSPDCGGetDMDA(ksp, &da));
-  PetscCall(MatGetSize(A, &M, NULL));
-  if (!dcg->space_set) space = dcg->Zuser ? KSP_DCG_SPACE_USER : (da ? KSP_DCG_SPACE_BLOCKS : KSP_DCG_SPACE_CHUNKS);
-  PetscCallCXX(delete dcg->defl);
-  dcg->defl  = nullptr;
-  dcg->built = space;
-  if (space == KSP_DCG_SPACE_NONE) {
-    PetscCall(PetscLogEventEnd(KSP_DCG_Setup, ksp, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(petsckp::MatCheckAIJ(A, NULL));
-  PetscCallCXX(dcg->defl = new petsckp::Deflation());
-  switch (space) {
-  case KSP_DCG_SPACE_CHUNKS: {
-    PetscInt d = dcg->subdomains;
-    if (d <= 0) d = PetscMin(2048, PetscMax(1, (PetscInt)(2 * PetscCeilReal(PetscSqrtReal((PetscReal)M)))));
-    PetscCall(petsckp::DeflationChunkAggregates(A, da, d, agg));
-    PetscCall(dcg->defl->SetUpAggregates(A, agg.data(), d, form, dcg->pivot_rtol));
-  } break;
-  case KSP_DCG_SPACE_BLOCKS: {
-    PetscInt nb[3], dim, gs[3];
-    PetscCheck(da, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "-ksp_dcg_space blocks needs a DMDA attached to the KSP (KSPSetDM()); use -ksp_dcg_space chunks or KSPDCGSetDeflationSpace() otherwise");
-    PetscCall(DMDAGetInfo(da, &dim, &gs[0], &gs[1], &gs[2], NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
-    for (PetscInt i = 0; i < 3; i++) {
-      nb[i] = dcg->blocks[i] > 0 ? dcg->blocks[i] : PetscMin(8, PetscMax(1, gs[i] / 4));
-      if (i >= dim) nb[i] = 1;
-      dcg->built_blocks[i] = nb[i];
-    }
-    PetscCall(petsckp::DeflationBlockAggregates(A, da, nb, agg));
-    PetscCall(dcg->defl->SetUpAggregates(A, agg.data(), nb[0] * nb[1] * nb[2], form, dcg->pivot_rtol));
-  } break;
-  case KSP_DCG_SPACE_USER:
-    PetscCheck(dcg->Zuser, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "-ksp_dcg_space user needs a space from KSPDCGSetDeflationSpace()");
-    PetscCall(dcg->defl->SetUpUser(A, dcg->Zuser, form, dcg->pivot_rtol));
-    break;
-  default:
-    SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONG, "Unknown KSPDCGSpaceType %d", (int)space);
-  }
-  PetscCall(PetscInfo(ksp, "DCG: %" PetscInt_FMT " deflation vectors, E relative min Cholesky pivot %g\n", dcg->defl->d, (double)dcg->defl->E.min_pivot));
+  opt.type       = (petsckp::DeflationSpaceType)dcg->space;
+  opt.type_set   = dcg->space_set ? true : false;
+  opt.subdomains = dcg->subdomains;
+  for (int i = 0; i < 3; i++) opt.blocks[i] = dcg->blocks[i];
+  opt.form       = dcg->coarse == KSP_DCG_COARSE_INVERSE ? petsckp::DenseSpdForm::Inverse : petsckp::DenseSpdForm::Cholesky;
+  opt.pivot_rtol = dcg->pivot_rtol;
+  PetscCall(petsckp::DeflationCreate(A, ksp->dm, dcg->Zuser, opt, "-ksp_dcg", &dcg->defl, &built, dcg->built_blocks));
+  dcg->built = (KSPDCGSpaceType)built;
+  if (dcg->defl) PetscCall(PetscInfo(ksp, "DCG: %" PetscInt_FMT " deflation vectors, E relative min Cholesky pivot %g\n", dcg->defl->d, (double)dcg->defl->E.min_pivot));
   PetscCall(PetscLogEventEnd(KSP_DCG_Setup, ksp, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -196,7 +153,14 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   PetscCall(KSPLogResidualHistory(ksp, rnorm));
   PetscCall(KSPMonitor(ksp, 0, rnorm));
   PetscCall(KSPDCGMonitorProjection(ksp, R, 0));
-  PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
+  {
+    /* with a zero guess r_hat0 = P b, not b: mark the guess nonzero for the first test, so that the default test is
+       relative to || b || (the paper's criterion, and that of KSPCG + PCDEFLATION), not to || P b || */
+    PetscBool gz = ksp->guess_zero;
+    if (dcg->defl) ksp->guess_zero = PETSC_FALSE;
+    PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
+    ksp->guess_zero = gz;
+  }
   PetscCall(VecCopy(Y, P));
   for (i = 0; i < ksp->max_it && !ksp->reason; i++) {
     PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p */
@@ -379,7 +343,8 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    With E = Z^T A Z, Q = Z E^-1 Z^T and P = I - A Q, DCG runs PCG on P A x_hat = P b with any preconditioner M
    (`PCNEUMANN`, `PCJACOBI`, `PCNONE`, ...), and returns x = Q b + P^T x_hat. The residual r_hat = P (b - A x_hat) it
    iterates on equals the true residual b - A x of the returned x, so the default unpreconditioned norm test
-   || r_hat || < max(rtol || b ||, atol) is the paper's criterion. Preconditioned and natural norms are supported.
+   || r_hat || < max(rtol || b ||, atol) is the paper's criterion (also with a zero initial guess, where r_hat0 = P b:
+   the reference is || b ||, as for `KSPCG` with `PCDEFLATION`). Preconditioned and natural norms are supported.
 
    The operator (Amat) must be an AIJ matrix. E is formed on the device once per operator change (for chunk and block
    spaces by an aggregation kernel over the entries of A; for a user Z from A Z = `MatMatMult()`), summed over the
