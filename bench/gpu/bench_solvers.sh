@@ -9,7 +9,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="
 export DEVICE="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 case "$PART" in
   seed002)
-    BUBBLY_SIZES=${BUBBLY_SIZES:-128 256} timeout ${BUBBLY_TOTAL:-420} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
+    BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-128 256} timeout ${BUBBLY_TOTAL:-420} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
     echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -60 ;;
   seed000+004)
     LBFGSB_SIZES="1024 2048 4096" LBFGSB_TIMEOUT=60 LBFGSB_CVT="2000 1024;20000 2048" timeout 240 bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" > "$O/lbfgsb.log" 2>&1
