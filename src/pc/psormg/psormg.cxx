@@ -27,9 +27,10 @@ struct PSORMGLevel {
   std::vector<Int> own[3];            /* per direction: first point of each process column, np + 1 entries */
   PetscInt         xs[3] = {0, 0, 0}; /* this process's block */
   PetscInt         xm[3] = {0, 0, 0};
-  Mat              A = nullptr;       /* level operator: the PC's Pmat on level 0, R A P below */
-  Mat              P = nullptr;       /* interpolation from the next coarser level (not on the coarsest) */
+  Mat              A = nullptr;       /* level operator: the PC's Pmat on level 0, R A P below (the operator's matrix type) */
+  Mat              P = nullptr;       /* interpolation from the next coarser level (not on the coarsest), operator's type */
   Mat              R = nullptr;       /* P^T */
+  Mat              Ah = nullptr, Ph = nullptr; /* host AIJ A and P for the Galerkin products (A, P themselves when host AIJ) */
   PetscKPDeviceMat Ad = nullptr, Pd = nullptr, Rd = nullptr; /* device copies */
   Vec              x = nullptr, b = nullptr;                 /* iterate (the correction below level 0) and rhs; level 0: the caller's */
   Vec              lo = nullptr, up = nullptr;               /* bounds (of the correction below level 0); level 0: the user's */
@@ -96,8 +97,37 @@ static std::vector<PetscInt> LevelOffsets(const PSORMGLevel &L)
   return off;
 }
 
-/* the next coarser grid and the interpolation P (fine rows, coarse columns) of the same type as the fine operator */
-static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, Mat *P)
+/* A itself (referenced) when it has type `type`, else a copy converted to that type */
+static PetscErrorCode MatConvertOrReference(Mat A, MatType type, Mat *B)
+{
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &same));
+  if (same) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    *B = A;
+  } else PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A itself (referenced) when it is a host AIJ matrix (seqaij, mpiaij), else a host AIJ copy (e.g. of aijcusparse) */
+static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
+{
+  PetscBool host;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &host, MATSEQAIJ, MATMPIAIJ, ""));
+  if (host) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    *Ah = A;
+  } else PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the next coarser grid and the interpolation from it (fine rows, coarse columns): Ph host AIJ (for the Galerkin
+   product), P of the same type as the fine operator (for its device copy; Ph itself when that type is host AIJ) */
+static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   PetscMPIInt rank;
@@ -149,10 +179,9 @@ static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, 
       }
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
-  /* same matrix type as the operator (e.g. aijcusparse), so that MatPtAP runs where the operator lives */
   PetscCall(MatGetType(F.A, &type));
-  PetscCall(MatConvert(Pm, type, MAT_INPLACE_MATRIX, &Pm));
-  *P = Pm;
+  PetscCall(MatConvertOrReference(Pm, type, P));
+  *Ph = Pm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -450,7 +479,9 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
     PetscCall(PetscKPDeviceMatDestroy(&L.Pd));
     PetscCall(PetscKPDeviceMatDestroy(&L.Rd));
     PetscCall(MatDestroy(&L.P));
+    PetscCall(MatDestroy(&L.Ph));
     PetscCall(MatDestroy(&L.R));
+    PetscCall(MatDestroy(&L.Ah));
     PetscCall(VecDestroy(&L.r));
     PetscCall(VecDestroy(&L.w));
     if (l > 0) {
@@ -482,11 +513,17 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscCheck(isda, comm, PETSC_ERR_SUP, "PCPSORMG needs a DMDA, not a DM of type %s", ((PetscObject)da)->type_name);
   PetscCall(MatCheckAIJ(pc->pmat, NULL));
   if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty()) {
-    /* new values, same pattern: numeric Galerkin products only */
+    /* new values, same pattern: numeric Galerkin products only (on the host AIJ copies, see below) */
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
     for (size_t l = 0; l < mg->levels.size(); l++) {
-      if (l > 0) PetscCall(MatPtAP(mg->levels[l - 1].A, mg->levels[l - 1].P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &mg->levels[l].A));
-      PetscCall(PetscKPDeviceMatUpdateValues(mg->levels[l].Ad));
+      PSORMGLevel &L = mg->levels[l];
+      if (l == 0) {
+        if (L.Ah != L.A) PetscCall(MatCopy(L.A, L.Ah, SAME_NONZERO_PATTERN));
+      } else {
+        PetscCall(MatPtAP(mg->levels[l - 1].Ah, mg->levels[l - 1].Ph, MAT_REUSE_MATRIX, PETSC_DEFAULT, &L.Ah));
+        if (L.A != L.Ah) PetscCall(MatCopy(L.Ah, L.A, SAME_NONZERO_PATTERN));
+      }
+      PetscCall(PetscKPDeviceMatUpdateValues(L.Ad));
     }
     PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -512,20 +549,28 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     nlocal = F.xm[0] * F.xm[1] * F.xm[2];
     PetscCheck(nlocal == mlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCPSORMG: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC", mlocal, nlocal);
     F.A = pc->pmat;
+    PetscCall(MatGetHostAIJ(F.A, &F.Ah));
   }
-  /* coarsen while the grid is large enough */
+  /* Coarsen while the grid is large enough. The Galerkin products are formed on host AIJ copies and converted to
+     the operator's type: PETSc's cuSPARSE MatPtAP (seqaijcusparse, one process on a GPU) returned a zero matrix
+     when its A was itself such a product, so that every grid from the third down had a zero operator and the
+     cycle lost most of its coarse correction. The cycle itself uses only the device copies of these matrices. */
   for (;;) {
     PSORMGLevel   &F = mg->levels.back();
     const PetscInt N = F.M[0] * F.M[1] * F.M[2];
     if (N <= mg->coarse_size || (F.M[0] <= 2 && F.M[1] <= 2 && F.M[2] <= 2)) break;
     if (mg->levels_max > 0 && (PetscInt)mg->levels.size() >= mg->levels_max) break;
     PSORMGLevel C;
-    Mat         P, Ac;
-    PetscCall(LevelCoarsen(pc, F, C, &P));
-    PetscCall(MatPtAP(F.A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ac));
-    F.P = P;
+    Mat         P = nullptr, Ph = nullptr, Ach = nullptr;
+    MatType     type;
+    PetscCall(LevelCoarsen(pc, F, C, &Ph, &P));
+    PetscCall(MatPtAP(F.Ah, Ph, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ach));
+    F.P  = P;
+    F.Ph = Ph;
     PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &F.R));
-    C.A = Ac;
+    PetscCall(MatGetType(F.A, &type));
+    C.Ah = Ach;
+    PetscCall(MatConvertOrReference(Ach, type, &C.A));
     PetscCallCXX(mg->levels.push_back(C));
   }
   for (size_t l = 0; l < mg->levels.size(); l++) {
@@ -728,7 +773,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   if (!mg->levels.empty()) {
     MatType type;
     PetscCall(MatGetType(mg->levels[0].A, &type));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: Galerkin R A P (MatPtAP on %s), copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: Galerkin R A P (MatPtAP on host AIJ copies), of type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
     for (size_t l = 0; l < mg->levels.size(); l++) {
       const PSORMGLevel &L = mg->levels[l];
       PetscInt           nnz;
@@ -774,11 +819,12 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    The grids come from the `DMDA` given to the `KSP` (`KSPSetDM()`) or the `PC` (`PCSetDM()`), in 1, 2 or 3
    dimensions and of any size: a line of M > 2 points is coarsened to (M + 1)/2 points (coarse point I on fine
    point 2I), P is tensor-product linear interpolation (points past the last coarse point take half its value),
-   R = P^T, and the coarse operators are the Galerkin products R A P formed by PETSc's `MatPtAP()` on the matrix
-   type of the operator (on a GPU with `-dm_mat_type aijcusparse` they are formed on the device), then copied to
-   petsckp's device CSR. Each level is coloured red-black when its stencil is a 3/5/7-point star and with 2^dim
-   parity colours when it is a 9/27-point box (the Galerkin coarse operators); the colours are swept in turn,
-   each after a ghost exchange, so that the result does not depend on the number of MPI processes.
+   R = P^T, and the coarse operators are the Galerkin products R A P formed by PETSc's `MatPtAP()` on host AIJ
+   copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down), converted
+   to the matrix type of the operator, then copied to petsckp's device CSR. Each level is coloured red-black when
+   its stencil is a 3/5/7-point star and with 2^dim parity colours when it is a 9/27-point box (the Galerkin coarse
+   operators); the colours are swept in turn, each after a ghost exchange, so that the result does not depend on
+   the number of MPI processes.
 
    Bounds are given with `PCPSORMGSetVariableBounds()` (NULL or entries of +-`PETSC_INFINITY` mean unbounded).
    The projected iteration runs through `PCApplyRichardson()`: use `-ksp_type richardson -pc_type psormg`; the
