@@ -36,6 +36,10 @@ PETSC_EXTERN PetscErrorCode PetscKPDeviceMatView(PetscKPDeviceMat, PetscViewer);
 PETSC_EXTERN PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *);
 PETSC_EXTERN PetscErrorCode MatCreateKPShell(Mat, PetscKPMatFormat, Mat *);
 
+/* Pictures of results (examples): grayscale PNG without zlib, a DMDA plane as a PNG */
+PETSC_EXTERN PetscErrorCode PetscKPPNGEncodeGray(const unsigned char *, PetscInt, PetscInt, unsigned char **, size_t *);
+PETSC_EXTERN PetscErrorCode PetscKPDMDAWriteSlicePNG(DM, Vec, PetscInt, PetscBool, const char[]);
+
 /* ---- PC neumann and KSP dcg (seed 002) */
 #define PCNEUMANN "neumann"
 #define KSPDCG    "dcg"

@@ -67,6 +67,34 @@ static PetscReal Coefficient(const AppCtx *ctx, PetscReal x, PetscReal y, PetscR
   return 1.0;
 }
 
+/* PNG pictures of the density (log scale) and of the solution, middle plane in 3D */
+static PetscErrorCode WritePictures(DM da, const AppCtx *ctx, Vec x, const char prefix[])
+{
+  Vec          rho;
+  PetscScalar *r;
+  PetscInt     xs, ys, zs, xm, ym, zm, idx = 0;
+  char         name[PETSC_MAX_PATH_LEN];
+  PetscReal    h = 1.0 / ctx->n;
+  PetscInt     plane = ctx->geom == GEOM_BUBBLE8 ? ctx->n / 4 : ctx->n / 2; /* through bubble centres */
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateGlobalVector(da, &rho));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (ctx->dim == 2) zs = 0, zm = 1;
+  PetscCall(VecGetArrayWrite(rho, &r));
+  for (PetscInt k = zs; k < zs + zm; k++)
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++) r[idx++] = 1.0 / Coefficient(ctx, (i + 0.5) * h, (j + 0.5) * h, (k + 0.5) * h);
+  PetscCall(VecRestoreArrayWrite(rho, &r));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s_density.png", prefix));
+  PetscCall(PetscKPDMDAWriteSlicePNG(da, rho, plane, PETSC_TRUE, name));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s_solution.png", prefix));
+  PetscCall(PetscKPDMDAWriteSlicePNG(da, x, plane, PETSC_FALSE, name));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pictures: %s_density.png, %s_solution.png\n", prefix, prefix));
+  PetscCall(VecDestroy(&rho));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* U[0,1) from a hash of (natural index, seed): the same values for any number of ranks */
 static PetscReal HashUniform(PetscInt64 g, PetscInt seed)
 {
@@ -165,7 +193,7 @@ int main(int argc, char **argv)
   KSPConvergedReason reason;
   KSPType            ktype;
   PCType             ptype;
-  char               type[256];
+  char               type[256], png[PETSC_MAX_PATH_LEN] = "";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscKPRegisterAll());
@@ -179,6 +207,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEnum("-rhs", "right-hand side", NULL, RhsTypes, (PetscEnum)ctx.rhs, (PetscEnum *)&ctx.rhs, NULL));
   PetscCall(PetscOptionsInt("-seed", "seed of the random vectors", NULL, ctx.seed, &ctx.seed, NULL));
   PetscCall(PetscOptionsBool("-check_pcdeflation", "compare with KSPCG + PCDEFLATION", NULL, check_def, &check_def, NULL));
+  PetscCall(PetscOptionsString("-png", "write <prefix>_density.png and <prefix>_solution.png (in 3D the plane through the bubble centres, or the middle one)", NULL, png, png, sizeof(png), NULL));
   PetscCall(PetscOptionsInt("-max_its_expected", "fail above this many iterations", NULL, maxits, &maxits, NULL));
   PetscCall(PetscOptionsReal("-check_one_level", "fail unless PCNEUMANN with deflation needs at most this ratio of the one-level iterations", NULL, one_level_ratio, &one_level_ratio, NULL));
   PetscOptionsEnd();
@@ -250,6 +279,7 @@ int main(int argc, char **argv)
   PetscCheck(relres <= 1.01 * rtol, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "true residual %g above the tolerance %g", (double)relres, (double)rtol);
   PetscCheck(maxits < 0 || its <= maxits, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " iterations, more than the expected %" PetscInt_FMT, its, maxits);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "true residual check: passed\n"));
+  if (png[0]) PetscCall(WritePictures(da, &ctx, x, png));
 
   if (check_def) {
     /* KSPCG + PCDEFLATION with the same space and inner PC produces the same iterates (DEF2 ~ DEF1) */
@@ -348,6 +378,13 @@ int main(int argc, char **argv)
     args: -n 32 -pc_type jacobi -ksp_dcg_space chunks -ksp_dcg_subdomains 64 -check_pcdeflation -max_its_expected 60
     filter: grep -v "^iterations\|comparison"
     output_file: output/bubbly_2d_pcdeflation.out
+
+  test:
+    suffix: 3d_png
+    nsize: {{1 2}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -max_its_expected 80 -png bubbly_3d
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_3d_png.out
 
   test:
     suffix: 3d_planes

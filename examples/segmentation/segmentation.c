@@ -237,7 +237,7 @@ static PetscErrorCode PGMEncode(const unsigned char *pix, PetscInt nx, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 8-bit grayscale PNG with stored (uncompressed) deflate blocks */
+/* PNG: written by petsckp (PetscKPPNGEncodeGray), decoded here for the self-check */
 static uint32_t Crc32(uint32_t crc, const unsigned char *b, size_t n)
 {
   crc = ~crc;
@@ -247,63 +247,11 @@ static uint32_t Crc32(uint32_t crc, const unsigned char *b, size_t n)
   }
   return ~crc;
 }
-static void Put32(unsigned char *p, uint32_t v)
-{
-  p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
-}
 static uint32_t Get32(const unsigned char *p)
 {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
-static size_t PNGChunk(unsigned char *o, const char *type, const unsigned char *data, uint32_t n)
-{
-  Put32(o, n);
-  memcpy(o + 4, type, 4);
-  if (n) memcpy(o + 8, data, n);
-  Put32(o + 8 + n, Crc32(0, o + 4, 4 + (size_t)n));
-  return 12 + (size_t)n;
-}
-static PetscErrorCode PNGEncode(const unsigned char *pix, PetscInt nx, PetscInt ny, unsigned char **out, size_t *len)
-{
-  const size_t   raw = (size_t)ny * ((size_t)nx + 1), nblk = raw / 65535 + 1, zlen = 2 + raw + 5 * nblk + 4;
-  unsigned char *r, *z, ihdr[13];
-  uint32_t       a = 1, b = 0;
-  size_t         p = 0, q = 0;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(raw, &r));
-  PetscCall(PetscMalloc1(zlen, &z));
-  for (PetscInt j = 0; j < ny; j++) {
-    r[p++] = 0; /* filter type none */
-    memcpy(r + p, pix + (size_t)j * nx, (size_t)nx);
-    p += (size_t)nx;
-  }
-  z[q++] = 0x78, z[q++] = 0x01;
-  for (size_t s = 0; s < raw || s == 0; s += 65535) {
-    const size_t n = raw - s < 65535 ? raw - s : 65535;
-    z[q++]         = (unsigned char)(s + n >= raw); /* BFINAL, BTYPE 00 (stored) */
-    z[q++] = (unsigned char)(n & 0xff), z[q++] = (unsigned char)(n >> 8), z[q++] = (unsigned char)(~n & 0xff), z[q++] = (unsigned char)((~n >> 8) & 0xff);
-    memcpy(z + q, r + s, n);
-    q += n;
-    if (!raw) break;
-  }
-  for (size_t k = 0; k < raw; k++) a = (a + r[k]) % 65521u, b = (b + a) % 65521u;
-  Put32(z + q, (b << 16) | a);
-  q += 4;
-  Put32(ihdr, (uint32_t)nx), Put32(ihdr + 4, (uint32_t)ny);
-  ihdr[8] = 8, ihdr[9] = 0, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0;
-  PetscCall(PetscMalloc1(8 + 25 + 12 + q + 12, out));
-  memcpy(*out, "\x89PNG\r\n\x1a\n", 8);
-  p = 8;
-  p += PNGChunk(*out + p, "IHDR", ihdr, 13);
-  p += PNGChunk(*out + p, "IDAT", z, (uint32_t)q);
-  p += PNGChunk(*out + p, "IEND", NULL, 0);
-  *len = p;
-  PetscCall(PetscFree(r));
-  PetscCall(PetscFree(z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-/* decoder of exactly what PNGEncode writes (for the self-check): returns nonzero on any inconsistency */
+/* decoder of exactly what PetscKPPNGEncodeGray() writes (for the self-check): returns nonzero on any inconsistency */
 static int PNGDecodeStored(const unsigned char *png, size_t len, PetscInt nx, PetscInt ny, unsigned char *pix)
 {
   size_t         p = 8, q = 0;
@@ -352,7 +300,7 @@ static PetscErrorCode WriteImage(const char *name, const unsigned char *pix, Pet
   FILE          *f;
 
   PetscFunctionBeginUser;
-  if (l > 4 && !strcmp(name + l - 4, ".png")) PetscCall(PNGEncode(pix, nx, ny, &buf, &len));
+  if (l > 4 && !strcmp(name + l - 4, ".png")) PetscCall(PetscKPPNGEncodeGray(pix, nx, ny, &buf, &len));
   else PetscCall(PGMEncode(pix, nx, ny, ascii_mask, &buf, &len));
   f = fopen(name, "wb");
   PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open '%s' for writing: %s", name, strerror(errno));
@@ -623,14 +571,14 @@ static PetscErrorCode CheckIO(MPI_Comm comm)
     free(img.v);
   }
   /* PNG round trip, one and several stored blocks */
-  PetscCall(PNGEncode(pix, nx, ny, &buf, &len));
+  PetscCall(PetscKPPNGEncodeGray(pix, nx, ny, &buf, &len));
   PetscCall(PetscMalloc1(nx * ny, &back));
   PetscCheck(!PNGDecodeStored(buf, len, nx, ny, back) && !memcmp(back, pix, (size_t)(nx * ny)), comm, PETSC_ERR_PLIB, "PNG round trip failed");
   PetscCall(PetscFree(back));
   PetscCall(PetscFree(buf));
   PetscCall(PetscMalloc2(400 * 200, &big, 400 * 200, &back));
   for (PetscInt k = 0; k < 400 * 200; k++) big[k] = (unsigned char)(k % 251);
-  PetscCall(PNGEncode(big, 400, 200, &buf, &len));
+  PetscCall(PetscKPPNGEncodeGray(big, 400, 200, &buf, &len));
   PetscCheck(!PNGDecodeStored(buf, len, 400, 200, back) && !memcmp(back, big, 400 * 200), comm, PETSC_ERR_PLIB, "PNG round trip (several blocks) failed");
   buf[len / 2] ^= 1; /* a flipped bit must break the CRC */
   PetscCheck(PNGDecodeStored(buf, len, 400, 200, back), comm, PETSC_ERR_PLIB, "PNG decoder missed a corrupted byte");
