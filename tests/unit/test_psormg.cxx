@@ -228,30 +228,35 @@ INSTANTIATE_TEST_SUITE_P(Sizes, PsormgSizes, ::testing::ValuesIn(Sizes()));
 
 TEST(Psormg, Prolong1DIsLinearInterpolation)
 {
-  for (Int M : {1, 2, 3, 4, 7, 8, 13, 64, 65}) {
-    const Int Mc = CoarseSize1D(M);
-    EXPECT_TRUE(Mc == M || Mc == (M + 1) / 2);
-    for (Int i = 0; i < M; i++) {
-      Int  J[2];
-      Real w[2], sum = 0, val = 0;
-      Int  c = Prolong1D(i, M, J, w);
-      ASSERT_TRUE(c == 1 || c == 2);
-      for (Int q = 0; q < c; q++) {
-        ASSERT_GE(J[q], 0);
-        ASSERT_LT(J[q], Mc);
-        ASSERT_GT(w[q], 0);
-        sum += w[q];
-        val += w[q] * (Mc == M ? J[q] : 2.0 * J[q]); /* the coarse values of the fine coordinate */
+  for (bool constantedge : {false, true})
+    for (Int M : {1, 2, 3, 4, 7, 8, 13, 64, 65}) {
+      const Int Mc = CoarseSize1D(M);
+      EXPECT_TRUE(Mc == M || Mc == (M + 1) / 2);
+      for (Int i = 0; i < M; i++) {
+        Int  J[2];
+        Real w[2], sum = 0, val = 0;
+        Int  c = Prolong1D(i, M, J, w, constantedge);
+        ASSERT_TRUE(c == 1 || c == 2);
+        for (Int q = 0; q < c; q++) {
+          ASSERT_GE(J[q], 0);
+          ASSERT_LT(J[q], Mc);
+          ASSERT_GT(w[q], 0);
+          sum += w[q];
+          val += w[q] * (Mc == M ? J[q] : 2.0 * J[q]); /* the coarse values of the fine coordinate */
+        }
+        EXPECT_LE(sum, 1.0 + 1e-15);
+        const bool edge = Mc != M && i == M - 1 && M % 2 == 0; /* past the last coarse point */
+        if (constantedge) EXPECT_DOUBLE_EQ(sum, 1.0);           /* constants are reproduced everywhere */
+        else if (edge) EXPECT_DOUBLE_EQ(sum, 0.5);             /* linear interpolation to a zero beyond the edge */
+        if (!edge) EXPECT_DOUBLE_EQ(val, (double)i);           /* linear functions are reproduced where the stencil is complete */
+        else EXPECT_DOUBLE_EQ(val / sum, (double)(i - 1));     /* the last coarse point's value, scaled */
       }
-      EXPECT_LE(sum, 1.0 + 1e-15);
-      if (sum == 1.0) EXPECT_DOUBLE_EQ(val, (double)i); /* linear functions are reproduced where the stencil is complete */
+      /* the coarse ranges of a split line cover the coarse line */
+      Int cs0, ce0, cs1, ce1;
+      CoarseRange1D(M, 0, M / 2, &cs0, &ce0);
+      CoarseRange1D(M, M / 2, M, &cs1, &ce1);
+      EXPECT_EQ(cs0, 0);
+      EXPECT_EQ(ce0, cs1);
+      EXPECT_EQ(ce1, Mc);
     }
-    /* the coarse ranges of a split line cover the coarse line */
-    Int cs0, ce0, cs1, ce1;
-    CoarseRange1D(M, 0, M / 2, &cs0, &ce0);
-    CoarseRange1D(M, M / 2, M, &cs1, &ce1);
-    EXPECT_EQ(cs0, 0);
-    EXPECT_EQ(ce0, cs1);
-    EXPECT_EQ(ce1, Mc);
-  }
 }

@@ -19,6 +19,14 @@ using petsckp::psormg::ObstacleRestriction;
 
 const char *const PCPSORMGObstacleRestrictions[] = {"monotone", "linear", "PCPSORMGObstacleRestriction", "PC_PSORMG_OBSTACLE_", nullptr};
 
+/* interpolation of the last fine point past the last coarse point of an even grid line (see psormg::Prolong1D) */
+enum PSORMGEdgeRule {
+  PSORMG_EDGE_AUTO,    /* from the operator's rows at that edge, per level and direction */
+  PSORMG_EDGE_ZERO,    /* half the last coarse value: linear interpolation to an eliminated zero Dirichlet value */
+  PSORMG_EDGE_CONSTANT /* the last coarse value: constant extrapolation (Neumann/natural boundaries) */
+};
+static const char *const PSORMGEdgeRules[] = {"auto", "zero", "constant"};
+
 static PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
 
 /* one grid of the hierarchy */
@@ -36,6 +44,8 @@ struct PSORMGLevel {
   Vec              lo = nullptr, up = nullptr;               /* bounds (of the correction below level 0); level 0: the user's */
   Vec              r = nullptr, w = nullptr;                 /* residual, work */
   GridColouring    scheme   = GridColouring::RedBlack;
+  PetscBool        edgeconst[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE}; /* per direction: the far-edge rule of P (to this level from the next coarser) */
+  PetscReal        edgeratio[3] = {-1, -1, -1}; /* per direction: row sum / coupling to the plane before, over the far-edge rows (-1: no such edge) */
   std::vector<View<Int>> rows; /* rows of each colour; only colours present somewhere on the grid */
 };
 
@@ -52,6 +62,7 @@ struct PC_PSORMG {
   PetscReal                   coarse_rtol   = 1e-10;      /* coarsest-grid PSOR relative projected residual */
   PCPSORMGObstacleRestriction restriction   = PC_PSORMG_OBSTACLE_MONOTONE;
   PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
+  PSORMGEdgeRule              edge          = PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
   PetscBool                   monitor       = PETSC_FALSE; /* print per-cycle measures */
   /* bounds (referenced) */
   Vec xl = nullptr, xu = nullptr;
@@ -80,6 +91,19 @@ static PetscInt LevelGlobalIndex(const PSORMGLevel &L, const std::vector<PetscIn
   const PetscInt rank = p[0] + np[0] * (p[1] + np[1] * p[2]);
   const PetscInt xm = L.own[0][p[0] + 1] - L.own[0][p[0]], ym = L.own[1][p[1] + 1] - L.own[1][p[1]];
   return offset[rank] + (i - L.own[0][p[0]]) + xm * ((j - L.own[1][p[1]]) + ym * (k - L.own[2][p[2]]));
+}
+
+/* grid point (i, j, k) of global index g of a level (inverse of LevelGlobalIndex) */
+static void LevelGridPoint(const PSORMGLevel &L, const std::vector<PetscInt> &offset, PetscInt g, PetscInt idx[3])
+{
+  const PetscInt np0 = (PetscInt)L.own[0].size() - 1, np1 = (PetscInt)L.own[1].size() - 1;
+  const PetscInt rank = (PetscInt)(std::upper_bound(offset.begin(), offset.end(), g) - offset.begin()) - 1;
+  const PetscInt p[3] = {rank % np0, (rank / np0) % np1, rank / (np0 * np1)};
+  const PetscInt xm = L.own[0][p[0] + 1] - L.own[0][p[0]], ym = L.own[1][p[1] + 1] - L.own[1][p[1]], t = g - offset[rank];
+
+  idx[0] = L.own[0][p[0]] + t % xm;
+  idx[1] = L.own[1][p[1]] + (t / xm) % ym;
+  idx[2] = L.own[2][p[2]] + t / (xm * ym);
 }
 
 /* first global index of each process of a level */
@@ -125,9 +149,67 @@ static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The far-edge rule of the interpolation into level F, per direction d with an even line (the last fine point M-1
+   lies past the last coarse point). Over the rows of the edge plane i_d = M-1 (those not on another boundary,
+   where there are such), compare the row sums s with the couplings c = -sum a_ij to the plane i_d = M-2:
+   - an eliminated Dirichlet boundary (or a decoupled Dirichlet row) leaves a clearly positive row sum, s ~ c
+     (the coupling to the eliminated neighbour) or s = a_ii with c = 0: the smooth error vanishes past the edge
+     and half the last coarse value (linear interpolation to zero) is right;
+   - a Neumann/natural boundary leaves s ~ 0 (or a small mass term, s << c): constants are near-null vectors and
+     the interpolation must reproduce them, so the last coarse value is copied (constant extrapolation).
+   The rule is constant extrapolation when sum s <= 1/2 sum c. */
+static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
+{
+  PC_PSORMG                  *mg   = (PC_PSORMG *)pc->data;
+  MPI_Comm                    comm = PetscObjectComm((PetscObject)pc);
+  const std::vector<PetscInt> off  = LevelOffsets(F);
+  PetscInt                    rstart;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(F.Ah, &rstart, NULL));
+  for (int d = 0; d < 3; d++) {
+    PetscReal sums[3] = {0, 0, 0}; /* row sums, couplings to the plane before, rows */
+
+    F.edgeconst[d] = PETSC_FALSE, F.edgeratio[d] = -1;
+    if (psormg::CoarseSize1D(F.M[d]) == F.M[d] || F.M[d] % 2) continue;
+    if (mg->edge != PSORMG_EDGE_AUTO) {
+      F.edgeconst[d] = mg->edge == PSORMG_EDGE_CONSTANT ? PETSC_TRUE : PETSC_FALSE;
+      continue;
+    }
+    if (F.xs[d] + F.xm[d] == F.M[d] && F.xm[d] > 0) {
+      for (PetscInt k = F.xs[2], t = 0; k < F.xs[2] + F.xm[2]; k++)
+        for (PetscInt j = F.xs[1]; j < F.xs[1] + F.xm[1]; j++)
+          for (PetscInt i = F.xs[0]; i < F.xs[0] + F.xm[0]; i++, t++) {
+            const PetscInt     p[3] = {i, j, k};
+            PetscBool          use  = p[d] == F.M[d] - 1 ? PETSC_TRUE : PETSC_FALSE;
+            PetscInt           ncols, q[3];
+            const PetscInt    *cols;
+            const PetscScalar *vals;
+
+            for (int e = 0; e < 3 && use; e++)
+              if (e != d && F.M[e] > 2 && (p[e] == 0 || p[e] == F.M[e] - 1)) use = PETSC_FALSE;
+            if (!use) continue;
+            PetscCall(MatGetRow(F.Ah, rstart + t, &ncols, &cols, &vals));
+            for (PetscInt c = 0; c < ncols; c++) {
+              sums[0] += PetscRealPart(vals[c]);
+              if (cols[c] == rstart + t) continue;
+              LevelGridPoint(F, off, cols[c], q);
+              if (q[d] == F.M[d] - 2) sums[1] -= PetscRealPart(vals[c]);
+            }
+            sums[2] += 1;
+            PetscCall(MatRestoreRow(F.Ah, rstart + t, &ncols, &cols, &vals));
+          }
+    }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 3, MPIU_REAL, MPIU_SUM, comm));
+    F.edgeratio[d] = sums[1] > 0 ? sums[0] / sums[1] : PETSC_INFINITY;
+    F.edgeconst[d] = sums[2] > 0 && sums[0] <= 0.5 * sums[1] ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the next coarser grid and the interpolation from it (fine rows, coarse columns): Ph host AIJ (for the Galerkin
    product), P of the same type as the fine operator (for its device copy; Ph itself when that type is host AIJ) */
-static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
+static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   PetscMPIInt rank;
@@ -136,6 +218,7 @@ static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, 
   Mat         Pm;
 
   PetscFunctionBegin;
+  PetscCall(LevelEdgeRule(pc, F));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   {
     const PetscInt np0 = (PetscInt)F.own[0].size() - 1, np1 = (PetscInt)F.own[1].size() - 1;
@@ -167,7 +250,7 @@ static PetscErrorCode LevelCoarsen(PC pc, const PSORMGLevel &F, PSORMGLevel &C, 
         PetscInt    I[2], J[2], K[2], cols[8], cnt = 0, row = rstart + t;
         PetscReal   wi[2], wj[2], wk[2];
         PetscScalar v[8];
-        PetscInt    ni = psormg::Prolong1D(i, F.M[0], I, wi), nj = psormg::Prolong1D(j, F.M[1], J, wj), nk = psormg::Prolong1D(k, F.M[2], K, wk);
+        PetscInt    ni = psormg::Prolong1D(i, F.M[0], I, wi, F.edgeconst[0]), nj = psormg::Prolong1D(j, F.M[1], J, wj, F.edgeconst[1]), nk = psormg::Prolong1D(k, F.M[2], K, wk, F.edgeconst[2]);
 
         for (PetscInt c = 0; c < nk; c++)
           for (PetscInt b = 0; b < nj; b++)
@@ -748,6 +831,14 @@ static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
   PetscCall(PetscOptionsReal("-pc_psormg_coarse_rtol", "Coarsest-grid relative projected residual", "PCPSORMG", mg->coarse_rtol, &mg->coarse_rtol, NULL));
   PetscCall(PetscOptionsEnum("-pc_psormg_obstacle_restriction", "Restriction of the bounds to the coarse grids", "PCPSORMGSetObstacleRestriction", PCPSORMGObstacleRestrictions, (PetscEnum)rtype, (PetscEnum *)&rtype, &flg));
   if (flg) PetscCall(PCPSORMGSetObstacleRestriction(pc, rtype));
+  {
+    PetscInt rule = (PetscInt)mg->edge;
+    PetscCall(PetscOptionsEList("-pc_psormg_edge_interpolation", "Interpolation of the last fine point past the last coarse point of even grid lines: auto (from the operator's edge rows), zero (half the coarse value, Dirichlet) or constant (Neumann)", "PCPSORMG", PSORMGEdgeRules, 3, PSORMGEdgeRules[mg->edge], &rule, &flg));
+    if (flg && (PSORMGEdgeRule)rule != mg->edge) {
+      mg->edge = (PSORMGEdgeRule)rule;
+      if (pc->setupcalled) pc->setupcalled = 0;
+    }
+  }
   PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMG", mg->project, &mg->project, NULL));
   PetscCall(PetscOptionsBool("-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", mg->monitor, &mg->monitor, NULL));
   PetscOptionsHeadEnd();
@@ -770,6 +861,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol));
   PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PCPSORMGObstacleRestrictions[mg->restriction], mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEdgeRules[mg->edge]));
   if (!mg->levels.empty()) {
     MatType type;
     PetscCall(MatGetType(mg->levels[0].A, &type));
@@ -781,6 +873,11 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
       PetscCall(MatGetInfo(L.A, MAT_GLOBAL_SUM, &info));
       nnz = (PetscInt)info.nz_used;
       PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
+      for (int d = 0; d < 3; d++) {
+        if (!L.P || psormg::CoarseSize1D(L.M[d]) == L.M[d] || L.M[d] % 2) continue;
+        if (L.edgeratio[d] >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "    direction %d, last point past the last coarse one: %s (edge row sum / coupling inwards %g)\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value", (double)L.edgeratio[d]));
+        else PetscCall(PetscViewerASCIIPrintf(viewer, "    direction %d, last point past the last coarse one: %s\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value"));
+      }
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -798,6 +895,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 .  -pc_psormg_post_smooths <2>                      - projected SOR sweeps after it (colours in reverse order)
 .  -pc_psormg_omega <1>                             - relaxation factor of the smoother, in (0, 2)
 .  -pc_psormg_coarse_omega <1.5>                    - relaxation factor of the coarsest-grid projected SOR
+.  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann)
 .  -pc_psormg_coarse_max_it <500>                   - coarsest-grid sweeps at most
 .  -pc_psormg_coarse_rtol <1e-10>                   - coarsest-grid relative projected residual
 .  -pc_psormg_obstacle_restriction <monotone,linear> - how the bounds reach the coarse grids
@@ -818,13 +916,21 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 
    The grids come from the `DMDA` given to the `KSP` (`KSPSetDM()`) or the `PC` (`PCSetDM()`), in 1, 2 or 3
    dimensions and of any size: a line of M > 2 points is coarsened to (M + 1)/2 points (coarse point I on fine
-   point 2I), P is tensor-product linear interpolation (points past the last coarse point take half its value),
-   R = P^T, and the coarse operators are the Galerkin products R A P formed by PETSc's `MatPtAP()` on host AIJ
-   copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down), converted
+   point 2I), P is tensor-product linear interpolation, R = P^T, and the coarse operators are the Galerkin
+   products R A P formed by PETSc's `MatPtAP()` on host AIJ copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down), converted
    to the matrix type of the operator, then copied to petsckp's device CSR. Each level is coloured red-black when
    its stencil is a 3/5/7-point star and with 2^dim parity colours when it is a 9/27-point box (the Galerkin coarse
    operators); the colours are swept in turn, each after a ghost exchange, so that the result does not depend on
    the number of MPI processes.
+
+   On an even grid line the last fine point lies past the last coarse point. Where the operator has an eliminated
+   (or decoupled) Dirichlet boundary there, its edge rows have clearly positive row sums and the point takes half
+   the last coarse value (linear interpolation to zero beyond the edge); where the boundary is Neumann/natural
+   (row sums about zero against the couplings inwards, e.g. the segmentation operator), it takes the last coarse
+   value, so that P reproduces constants up to every edge and even grids need no more cycles than odd ones. The
+   choice is made per level and direction from the rows of that level's operator (`-pc_psormg_edge_interpolation
+   auto`, shown by `-pc_view`) or forced with `zero` / `constant`. P stays >= 0 with row sums <= 1, as the
+   monotone obstacle restriction needs.
 
    Bounds are given with `PCPSORMGSetVariableBounds()` (NULL or entries of +-`PETSC_INFINITY` mean unbounded).
    The projected iteration runs through `PCApplyRichardson()`: use `-ksp_type richardson -pc_type psormg`; the

@@ -67,10 +67,15 @@ void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>
 
 /* Grid hierarchy: a grid line of M points is coarsened to CoarseSize1D(M) points, coarse point I sitting on fine
    point 2I (lines of 1 or 2 points are not coarsened). Prolong1D gives the linear interpolation stencil of fine
-   point i: the coarse indices J[0..n) and weights w (n = 1 or 2); odd points past the last coarse point take
-   half the last value (a zero Dirichlet neighbour). The weights are >= 0 and sum to <= 1. */
+   point i: the coarse indices J[0..n) and weights w (n = 1 or 2). On an even line the last fine point M-1 lies past
+   the last coarse point M-2; it takes
+     constantedge = false: half the last coarse value (linear interpolation to a zero Dirichlet value at M, right
+                           when the operator has its boundary eliminated there),
+     constantedge = true:  the last coarse value itself (constant extrapolation: P reproduces constants up to the
+                           edge, needed for Neumann/natural boundaries, where constants are near-null vectors).
+   The weights are >= 0 and sum to <= 1 (to 1 everywhere with constantedge, and on odd lines). */
 inline Int CoarseSize1D(Int M) { return M > 2 ? (M + 1) / 2 : M; }
-inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2])
+inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2], bool constantedge = false)
 {
   const Int Mc = CoarseSize1D(M);
   if (Mc == M) {
@@ -86,6 +91,7 @@ inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2])
     J[1] = (i + 1) / 2, w[1] = 0.5;
     return 2;
   }
+  if (constantedge) w[0] = 1.0;
   return 1;
 }
 /* the coarse points owned by the process owning fine points [s, e) of a line of M points */
