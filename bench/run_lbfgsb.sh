@@ -11,7 +11,7 @@ OUT=${2:?output dir}
 mkdir -p "$OUT"
 EX=$BUILD/examples/minpack2
 LIB=$BUILD/libpetsckp.so
-GPU="-dm_vec_type cuda -vec_type cuda -use_gpu_aware_mpi 0 -log_view_gpu_time"
+GPU="-dm_vec_type cuda -vec_type cuda -use_gpu_aware_mpi 0"
 # knobs: sizes, per-run time limit, CVT configurations (sites resolution;...)
 SIZES=${LBFGSB_SIZES:-1024 2048 4096}
 TMO=${LBFGSB_TIMEOUT:-300}

@@ -17,7 +17,7 @@ shift 2
 SIZES=${*:-1025 2049 4097}
 TMO=${PSORMG_BENCH_TIMEOUT:-240}
 mkdir -p "$OUT"
-GPU=${PSORMG_BENCH_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0 -log_view_gpu_time"}
+GPU=${PSORMG_BENCH_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"}
 OBST="$BUILD/examples/obstacle"
 TABLE="$OUT/psormg_obstacle.md"
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)

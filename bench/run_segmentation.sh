@@ -18,7 +18,7 @@ shift 2
 SIZES=${*:-256 512 1024}
 TMO=${SEG_BENCH_TIMEOUT:-100}
 mkdir -p "$OUT"
-GPU=${SEG_BENCH_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0 -log_view_gpu_time"}
+GPU=${SEG_BENCH_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0"}
 EXE="$BUILD/examples/segmentation"
 TABLE="$OUT/segmentation.md"
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)

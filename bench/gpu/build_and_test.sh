@@ -22,7 +22,7 @@ grep -E "Failed|\*\*\*" "$O/ctest_examples_gpu.log" | head -20
 t2=$(date +%s)
 echo "tests: $((t2 - t1)) s"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$O/device.txt" 2>/dev/null
-PETSCKP_MAIN_N=${MAIN_N:-129} PETSCKP_BENCH_ARGS="$GPUARGS -log_view_gpu_time" bash bench/main_job.sh "$B" "$O/main_job.md" > /dev/null 2>&1; echo "main job:"; cat "$O/main_job.md"
+PETSCKP_MAIN_N=${MAIN_N:-129} PETSCKP_BENCH_ARGS="$GPUARGS" bash bench/main_job.sh "$B" "$O/main_job.md" > /dev/null 2>&1; echo "main job:"; cat "$O/main_job.md"
 for n in ${SPMV_SIZES:-128 256 320}; do
   "$B/bench/bench_spmv" -n $n -reps 50 $GPUARGS -o "$O/spmv.md" 2>&1 | tail -1
 done

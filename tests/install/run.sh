@@ -1,9 +1,10 @@
 #!/bin/bash
 # Installs the build tree into a scratch prefix and builds a consumer three ways: CMake package, pkg-config, makefile.
-#   run.sh <build dir> <scratch dir> <PETSc prefix> <C compiler>
+#   run.sh <build dir> <scratch dir> <PETSc prefix> <C compiler> [PETSc pkg-config dir]
 set -euo pipefail
 export PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-}
 B=$1; S=$2; PETSC_PREFIX=$3; CC=$4
+[ -n "${5:-}" ] && export PKG_CONFIG_PATH="$5:$PKG_CONFIG_PATH"
 SRC=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$S" && mkdir -p "$S/work"
 cmake --install "$B" --prefix "$S/prefix" > /dev/null
