@@ -10,7 +10,7 @@ OUT=${2:?output dir}
 mkdir -p "$OUT"
 EXE="$BUILD/examples/bubbly"
 GPU="-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"
-# knobs: BUBBLY_SIZES, BUBBLY_CONTRASTS, BUBBLY_GEOMS, BUBBLY_TIMEOUT (per run, s), BUBBLY_PAPER=0 skips the paper tables
+# knobs: BUBBLY_QUICK=1 (the main rows only), BUBBLY_SIZES, BUBBLY_CONTRASTS, BUBBLY_GEOMS, BUBBLY_TIMEOUT (per run, s), BUBBLY_PAPER=0 skips the paper tables
 TMO=${BUBBLY_TIMEOUT:-120}
 [ "${3:-}" = "--cpu" ] && GPU=""
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo "cpu")
@@ -45,13 +45,13 @@ run() { # label, args -> a table row
         echo "| solver | iterations | true rel. residual | time to solution (s) | options |"
         echo "|---|---|---|---|---|"
         run "dcg + neumann(2), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2
-        run "dcg + neumann(1), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 1
-        run "dcg + neumann(2), planes" $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
-        run "cg + neumann(2)" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(1), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 1
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(2), planes" $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "cg + neumann(2)" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2
         run "cg + neumann(2) + A-DEF2 deflation, 8x8x8 blocks" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8
         run "PETSc cg + jacobi" $P -ksp_type cg -pc_type jacobi
         run "PETSc cg + gamg" $P -ksp_type cg -pc_type gamg
-        run "PETSc cg + PCDEFLATION(jacobi), aggregation 512" $P -ksp_type cg -pc_type deflation -pc_deflation_compute_space aggregation -pc_deflation_compute_space_size 512 -deflation_pc_pc_type jacobi
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "PETSc cg + PCDEFLATION(jacobi), aggregation 512" $P -ksp_type cg -pc_type deflation -pc_deflation_compute_space aggregation -pc_deflation_compute_space_size 512 -deflation_pc_pc_type jacobi
       done
     done
   done

@@ -22,5 +22,5 @@ if [ -n "$R" ]; then
   grep -E "\*\*\*(Failed|Timeout)|Not Run" "$O/ctest_gpu.log" | head -20
 fi
 echo "tests done at $(( $(date +%s) - t0 )) s"
-[ -n "$PART" ] && bash bench/gpu/bench_solvers.sh "$B" "$O" "$PART"
+for p in $PART; do bash bench/gpu/bench_solvers.sh "$B" "$O" "$p"; done
 echo "total $(( $(date +%s) - t0 )) s"
