@@ -107,6 +107,48 @@ static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the breakpoint times sorted on the device (no-break entries, kNoBreak, go to the end) */
+static PetscErrorCode LBFGSBSortBreakpoints(TAO_LBFGSB *lb)
+{
+  DeviceVec t;
+
+  PetscFunctionBegin;
+  PetscCall(t.Get(lb->t, Access::Read));
+  auto tv = t.cview();
+  PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
+  PetscCall(t.Restore());
+  PetscCallCXX(exec().fence());
+  PetscCallCXX(Kokkos::sort(lb->tsort));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the records (breakpoint, index, gradient, gap, and the W rows) of this rank's breakpoints in (lo, hi] */
+static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscInt col, PetscInt stride, PetscReal lo, PetscReal hi, PetscInt *nsel)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  {
+    DeviceVec l, u, x, d, t;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(x.Get(tao->solution, Access::Read));
+    PetscCall(d.Get(lb->d, Access::Read));
+    PetscCall(t.Get(lb->t, Access::Read));
+    PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
+    if ((PetscInt)lb->records.extent(0) < *nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), *nsel * stride));
+    PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, *nsel, lb->rstart, lb->records, stride));
+  }
+  for (PetscInt j = 0; j < col; j++) {
+    DeviceVec yv, sv;
+    PetscCall(yv.Get(Yc[j], Access::Read));
+    PetscCall(sv.Get(Sc[j], Access::Read));
+    PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, *nsel, lb->records, stride, 4 + j, 1.0));
+    PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, *nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscInt, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
 
 /* The generalised Cauchy point (reference `cauchy`): z = x^c, c = W^T (x^c - x); *info != 0 on a singular bmv */
@@ -193,15 +235,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
 
     PetscCall(PetscLogEventBegin(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakscan++;
-    if (!approx) {
-      DeviceVec t;
-      PetscCall(t.Get(lb->t, Access::Read));
-      auto tv = t.cview();
-      PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
-      PetscCall(t.Restore());
-      PetscCallCXX(exec().fence());
-      PetscCallCXX(Kokkos::sort(lb->tsort)); /* no-break entries (kNoBreak) go to the end */
-    }
+    if (!approx) PetscCall(LBFGSBSortBreakpoints(lb));
     while (!scan.done) {
       PetscReal cand = lbfgsb::kNoBreak, hi;
       PetscInt  nsel;
@@ -212,24 +246,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
         }
         PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
       }
-      {
-        DeviceVec l, u, x, d, t;
-        PetscCall(l.Get(XL, Access::Read));
-        PetscCall(u.Get(XU, Access::Read));
-        PetscCall(x.Get(tao->solution, Access::Read));
-        PetscCall(d.Get(lb->d, Access::Read));
-        PetscCall(t.Get(lb->t, Access::Read));
-        PetscCallCXX(nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
-        if ((PetscInt)lb->records.extent(0) < nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), nsel * stride));
-        PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, nsel, lb->rstart, lb->records, stride));
-      }
-      for (PetscInt j = 0; j < col; j++) {
-        DeviceVec yv, sv;
-        PetscCall(yv.Get(Yc[j], Access::Read));
-        PetscCall(sv.Get(Sc[j], Access::Read));
-        PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, nsel, lb->records, stride, 4 + j, 1.0));
-        PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
-      }
+      PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
       host.resize((size_t)nsel * stride);
       if (nsel) PetscCallCXX(Kokkos::deep_copy(HostUView<Real>(host.data(), host.size()), Kokkos::subview(lb->records, std::make_pair((PetscInt)0, nsel * stride))));
       PetscCallCXX(exec().fence());
@@ -328,15 +345,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   sc.S0     = -scan.f1;
   sc.f2org  = scan.f2_org;
   sc.epsmch = scan.epsmch;
-  {
-    DeviceVec t;
-    PetscCall(t.Get(lb->t, Access::Read));
-    auto tv = t.cview();
-    PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
-    PetscCall(t.Restore());
-    PetscCallCXX(exec().fence());
-    PetscCallCXX(Kokkos::sort(lb->tsort)); /* no-break entries (kNoBreak) go to the end */
-  }
+  PetscCall(LBFGSBSortBreakpoints(lb));
   while (PETSC_TRUE) {
     PetscReal cand = lbfgsb::kNoBreak, hi;
     PetscInt  nsel, cnt;
@@ -346,24 +355,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
       if (pos + chunk - 1 < nbreak_local) PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
       PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
     }
-    {
-      DeviceVec l, u, x, d, t;
-      PetscCall(l.Get(XL, Access::Read));
-      PetscCall(u.Get(XU, Access::Read));
-      PetscCall(x.Get(tao->solution, Access::Read));
-      PetscCall(d.Get(lb->d, Access::Read));
-      PetscCall(t.Get(lb->t, Access::Read));
-      PetscCallCXX(nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
-      if ((PetscInt)lb->records.extent(0) < nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), nsel * stride));
-      PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, nsel, lb->rstart, lb->records, stride));
-    }
-    for (PetscInt j = 0; j < col; j++) {
-      DeviceVec yv, sv;
-      PetscCall(yv.Get(Yc[j], Access::Read));
-      PetscCall(sv.Get(Sc[j], Access::Read));
-      PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, nsel, lb->records, stride, 4 + j, 1.0));
-      PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
-    }
+    PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
     pos += nsel;
     lo = hi;
     if (size > 1) { /* every rank gets the chunk's records in global index order and runs the same scan */
