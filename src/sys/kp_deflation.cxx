@@ -497,6 +497,7 @@ PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOpti
     PetscCall(GetDAShape(da, s));
     gs[0] = s.M, gs[1] = s.N, gs[2] = s.P;
     for (PetscInt i = 0; i < 3; i++) {
+      PetscCheck(opt.blocks[i] >= 0 && (opt.blocks[i] <= gs[i] || i >= s.dim), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s_blocks: %" PetscInt_FMT " blocks in direction %" PetscInt_FMT " is outside 0 (automatic) .. %" PetscInt_FMT " (the grid size)", prefix, opt.blocks[i], i, gs[i]);
       nb[i] = opt.blocks[i] > 0 ? opt.blocks[i] : PetscMin(8, PetscMax(1, gs[i] / 4));
       if (i >= s.dim) nb[i] = 1;
       built_blocks[i] = nb[i];
