@@ -111,23 +111,15 @@ void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar>
     });
 }
 
-void RestrictLocalAdd(const CsrMatrix &M, Scalar alpha, UView<const Scalar> w, UView<Scalar> a)
+void RestrictLocalAdd(const CsrMatrix &Mt, Scalar alpha, UView<const Scalar> w, UView<Scalar> a)
 {
-  auto zr = M.rowptr;
-  auto zc = M.colidx;
-  auto zv = M.vals;
-  if (M.nrows == 0) return;
-  Kokkos::parallel_for(
-    "petsckp::Restrict", range(M.nrows), KOKKOS_LAMBDA(Int i) {
-      const Scalar wi = alpha * w(i);
-      for (Int p = zr(i); p < zr(i + 1); p++) Kokkos::atomic_add(&a(zc(p)), zv(p) * wi);
-    });
+  SpmvTeam(Mt, alpha, w, 1.0, a);
 }
 
-void RestrictLocal(const CsrMatrix &Z, UView<const Scalar> w, UView<Scalar> a)
+void RestrictLocal(const CsrMatrix &Zt, UView<const Scalar> w, UView<Scalar> a)
 {
-  Kokkos::deep_copy(exec(), a, 0.0);
-  RestrictLocalAdd(Z, 1.0, w, a);
+  if (Zt.nrows == 0) return;
+  SpmvTeam(Zt, 1.0, w, 0.0, a);
 }
 
 /* device CSR from host arrays */
@@ -248,6 +240,9 @@ PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, Dens
   PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, dagg, dghost, d, AZ));
   PetscCallCXX(exec().fence());
   PetscCall(PetscKPDeviceMatDestroy(&dm));
+  PetscCallCXX(CsrTranspose(Z, Zt));
+  PetscCallCXX(AZt = CsrMatrix());
+  azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
   Aref = A;
@@ -276,6 +271,9 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   PetscCall(LocalRowsToHost(AZm, rp, ci, v));
   PetscCall(MatDestroy(&AZm));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));
+  PetscCallCXX(CsrTranspose(Z, Zt));
+  PetscCallCXX(AZt = CsrMatrix());
+  azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
   Aref = A;
@@ -288,7 +286,9 @@ PetscErrorCode Deflation::Coarse(Vec w)
 
   PetscFunctionBegin;
   PetscCall(wv.Get(w, Access::Read));
-  PetscCallCXX(RestrictLocal(Z, wv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(RestrictLocal(Zt, wv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(wv.Restore());
   PetscCall(PetscLogFlops(2.0 * Z.nnz));
   PetscCall(ReduceSolve());
@@ -309,7 +309,9 @@ PetscErrorCode Deflation::ReduceSolve()
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
     PetscCallCXX(Kokkos::deep_copy(exec(), a1, HostUView<const Scalar>(hbuf.data(), d)));
   }
+  PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(2.0 * d * d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -322,7 +324,9 @@ PetscErrorCode Deflation::ApplyP(Vec w, Vec s)
   PetscCall(Coarse(w));
   if (s != w) PetscCall(VecCopy(w, s));
   PetscCall(sv.Get(s, Access::ReadWrite));
+  PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(Spmv(AZ, -1.0, UView<const Scalar>(a2.data(), d), 1.0, sv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(sv.Restore());
   PetscCall(PetscLogFlops(2.0 * AZ.nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -335,7 +339,9 @@ PetscErrorCode Deflation::AddQ(Vec r, Vec x)
   PetscFunctionBegin;
   PetscCall(Coarse(r));
   PetscCall(xv.Get(x, Access::ReadWrite));
+  PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, xv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(xv.Restore());
   PetscCall(PetscLogFlops(2.0 * Z.nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -348,14 +354,28 @@ PetscErrorCode Deflation::AddQResidual(Vec r, Vec y)
   PetscFunctionBegin;
   PetscCall(rv.Get(r, Access::Read));
   PetscCall(yv.Get(y, Access::ReadWrite));
-  PetscCallCXX(RestrictLocal(Z, rv.cview(), UView<Scalar>(a1.data(), d)));
-  PetscCallCXX(RestrictLocalAdd(AZ, -1.0, yv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(PrepareResidualRestriction());
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(RestrictLocal(Zt, rv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCallCXX(RestrictLocalAdd(AZt, -1.0, yv.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(rv.Restore());
   PetscCall(PetscLogFlops(2.0 * (Z.nnz + AZ.nnz)));
   PetscCall(ReduceSolve());
+  PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, yv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(yv.Restore());
   PetscCall(PetscLogFlops(2.0 * Z.nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::PrepareResidualRestriction()
+{
+  PetscFunctionBegin;
+  if (azt_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCXX(CsrTranspose(AZ, AZt));
+  azt_ready = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

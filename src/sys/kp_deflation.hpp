@@ -25,10 +25,11 @@ void AggregateZ(Int nlocal, Int d, View<Int> agg, CsrMatrix &Z);
 void AggregateAZ(const CsrMatrix &Aloc, const CsrMatrix &Aoff, View<Int> agg, View<Int> aggghost, Int d, CsrMatrix &AZ);
 /* E (d x d column-major, zeroed first) = Z^T AZ over the local rows */
 void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar> E);
-/* a (length d, zeroed first) = Z^T w over the local rows */
-void RestrictLocal(const CsrMatrix &Z, UView<const Scalar> w, UView<Scalar> a);
-/* a += alpha M^T w over the local rows (M: nlocal x d CSR, e.g. Z or AZ; a not zeroed) */
-void RestrictLocalAdd(const CsrMatrix &M, Scalar alpha, UView<const Scalar> w, UView<Scalar> a);
+/* a (length d, overwritten) = Z^T w over the local rows, given Zt = Z^T (d x nlocal, CsrTranspose()): one team per
+   deflation vector reduces its row, no atomics (the old one-atomic-per-row restriction put N atomics on d addresses) */
+void RestrictLocal(const CsrMatrix &Zt, UView<const Scalar> w, UView<Scalar> a);
+/* a += alpha M^T w over the local rows, given Mt = M^T (d x nlocal, e.g. Z^T or (AZ)^T; a not zeroed) */
+void RestrictLocalAdd(const CsrMatrix &Mt, Scalar alpha, UView<const Scalar> w, UView<Scalar> a);
 
 /* ---- the deflation object (PETSc-facing) */
 enum class DeflationSpaceType {
@@ -43,6 +44,9 @@ public:
   MPI_Comm            comm   = MPI_COMM_NULL;
   Int                 d      = 0, nlocal = 0;
   CsrMatrix           Z, AZ;
+  CsrMatrix           Zt;      /* Z^T (d x nlocal): the restriction Z^T w row by row, without atomics */
+  CsrMatrix           AZt;     /* (AZ)^T, built by PrepareResidualRestriction() for AddQResidual() only */
+  bool                azt_ready = false;
   DenseSpd            E;       /* factor or inverse on the device */
   std::vector<Scalar> Ehost;   /* E = Z^T A Z, column-major, replicated (kept for views and tests) */
   View<Scalar>        a1, a2;  /* d-vectors on the device */
@@ -65,6 +69,8 @@ public:
   /* y += Q (r - A y) = Z E^-1 (Z^T r - (AZ)^T y), with one reduction: the coarse correction of the two-level
      preconditioners (A-DEF2, BNN); (AZ)^T y = Z^T A y needs a symmetric A */
   PetscErrorCode AddQResidual(Vec r, Vec y);
+  /* builds (AZ)^T for AddQResidual(); call at setup so that the first application does not pay for it */
+  PetscErrorCode PrepareResidualRestriction();
   /* the space as a PETSc AIJ matrix (N x d), e.g. for PCDeflationSetSpace() */
   PetscErrorCode CreateZMat(Mat A, Mat *Zmat);
 

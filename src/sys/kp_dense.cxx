@@ -83,42 +83,45 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
     PetscCheck(info == 0, comm, PETSC_ERR_LIB, "LAPACK potri failed (info %d) inverting the coarse matrix", (int)info);
     for (Int j = 0; j < d; j++)
       for (Int i = 0; i < j; i++) F[i + (size_t)j * d] = F[j + (size_t)i * d];
-  } else {
+  } else if (d > 0) {
+    /* X = L^-1 by a triangular solve with the identity (column-major: column j of X is L^-1 e_j) */
+    std::vector<Scalar> X((size_t)d * d, 0.0), R((size_t)d * d);
+    const Scalar        one = 1.0;
+    for (Int j = 0; j < d; j++) X[j + (size_t)j * d] = 1.0;
+    PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+    BLAStrsm_("L", "L", "N", "N", &n, &n, &one, F.data(), &n, X.data(), &n);
+    PetscCall(PetscFPTrapPop());
+    /* F: L^-1 row by row (the transpose of X's column-major storage); X: column by column */
     for (Int j = 0; j < d; j++)
-      for (Int i = 0; i < j; i++) F[i + (size_t)j * d] = 0;
+      for (Int i = 0; i < d; i++) R[j + (size_t)i * d] = i >= j ? X[i + (size_t)j * d] : 0.0;
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < j; i++) X[i + (size_t)j * d] = 0.0;
+    F.swap(R);
+    PetscCallCXX(S.Mt = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense spd L^-1 by columns")), (size_t)d * d));
+    PetscCallCXX(Kokkos::deep_copy(exec(), S.Mt, HostUView<const Scalar>(X.data(), X.size())));
   }
   S.d         = d;
   S.form      = form;
   S.min_pivot = d > 0 ? minpiv : 1;
   PetscCallCXX(S.M = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense spd")), (size_t)d * d));
   PetscCallCXX(Kokkos::deep_copy(exec(), S.M, HostUView<const Scalar>(F.data(), F.size())));
+  if (form == DenseSpdForm::Cholesky) PetscCallCXX(S.work = View<Scalar>(std::string("dense spd work"), d));
   PetscCallCXX(exec().fence());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void DenseLowerSolve(Int d, UView<const Scalar> L, UView<const Scalar> b, UView<Scalar> x)
+void DenseTriRowGemv(Int d, bool lower, UView<const Scalar> T, UView<const Scalar> x, UView<Scalar> y)
 {
   using TP     = Kokkos::TeamPolicy<ExecSpace>;
   using Member = TP::member_type;
-  Kokkos::deep_copy(exec(), x, b);
   if (d == 0) return;
-  /* one team: forward column sweep L y = b, then backward dot sweep L^T x = y, in place in x */
   Kokkos::parallel_for(
-    "petsckp::DenseCholeskySolve", TP(exec(), 1, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &t) {
-      for (Int j = 0; j < d; j++) {
-        const Scalar xj = x(j) / L(j + j * d);
-        t.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j + 1, d), [&](Int i) { x(i) -= L(i + j * d) * xj; });
-        Kokkos::single(Kokkos::PerTeam(t), [&]() { x(j) = xj; });
-        t.team_barrier();
-      }
-      for (Int i = d - 1; i >= 0; i--) {
-        Scalar s = 0;
-        Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(t, i + 1, d), [&](Int j, Scalar &acc) { acc += L(j + i * d) * x(j); }, s);
-        Kokkos::single(Kokkos::PerTeam(t), [&]() { x(i) = (x(i) - s) / L(i + i * d); });
-        t.team_barrier();
-      }
+    "petsckp::DenseTriGemv", TP(exec(), d, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &t) {
+      const Int i = t.league_rank();
+      Scalar    s = 0;
+      Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, lower ? 0 : i, lower ? i + 1 : d), [&](Int j, Scalar &acc) { acc += T((size_t)i * d + j) * x(j); }, s);
+      Kokkos::single(Kokkos::PerTeam(t), [&]() { y(i) = s; });
     });
 }
 
@@ -136,6 +139,11 @@ void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x)
 {
   UView<const Scalar> M(S.M.data(), S.M.extent(0));
   if (S.form == DenseSpdForm::Inverse) DenseGemv(S.d, M, b, x);
-  else DenseLowerSolve(S.d, M, b, x);
+  else {
+    /* E^-1 = L^-T L^-1: y = L^-1 b (rows of L^-1), x = L^-T y (rows of L^-T = columns of L^-1) */
+    UView<Scalar> y(S.work.data(), S.d);
+    DenseTriRowGemv(S.d, true, M, b, y);
+    DenseTriRowGemv(S.d, false, UView<const Scalar>(S.Mt.data(), S.Mt.extent(0)), UView<const Scalar>(y.data(), S.d), x);
+  }
 }
 } // namespace petsckp

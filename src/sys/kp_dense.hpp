@@ -11,14 +11,16 @@
 namespace petsckp
 {
 enum class DenseSpdForm {
-  Cholesky, /* the lower Cholesky factor L of E = L L^T */
-  Inverse   /* E^-1, full (symmetric) */
+  Cholesky, /* from the Cholesky factor E = L L^T: L^-1 is kept, a solve is two triangular matrix-vector products */
+  Inverse   /* E^-1, full (symmetric), formed by potri: one matrix-vector product per solve */
 };
 
 struct DenseSpd {
   Int          d    = 0;
   DenseSpdForm form = DenseSpdForm::Cholesky;
-  View<Scalar> M;            /* d*d: L or E^-1, on the device */
+  View<Scalar> M;            /* d*d: Cholesky: L^-1 stored row by row (row i contiguous); Inverse: E^-1 */
+  View<Scalar> Mt;           /* d*d: Cholesky only: L^-1 stored column by column (column i contiguous) */
+  View<Scalar> work;         /* d: the intermediate y = L^-1 b of a Cholesky solve */
   Real         min_pivot = 0; /* min_j L_jj^2 / E_jj: a lower bound of 1/cond(E) up to a modest factor */
   bool         symmetric = true; /* false: E was not symmetric, M holds its inverse computed by LU */
 };
@@ -30,10 +32,14 @@ struct DenseSpd {
    instead (form becomes Inverse, symmetric false), so that the deflation projection stays exact. */
 PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S);
 
-/* x = E^-1 b on the device (x and b may not alias): two triangular solves (Cholesky) or one gemv (Inverse) */
+/* x = E^-1 b on the device (x and b may not alias): Cholesky: y = L^-1 b, x = L^-T y, each one fully parallel
+   triangular matrix-vector product with one team per output entry (no sequential substitution: the d dependent
+   steps of a triangular solve in one team took d barriers per solve); Inverse: one gemv */
 void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x);
 
 /* kernels (exposed for the unit tests) */
-void DenseLowerSolve(Int d, UView<const Scalar> L, UView<const Scalar> b, UView<Scalar> x); /* x = (L L^T)^-1 b */
-void DenseGemv(Int d, UView<const Scalar> M, UView<const Scalar> x, UView<Scalar> y);        /* y = M x */
+/* y = T x, T a d x d lower (lower = true: entries j <= i) or upper triangular matrix stored row by row (entry (i, j)
+   at i d + j, row i contiguous); one team reduces each row */
+void DenseTriRowGemv(Int d, bool lower, UView<const Scalar> T, UView<const Scalar> x, UView<Scalar> y);
+void DenseGemv(Int d, UView<const Scalar> M, UView<const Scalar> x, UView<Scalar> y); /* y = M x, M column-major */
 } // namespace petsckp

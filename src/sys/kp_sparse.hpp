@@ -44,6 +44,14 @@ void SellUpdateValues(SellMatrix &S, UView<const Scalar> csrvals);
 void Spmv(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
 void Spmv(const SellMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
 
+/* T = A^T (A: nrows x ncols, T: ncols x nrows) on the device, for row-wise (atomic-free) products with A^T. Entries of a
+   row of T come in an order that may depend on thread scheduling on the GPU (positions are claimed with atomics once,
+   at setup); in row order on the host. */
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &T);
+/* y = alpha A x + beta y with one team per row (a reduction over the row inside the team): for matrices with few,
+   long rows, e.g. the transposed deflation space Z^T (d rows of N/d entries); when beta == 0, y is not read */
+void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
+
 /* the diagonal of a square CSR matrix (0 where absent) */
 void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d);
 } // namespace petsckp

@@ -59,6 +59,41 @@ TEST(Dense, GemvAllSizes)
   }
 }
 
+/* the triangular row-gemv of the Cholesky solve against a serial reference (lower and upper, row-stored) */
+TEST(Dense, TriangularRowGemvAllSizes)
+{
+  for (Int d : {0, 1, 13, 597, 1500}) {
+    auto T  = RandomVector(d * d, 15);
+    auto x  = RandomVector(d, 16);
+    auto Td = ToDevice(T), xd = ToDevice(x);
+    for (bool lower : {true, false}) {
+      std::vector<Scalar> ref(d, 0.0);
+      for (Int i = 0; i < d; i++)
+        for (Int j = lower ? 0 : i; j < (lower ? i + 1 : d); j++) ref[i] += T[(size_t)i * d + j] * x[j];
+      auto y = ToDevice(std::vector<Scalar>(d, NAN));
+      DenseTriRowGemv(d, lower, UView<const Scalar>(Td.data(), Td.extent(0)), UView<const Scalar>(xd.data(), d), UView<Scalar>(y.data(), d));
+      EXPECT_LT(RelErr(ToHost(y), ref), 1e-13) << "d = " << d << (lower ? " lower" : " upper");
+    }
+  }
+}
+
+/* the Cholesky path (L^-1 kept) solves as accurately as the inverse on a moderately ill-conditioned E */
+TEST(Dense, CholeskySolveLarger)
+{
+  for (Int d : {597}) {
+    auto E  = RandomSpd(d, 21, 1e-3);
+    auto xs = RandomVector(d, 22);
+    auto b  = RefMatVec(d, E, xs);
+    auto bd = ToDevice(b);
+    DenseSpd S;
+    ASSERT_EQ((int)DenseSpdSetUp(PETSC_COMM_SELF, d, E.data(), DenseSpdForm::Cholesky, 1e-16, S), 0);
+    View<Scalar> x("x", d);
+    DenseSpdSolve(S, UView<const Scalar>(bd.data(), d), UView<Scalar>(x.data(), d));
+    auto r = RefMatVec(d, E, ToHost(x));
+    EXPECT_LT(RelErr(r, b), 1e-10) << "residual of the Cholesky solve, d = " << d;
+  }
+}
+
 TEST(Dense, ErrorsForIndefiniteAndSingular)
 {
   DenseSpd S;

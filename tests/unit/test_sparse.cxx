@@ -47,6 +47,44 @@ TEST_P(SparseSizes, CsrAndSellSpmvMatchReference)
   }
 }
 
+/* T = A^T: every entry (i, j, v) of A appears once as (j, i, v) in T; y = A^T x by the team kernel on T */
+TEST_P(SparseSizes, TransposeAndTeamSpmvMatchReference)
+{
+  const Int n = GetParam();
+  for (Int ncols : {std::max<Int>(1, n / 7), n + 3}) {
+    HostCsr   h = RandomCsr(n, ncols, 23 + (unsigned)n);
+    CsrMatrix A = MakeDeviceCsr(h), T;
+    CsrTranspose(A, T);
+    ASSERT_EQ(T.nrows, ncols);
+    ASSERT_EQ(T.ncols, n);
+    ASSERT_EQ(T.nnz, (Int)h.vals.size());
+    auto trp = ToHost(T.rowptr);
+    auto tci = ToHost(T.colidx);
+    auto tv  = ToHost(T.vals);
+    std::vector<std::vector<std::pair<Int, Scalar>>> ref(ncols), got(ncols);
+    for (Int i = 0; i < n; i++)
+      for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) ref[h.colidx[q]].push_back({i, h.vals[q]});
+    for (Int c = 0; c < ncols; c++) {
+      for (Int q = trp[c]; q < trp[c + 1]; q++) got[c].push_back({(Int)tci[q], tv[q]});
+      std::sort(got[c].begin(), got[c].end());
+      EXPECT_EQ(got[c], ref[c]) << "row " << c << " of the transpose, n " << n;
+    }
+    /* y = A^T x with one team per row of T, beta = 0 (y not read) and beta != 0 */
+    auto                x = RandomVector(n, 7), y0 = RandomVector(ncols, 8);
+    std::vector<Scalar> yref(ncols, 0.0), yref2(ncols);
+    for (Int i = 0; i < n; i++)
+      for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) yref[h.colidx[q]] += h.vals[q] * x[i];
+    for (Int c = 0; c < ncols; c++) yref2[c] = -2.0 * yref[c] + 0.25 * y0[c];
+    auto dx = ToDevice(x);
+    auto dy = ToDevice(std::vector<Scalar>(ncols, NAN));
+    SpmvTeam(T, 1.0, UView<const Scalar>(dx.data(), n), 0.0, UView<Scalar>(dy.data(), ncols));
+    EXPECT_LE(RelErr(ToHost(dy), yref), 1e-13) << "n " << n;
+    auto dz = ToDevice(y0);
+    SpmvTeam(T, -2.0, UView<const Scalar>(dx.data(), n), 0.25, UView<Scalar>(dz.data(), ncols));
+    EXPECT_LE(RelErr(ToHost(dz), yref2), 1e-13) << "n " << n;
+  }
+}
+
 TEST_P(SparseSizes, ValueRefreshKeepsPattern)
 {
   const Int  n = GetParam();

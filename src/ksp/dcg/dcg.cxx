@@ -8,12 +8,13 @@
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
 #include "kp_deflation.hpp"
+#include "dcg_kernels.hpp"
 #include <petscdmda.h>
 
 const char *const KSPDCGSpaceTypes[]  = {"none", "chunks", "blocks", "user", "KSPDCGSpaceType", "KSP_DCG_SPACE_", nullptr};
 const char *const KSPDCGCoarseTypes[] = {"cholesky", "inverse", "KSPDCGCoarseType", "KSP_DCG_COARSE_", nullptr};
 
-static PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate;
+static PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 
 static_assert((int)petsckp::DeflationSpaceType::None == (int)KSP_DCG_SPACE_NONE && (int)petsckp::DeflationSpaceType::Chunks == (int)KSP_DCG_SPACE_CHUNKS && (int)petsckp::DeflationSpaceType::Blocks == (int)KSP_DCG_SPACE_BLOCKS && (int)petsckp::DeflationSpaceType::User == (int)KSP_DCG_SPACE_USER, "KSPDCGSpaceType and petsckp::DeflationSpaceType must agree");
 
@@ -41,6 +42,7 @@ static PetscErrorCode KSPDCGInitializeEvents(void)
   done = PETSC_TRUE;
   PetscCall(PetscLogEventRegister("KSPDCGSetup", KSP_CLASSID, &KSP_DCG_Setup));
   PetscCall(PetscLogEventRegister("KSPDCGDeflate", KSP_CLASSID, &KSP_DCG_Deflate));
+  PetscCall(PetscLogEventRegister("KSPDCGVecOps", KSP_CLASSID, &KSP_DCG_VecOps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,6 +112,109 @@ static PetscErrorCode KSPDCGMonitorProjection(KSP ksp, Vec r, PetscInt it)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* w <- P w = w - AZ E^-1 Z^T w (skipped without a space) and pw = (w, p), with one device reduction and one
+   MPI_Allreduce: the restriction and coarse solve, then one fused kernel */
+static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, PetscScalar *pw)
+{
+  KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec wv, pv;
+  PetscScalar        loc;
+  petsckp::CsrMatrix empty;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, w, p, 0));
+  if (dcg->defl) PetscCall(dcg->defl->Coarse(w)); /* a2 = E^-1 Z^T w, replicated */
+  PetscCall(wv.Get(w, petsckp::Access::ReadWrite));
+  PetscCall(pv.Get(p, petsckp::Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (dcg->defl) PetscCallCXX(loc = petsckp::DcgDeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview()));
+  else PetscCallCXX(loc = petsckp::DcgDeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview()));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(2.0 * wv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz : 0.0)));
+  PetscCall(pv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(MPIU_Allreduce(&loc, pw, 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, w, p, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x += alpha p, r -= alpha w */
+static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, Vec x, Vec r)
+{
+  petsckp::DeviceVec pv, wv, xv, rv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, x, r, 0));
+  PetscCall(pv.Get(p, petsckp::Access::Read));
+  PetscCall(wv.Get(w, petsckp::Access::Read));
+  PetscCall(xv.Get(x, petsckp::Access::ReadWrite));
+  PetscCall(rv.Get(r, petsckp::Access::ReadWrite));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::DcgUpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(4.0 * xv.size()));
+  PetscCall(rv.Restore());
+  PetscCall(xv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(pv.Restore());
+  PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, x, r, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dp = (y, r) and the norm of the KSP's norm type (|| r ||, || y || or sqrt(dp)) with one device reduction and one
+   MPI_Allreduce */
+static PetscErrorCode KSPDCGDotNorm(KSP ksp, Vec y, Vec r, PetscScalar *dp, PetscReal *rnorm)
+{
+  petsckp::DeviceVec yv, rv;
+  PetscScalar        loc[2], glob[2];
+  const int          which = ksp->normtype == KSP_NORM_UNPRECONDITIONED ? 1 : (ksp->normtype == KSP_NORM_PRECONDITIONED ? 2 : 0);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, y, r, 0));
+  PetscCall(yv.Get(y, petsckp::Access::Read));
+  PetscCall(rv.Get(r, petsckp::Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::DcgDotNorm(yv.cview(), rv.cview(), which, loc[0], loc[1]));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops((which ? 4.0 : 2.0) * yv.size()));
+  PetscCall(rv.Restore());
+  PetscCall(yv.Restore());
+  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  *dp = glob[0];
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+  case KSP_NORM_UNPRECONDITIONED:
+    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[1]));
+    break;
+  case KSP_NORM_NATURAL:
+    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[0]));
+    break;
+  default:
+    *rnorm = 0;
+  }
+  PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, y, r, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* p = y + beta p */
+static PetscErrorCode KSPDCGUpdateP(KSP ksp, PetscScalar beta, Vec y, Vec p)
+{
+  petsckp::DeviceVec yv, pv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, y, p, 0));
+  PetscCall(yv.Get(y, petsckp::Access::Read));
+  PetscCall(pv.Get(p, petsckp::Access::ReadWrite));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::DcgUpdateP(beta, yv.cview(), pv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(2.0 * pv.size()));
+  PetscCall(pv.Restore());
+  PetscCall(yv.Restore());
+  PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, y, p, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
@@ -163,39 +268,24 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   }
   PetscCall(VecCopy(Y, P));
   for (i = 0; i < ksp->max_it && !ksp->reason; i++) {
-    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p */
-    PetscCall(KSPDCGDeflate(ksp, W));
-    PetscCall(VecDot(W, P, &pw)); /* 4: alpha = (r_hat, y) / (p, w_hat) */
+    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p, 4: (p, w_hat), fused */
+    PetscCall(KSPDCGDeflateDot(ksp, W, P, &pw));
     KSPCheckDot(ksp, pw);
     if (PetscRealPart(pw) <= 0) {
       PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the deflated operator is not positive definite: (p, P A p) = %g", (double)PetscRealPart(pw));
       ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
       break;
     }
-    alpha = dp / pw;
-    PetscCall(VecAXPY(X, alpha, P));  /* 5: x_hat = x_hat + alpha p */
-    PetscCall(VecAXPY(R, -alpha, W)); /* 6: r_hat = r_hat - alpha w_hat */
-    PetscCall(KSP_PCApply(ksp, R, Y)); /* 7: y = M^-1 r_hat */
+    alpha = dp / pw;                                /* 4: alpha = (r_hat, y) / (p, w_hat) */
+    PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
+    PetscCall(KSP_PCApply(ksp, R, Y));              /* 7: y = M^-1 r_hat */
     dpold = dp;
-    PetscCall(VecDot(Y, R, &dp));
+    PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm)); /* (r_hat, y) and the residual norm, one reduction */
     KSPCheckDot(ksp, dp);
     if (PetscRealPart(dp) < 0) {
       PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(dp));
       ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
       break;
-    }
-    switch (ksp->normtype) {
-    case KSP_NORM_PRECONDITIONED:
-      PetscCall(VecNorm(Y, NORM_2, &rnorm));
-      break;
-    case KSP_NORM_UNPRECONDITIONED:
-      PetscCall(VecNorm(R, NORM_2, &rnorm));
-      break;
-    case KSP_NORM_NATURAL:
-      rnorm = PetscSqrtReal(PetscAbsScalar(dp));
-      break;
-    default:
-      rnorm = 0;
     }
     KSPCheckNorm(ksp, rnorm);
     PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
@@ -207,8 +297,8 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
     PetscCall(KSPDCGMonitorProjection(ksp, R, i + 1));
     PetscCall((*ksp->converged)(ksp, i + 1, rnorm, &ksp->reason, ksp->cnvP));
     if (ksp->reason) break;
-    beta = dp / dpold;                  /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
-    PetscCall(VecAYPX(P, beta, Y));     /* 9: p = y + beta p */
+    beta = dp / dpold;                        /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
+    PetscCall(KSPDCGUpdateP(ksp, beta, Y, P)); /* 9: p = y + beta p */
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
   /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat) */
@@ -313,7 +403,7 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  deflation space: %s%s, %" PetscInt_FMT " vectors\n", KSPDCGSpaceTypes[dcg->built], blk, dcg->defl ? dcg->defl->d : 0));
     if (dcg->defl && !dcg->defl->E.symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  E is not symmetric (nonsymmetric operator): explicit inverse by LU\n"));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  deflation space: %s\n", dcg->space_set ? KSPDCGSpaceTypes[dcg->space] : "default (blocks with a DMDA, else chunks)"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", KSPDCGCoarseTypes[dcg->coarse], (double)dcg->pivot_rtol));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", dcg->coarse == KSP_DCG_COARSE_INVERSE ? "explicit inverse" : "cholesky (L^-1 kept)", (double)dcg->pivot_rtol));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -331,8 +421,9 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
                                               d = 2n gives the paper's 2D half-row stripes, d = n^2 the 3D stripes,
                                               d = n the 3D planes
 .  -ksp_dcg_blocks <bx,by,bz>               - DMDA boxes per direction (default min(8, n/4) per direction)
-.  -ksp_dcg_coarse <cholesky,inverse>       - solve with E = Z^T A Z by its Cholesky factor (default) or its explicit
-                                              inverse (the paper's fast variant; less accurate for ill-conditioned E)
+.  -ksp_dcg_coarse <cholesky,inverse>       - solve with E = Z^T A Z through its Cholesky factor (default) or its
+                                              explicit inverse (the paper's fast variant; less accurate for
+                                              ill-conditioned E). See the Notes for what each keeps on the device
 .  -ksp_dcg_coarse_pivot_rtol <tol>         - relative Cholesky pivot of E under which E is singular (default 1e-13)
 .  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging)
 -  -ksp_dcg_monitor_projection              - print || Z^T r_hat ||, which should stay at round-off level
@@ -350,6 +441,19 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    spaces by an aggregation kernel over the entries of A; for a user Z from A Z = `MatMatMult()`), summed over the
    ranks, and replicated on every rank; each application of P needs one `MPI_Allreduce()` of d values. A singular
    or rank-deficient E (dependent deflation vectors, or a null vector of A in the span of Z) is an error that says so.
+
+   Coarse solve. 'cholesky' factors E = L L^T on the host (LAPACK potrf, where the singularity check is made) and keeps
+   the triangular inverse L^-1 on the device (formed by a triangular solve with the identity); every solve is then two
+   fully parallel triangular matrix-vector products, a2 = L^-T (L^-1 a1), instead of two sequential substitutions
+   (d dependent steps). Its rounding error grows with cond(L) = sqrt(cond(E)). 'inverse' forms E^-1 = L^-T L^-1
+   explicitly (potri) and applies one dense matrix-vector product: half the work per solve, but the error grows with
+   cond(E), which for ill-conditioned E (Neumann problems, many deflation vectors) can stall the iteration, as the
+   paper observed in 3D. Both keep O(d^2) numbers on every rank ('cholesky' 2 d^2, 'inverse' d^2): intended for d up
+   to a few thousand.
+
+   Each iteration runs the operator product, the restriction Z^T w (one team per deflation vector, no atomics), the
+   replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with (w, p);
+   x and r updates; (y, r) with the residual norm; p update), each reduction followed by one `MPI_Allreduce()`.
 
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).

@@ -87,6 +87,7 @@ static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
   /* the operator Amat (not Pmat) defines the projections, as in KSPDCG */
   PetscCall(petsckp::DeflationCreate(pc->mat, pc->dm, nm->Zuser, opt, "-pc_neumann_deflation", &nm->defl, &built, nm->dbuilt_blocks));
   nm->dbuilt = (KSPDCGSpaceType)built;
+  if (nm->defl) PetscCall(nm->defl->PrepareResidualRestriction()); /* (AZ)^T for the A-DEF2 coarse correction */
   if (nm->defl) PetscCall(PetscInfo(pc, "PCNEUMANN deflation: %" PetscInt_FMT " vectors, E relative min Cholesky pivot %g\n", nm->defl->d, (double)nm->defl->E.min_pivot));
   PetscCall(PetscLogEventEnd(PC_Neumann_DeflSetup, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -213,9 +214,11 @@ static PetscErrorCode PCNeumannApplyPart(PC pc, Vec x, Vec y, int which)
   PetscCall(PetscLogEventBegin(PC_Neumann_Apply, pc, x, y, 0));
   PetscCall(xv.Get(x, petsckp::Access::Read));
   PetscCall(yv.Get(y, petsckp::Access::Write));
+  PetscCall(PetscLogGpuTimeBegin());
   if (which == 0) PetscCallCXX(petsckp::NeumannApply(*nm->F, nm->terms, xv.cview(), yv.view(), w1, w2));
   else if (which == 1) PetscCallCXX(petsckp::NeumannApplyLeft(*nm->F, nm->terms, xv.cview(), yv.view(), w1, w2));
   else PetscCallCXX(petsckp::NeumannApplyRight(*nm->F, nm->terms, xv.cview(), yv.view(), w1, w2));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscCall(xv.Restore());
   PetscCall(yv.Restore());
   PetscCall(PetscLogFlops((which == 0 ? 4.0 : 2.0) * nm->terms * (nm->F->B.nnz + nm->F->n) + nm->F->n));
@@ -411,7 +414,9 @@ static PetscErrorCode PCView_Neumann(PC pc, PetscViewer viewer)
 .  -pc_neumann_deflation_subdomains <d>                - number of chunks (contiguous ranges of the natural grid
                                                          ordering with a DMDA; default 2 sqrt(N), at most 2048)
 .  -pc_neumann_deflation_blocks <bx,by,bz>             - DMDA boxes per direction (default min(8, n/4) each)
-.  -pc_neumann_deflation_coarse <cholesky,inverse>     - solve with E = Z^T A Z by Cholesky (default) or explicit inverse
+.  -pc_neumann_deflation_coarse <cholesky,inverse>     - solve with E = Z^T A Z through its Cholesky factor (default:
+                                                        L^-1 kept, two triangular matrix-vector products per solve)
+                                                        or its explicit inverse (one product; see `KSPDCG`)
 .  -pc_neumann_deflation_coarse_pivot_rtol <tol>       - relative Cholesky pivot under which E is singular (1e-13)
 -  -pc_neumann_deflation_variant <adef2,bnn>           - the two-level form (default adef2, see below)
 

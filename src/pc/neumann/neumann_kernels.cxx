@@ -102,6 +102,8 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
   if (info.bad_diag_row >= 0 || info.nonfinite_row >= 0) return;
   ExtractTriangle(A, dinv, true, F.B);
   ExtractTriangle(A, dinv, false, F.Bt);
+  SellFromCsr(F.B, F.Bs);
+  SellFromCsr(F.Bt, F.Bts);
   /* || L D^-1 ||_inf */
   auto bp = F.B.rowptr;
   auto bv = F.B.vals;
@@ -117,17 +119,43 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
   info.norm_BInf = nrm;
 }
 
-/* out = r - T t  (one Horner step, fused) */
-static void HornerStep(const CsrMatrix &T, UView<const Scalar> r, UView<const Scalar> t, UView<Scalar> out)
+/*
+   Bytes moved per application (k terms; 3D 7-point stencil, N rows; SELL stores 8 B value + 4 B column per entry and
+   B, Bt have 3 entries per interior row; t/z neighbours counted once, i.e. assumed to hit in cache):
+     first K step   t1 = r - B r              : B 36 + r 8 + write 8                = 52 B/row
+     middle K steps t  = r - B t              : B 36 + r 8 + t 8 + write 8          = 60 B/row   (k - 2 of them)
+     last K step    s  = D^-1 (r - B t)       : B 36 + r 8 + t 8 + dinv 8 + write 8 = 68 B/row   (k >= 2)
+                    s  = D^-1 (r - B r)       : 36 + 8 + 8 + 8                       = 60 B/row   (k = 1)
+     first Kt step  z1 = s - Bt s             : 52 B/row;  further Kt steps z = s - Bt z: 60 B/row
+   Neu2 (k = 2): 52 + 68 + 52 + 60 = 232 B per row and application, in 4 kernels (Neu1: 60 + 52 = 112 B, 2 kernels).
+   The previous version (two deep copies, a separate D^-1 scaling, CSR with row pointers) moved about 312 B per row
+   in 7 kernels for Neu2.
+*/
+enum class HornerScale {
+  None,
+  Dinv,
+  SqrtDinv
+};
+
+/* out = scale .* (rr - T t), T in SELL-C; t may be rr (the first step of a sweep); out aliases neither */
+static void HornerSell(const SellMatrix &T, UView<const Scalar> rr, UView<const Scalar> t, const View<Scalar> &dinv, HornerScale scale, UView<Scalar> out)
 {
-  auto rp = T.rowptr;
-  auto ci = T.colidx;
-  auto v  = T.vals;
+  constexpr Int C  = SellMatrix::C;
+  auto          sp = T.sliceptr;
+  auto          sc = T.colidx;
+  auto          sv = T.vals;
+  const int     sm = (int)scale;
   Kokkos::parallel_for(
     "petsckp::NeumannHorner", range(T.nrows), KOKKOS_LAMBDA(Int i) {
-      Scalar s = r(i);
-      for (Int q = rp(i); q < rp(i + 1); q++) s -= v(q) * t(ci(q));
-      out(i) = s;
+      const Int s = i / C, lane = i % C;
+      Scalar    acc = rr(i);
+      for (Int pos = sp(s) + lane; pos < sp(s + 1); pos += C) {
+        const Ordinal c = sc(pos);
+        if (c >= 0) acc -= sv(pos) * t(c);
+      }
+      if (sm == 1) acc *= dinv(i);
+      else if (sm == 2) acc *= compat::sqrt(dinv(i));
+      out(i) = acc;
     });
 }
 
@@ -138,31 +166,28 @@ static void DiagScale(View<Scalar> dinv, bool sqrtd, UView<const Scalar> in, UVi
     "petsckp::NeumannScale", range((Int)in.extent(0)), KOKKOS_LAMBDA(Int i) { out(i) = (sqrtd ? compat::sqrt(dinv(i)) : dinv(i)) * in(i); });
 }
 
-/* K r (lower Horner) into a work view; returns the view holding the result */
-static UView<Scalar> ApplyK(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> w1, UView<Scalar> w2)
+static UView<const Scalar> Const(UView<Scalar> v) { return UView<const Scalar>(v.data(), v.extent(0)); }
+
+/* out = scale .* K r (k >= 1); the intermediate t's ping-pong between pa and pb (neither aliases out or r) */
+static void ApplyKScaled(const NeumannFactors &F, Int k, UView<const Scalar> r, HornerScale scale, UView<Scalar> out, UView<Scalar> pa, UView<Scalar> pb)
 {
-  UView<Scalar> cur = w1, nxt = w2;
-  Kokkos::deep_copy(exec(), cur, r);
-  for (Int j = 0; j < k; j++) {
-    HornerStep(F.B, r, UView<const Scalar>(cur.data(), cur.extent(0)), nxt);
-    std::swap(cur, nxt);
+  UView<const Scalar> cur = r;
+  for (Int j = 1; j < k; j++) {
+    UView<Scalar> nxt = (j % 2) ? pa : pb;
+    HornerSell(F.Bs, r, cur, F.dinv, HornerScale::None, nxt);
+    cur = Const(nxt);
   }
-  return cur;
+  HornerSell(F.Bs, r, cur, F.dinv, scale, out);
 }
 
-/* z = Kt s; s is in one of the work views, the other is free; the result goes to z */
+/* z = Kt s (k >= 1); s stays; the intermediates use wfree and z, arranged so that the last step writes z */
 static void ApplyKt(const NeumannFactors &F, Int k, UView<const Scalar> s, UView<Scalar> z, UView<Scalar> wfree)
 {
-  if (k == 0) {
-    Kokkos::deep_copy(exec(), z, s);
-    return;
-  }
-  /* ping-pong between z and wfree, arranged so that the last step writes z */
-  UView<Scalar> a = (k % 2) ? wfree : z, b = (k % 2) ? z : wfree;
-  Kokkos::deep_copy(exec(), a, s);
-  for (Int j = 0; j < k; j++) {
-    HornerStep(F.Bt, s, UView<const Scalar>(a.data(), a.extent(0)), b);
-    std::swap(a, b);
+  UView<const Scalar> cur = s;
+  for (Int j = 1; j <= k; j++) {
+    UView<Scalar> nxt = ((k - j) % 2 == 0) ? z : wfree;
+    HornerSell(F.Bts, s, cur, F.dinv, HornerScale::None, nxt);
+    cur = Const(nxt);
   }
 }
 
@@ -172,21 +197,26 @@ void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<S
     DiagScale(F.dinv, false, r, z);
     return;
   }
-  UView<Scalar> t = ApplyK(F, k, r, w1, w2);
-  UView<Scalar> s = (t.data() == w1.data()) ? w2 : w1;
-  DiagScale(F.dinv, false, UView<const Scalar>(t.data(), t.extent(0)), s);
-  ApplyKt(F, k, UView<const Scalar>(s.data(), s.extent(0)), z, t);
+  ApplyKScaled(F, k, r, HornerScale::Dinv, w1, w2, z); /* s = D^-1 K r in w1 */
+  ApplyKt(F, k, Const(w1), z, w2);
 }
 
 void NeumannApplyLeft(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2)
 {
-  UView<Scalar> t = ApplyK(F, k, r, w1, w2);
-  DiagScale(F.dinv, true, UView<const Scalar>(t.data(), t.extent(0)), y);
+  if (k == 0) {
+    DiagScale(F.dinv, true, r, y);
+    return;
+  }
+  ApplyKScaled(F, k, r, HornerScale::SqrtDinv, y, w1, w2);
 }
 
 void NeumannApplyRight(const NeumannFactors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2)
 {
+  if (k == 0) {
+    DiagScale(F.dinv, true, y, z);
+    return;
+  }
   DiagScale(F.dinv, true, y, w1);
-  ApplyKt(F, k, UView<const Scalar>(w1.data(), w1.extent(0)), z, w2);
+  ApplyKt(F, k, Const(w1), z, w2);
 }
 } // namespace petsckp

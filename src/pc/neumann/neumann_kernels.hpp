@@ -7,7 +7,9 @@
       z = M^-1 r = Kt D^-1 K r,   K = sum_{j=0..k} (-B)^j,   Kt = sum_{j=0..k} (-Bt)^j,
 
    applied in Horner form (no triangular solves): t <- r; k times t <- r - B t; s <- D^-1 t; z <- s; k times
-   z <- s - Bt z. For a symmetric A, Bt = B^T and M^-1 = K^T D^-1 K is symmetric positive definite for every k
+   z <- s - Bt z. The application runs 2k fused kernels and no copies: the first K step reads r as t, the last K step
+   writes s = D^-1 (r - B t) directly, the first K^T step reads s as z. B and Bt are applied in SELL-C-32 layout
+   (one thread per row, coalesced loads of the C rows of a slice). For a symmetric A, Bt = B^T and M^-1 = K^T D^-1 K is symmetric positive definite for every k
    (K is unit lower triangular). Everything here takes Kokkos views; nothing here knows about PETSc objects.
 */
 #pragma once
@@ -20,6 +22,8 @@ struct NeumannFactors {
   Int          n = 0;
   CsrMatrix    B;    /* L D^-1: strictly lower part, column-scaled */
   CsrMatrix    Bt;   /* D^-1 U: strictly upper part, row-scaled */
+  SellMatrix   Bs;   /* B in SELL-C-32 (the layout the application reads) */
+  SellMatrix   Bts;  /* Bt in SELL-C-32 */
   View<Scalar> dinv; /* D^-1 */
 };
 
