@@ -4,6 +4,12 @@
   bench/logview.py --label "cg+jacobi" --events KSPSolve,PCApply,MatMult --out bench/results/poisson.md \
       -- mpiexec -n 1 build/examples/poisson -dim 3 -n 65
 
+  bench/logview.py --breakdown <log file>
+
+writes the Main Stage event table of a -log_view output as markdown (the kernel breakdown): calls, wall time, flop,
+Mflop/s, GPU Mflop/s and the GPU time derived from them (flop / GPU flop rate; with -log_view_gpu_time the GPU rate
+is measured with device timers around the kernels, i.e. PetscLogGpuTimeBegin/End), followed by the raw table.
+
 The row holds: label, ranks, the events' max time over ranks in seconds (and call counts), the whole program's
 time, the iteration count if the program printed one, the device and the command. A header is written when the
 file is new. Exit code is the program's.
@@ -47,7 +53,55 @@ def parse(text, events):
     return res, total, its[-1] if its else ''
 
 
+def breakdown(path):
+    text = open(path, errors='replace').read()
+    lines = text.splitlines()
+    try:
+        start = next(i for i, l in enumerate(lines) if l.startswith('--- Event Stage 0'))
+    except StopIteration:
+        print('(no -log_view event table in the output)')
+        print()
+        print('```')
+        print('\n'.join(lines[-40:]))
+        print('```')
+        return 1
+    rows, raw = [], []
+    for l in lines[start + 1:]:
+        if l.startswith('---') or l.startswith('Object Type') or l.startswith('====='):
+            break
+        t = l.split()
+        if len(t) < 21 or not t[1].isdigit():
+            continue
+        raw.append(l)
+
+        def num(x):
+            try:
+                return float(x)
+            except ValueError:
+                return float('nan')
+        name, calls, wall, flop, mf = t[0], int(t[1]), num(t[3]), num(t[5]), num(t[20])
+        gmf = num(t[21]) if len(t) > 21 else float('nan')
+        gpu = flop / (gmf * 1e6) if flop > 0 and gmf > 0 else float('nan')
+        rows.append((name, calls, wall, flop, mf, gmf, gpu))
+    rows.sort(key=lambda r: -r[2])
+    print('| event | calls | wall time (s) | flop | Mflop/s | GPU Mflop/s | GPU time (s) = flop / GPU rate | GPU ms per call |')
+    print('|---|---|---|---|---|---|---|---|')
+    for name, calls, wall, flop, mf, gmf, gpu in rows:
+        f = lambda x, fmt: '-' if x != x else fmt % x
+        print('| %s | %d | %s | %s | %s | %s | %s | %s |' % (name, calls, f(wall, '%.4g'), f(flop, '%.3g'), f(mf, '%.0f'),
+                                                       f(gmf, '%.0f'), f(gpu, '%.4g'), f(gpu * 1e3 / calls if calls else float('nan'), '%.4g')))
+    print()
+    print('Events without flops have no GPU rate, hence no derived GPU time. Raw Main Stage table:')
+    print()
+    print('```')
+    print('\n'.join(lines[max(0, start - 8):start + 1] + raw))
+    print('```')
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--breakdown':
+        return breakdown(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--label', required=True)
     ap.add_argument('--events', default='KSPSolve,PCSetUp,PCApply,MatMult')

@@ -1,31 +1,92 @@
 #!/bin/bash
 # GPU benchmark of seed 002 (KSPDCG + PCNEUMANN) against PETSc's solvers on the bubbly-flow problems, and the
 # iteration counts of the paper's Tables 2-4.
-#   bench/run_bubbly.sh <build dir> <output dir> [--cpu]
-# Writes <output dir>/bubbly_gpu.md (times: KSPSolve time from -log_view, iterations, true residual) and
-# <output dir>/bubbly_paper.md (iteration counts next to the paper's). --cpu drops the GPU types (smoke test).
+#   bench/run_bubbly.sh <build dir> <output dir> [--cpu]       time table (+ paper table with BUBBLY_PAPER=1)
+#   bench/run_bubbly.sh <build dir> <output dir> --logview     kernel breakdown: 256^3, 8 bubbles, contrast 1e-3,
+#                                                              dcg + neumann(2), -log_view -log_view_gpu_time
+# Writes <output dir>/bubbly_gpu.md: per solver the setup (KSPSetUp: PCSetUp, deflation space, E), the solve
+# (KSPSolve), ms per iteration and time to solution (= setup + solve), each wall-clock time measured by the example
+# after waiting for the device, and the bandwidth model of an iteration (bytes counted per unknown / bandwidth).
+# --logview writes <output dir>/bubbly_logview.md (the event table, with the GPU time of each event).
+# Knobs: BUBBLY_SIZES ("128 256"), BUBBLY_CONTRASTS ("1e-3 1e-6"), BUBBLY_GEOMS ("bubble8"), BUBBLY_TIMEOUT (s per
+# run, default 45), BUBBLY_BUDGET (s for the whole table; later runs are skipped, default 330), BUBBLY_BW (device
+# bandwidth in TB/s for the model, default 3.0 = H100 SXM measured STREAM-like), BUBBLY_QUICK=1 (our two rows and
+# PETSc's cg + jacobi only), BUBBLY_PAPER=1 (also the paper tables: several more minutes).
 set -euo pipefail
 BUILD=${1:?build dir}
 OUT=${2:?output dir}
+MODE=${3:-}
 mkdir -p "$OUT"
 EXE="$BUILD/examples/bubbly"
 GPU="-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"
-# knobs: BUBBLY_QUICK=1 (the main rows only), BUBBLY_SIZES, BUBBLY_CONTRASTS, BUBBLY_GEOMS, BUBBLY_TIMEOUT (per run, s), BUBBLY_PAPER=0 skips the paper tables
-TMO=${BUBBLY_TIMEOUT:-120}
-[ "${3:-}" = "--cpu" ] && GPU=""
-DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo "cpu")
+TMO=${BUBBLY_TIMEOUT:-45}
+BUDGET=${BUBBLY_BUDGET:-330}
+BW=${BUBBLY_BW:-3.0}
+[ "$MODE" = "--cpu" ] && GPU=""
+DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
+[ -n "$DEVICE" ] || DEVICE="cpu"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
-run() { # label, args -> a table row
-  local label="$1"; shift
+if [ "$MODE" = "--logview" ]; then
+  log=$(mktemp)
+  args=(-dim 3 -n 256 -geometry bubble8 -contrast 1e-3 -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2)
+  timeout 120 "$EXE" "${args[@]}" $GPU -log_view -log_view_gpu_time > "$log" 2>&1 || echo "run failed (rc $?)" >> "$log"
+  {
+    echo "# Kernel breakdown: 3D 256^3, 8 bubbles, contrast 1e-3, dcg + neumann(2), 8x8x8 blocks ($DEVICE, $(date -u +%F))"
+    echo
+    echo "Command: \`$EXE ${args[*]} $GPU -log_view -log_view_gpu_time\`"
+    echo
+    grep -m1 '^iterations' "$log" || echo "(no iteration line: see the log below)"
+    echo
+    /usr/bin/env python3 "$HERE/logview.py" --breakdown "$log"
+  } > "$OUT/bubbly_logview.md"
+  rm -f "$log"
+  echo "wrote $OUT/bubbly_logview.md"
+  exit 0
+fi
+
+# bytes per unknown and iteration of the bandwidth model (8 B scalars, 4 B column indices, 7-point stencil; the
+# neighbours' x values counted once, i.e. served by the caches):
+#   A x (CSR):                          7 x 12 + 4 (row pointer) + 8 (x) + 8 (y)                          = 104
+#   neumann(2) (SELL, 4 fused kernels): 52 + 68 + 52 + 60 (src/pc/neumann/neumann_kernels.cxx)         = 232
+#   dcg vector kernels (fused):         deflate+dot 24, x/r update 48, dot+norm 16, p update 24          = 112
+#   restriction Z^T w (team per vector): 12 (Z^T entry) + 8 (w)                                          =  20
+#   AZ a2 (inside deflate+dot):         12 per AZ entry + 4; AZ has ~1.3 entries per row for 8x8x8 blocks at
+#                                       these sizes (rows on block faces have 2-4), 3 for planes           = 20 / 40
+#   PETSc CG vector work:               2 dots 32, norm 8, 2 axpy 48, aypx 24                             = 112
+#   A-DEF2 coarse correction:           Z^T r 20, (AZ)^T y 24, y += Z a2 32                               =  76
+#   jacobi:                             r, diag, z                                                        =  24
+declare -A MODEL=([dcgblocks]=488 [dcgplanes]=508 [adef2]=524 [cgneu]=448 [jacobi]=240)
+START=$(date +%s)
+
+run() { # label, model key, args -> a table row
+  local label="$1" key="$2"; shift 2
+  local now; now=$(date +%s)
+  if [ $((now - START)) -ge "$BUDGET" ]; then
+    echo "| $label | skipped (time budget BUBBLY_BUDGET=${BUDGET} s spent) | | | | | | | \`$*\` |"
+    return
+  fi
   local log; log=$(mktemp)
-  if timeout "$TMO" "$EXE" "$@" $GPU -log_view > "$log" 2>&1; then
-    local its res t
-    its=$(grep -m1 '^iterations' "$log" | awk '{print $2}' | tr -d ,)
-    res=$(grep -m1 '^iterations' "$log" | sed 's/.*residual \([^ ]*\).*/\1/')
-    t=$(grep -m1 '^iterations' "$log" | sed 's/.*time to solution \([^ ]*\) s.*/\1/')
-    echo "| $label | $its | $res | $t | \`$*\` |"
+  local rc=0
+  timeout "$TMO" "$EXE" "$@" $GPU > "$log" 2>&1 || rc=$?
+  local line; line=$(grep -m1 '^iterations' "$log" || true)
+  if [ $rc -eq 0 ] && [ -n "$line" ]; then
+    local its res t su so pi model
+    its=$(echo "$line" | awk '{print $2}' | tr -d ,)
+    res=$(echo "$line" | sed 's/.*residual \([^ ]*\).*/\1/')
+    t=$(echo "$line" | sed 's/.*time to solution \([^ ]*\) s.*/\1/')
+    su=$(echo "$line" | sed 's/.*(setup \([^ ]*\) s.*/\1/')
+    so=$(echo "$line" | sed 's/.*, solve \([^ ]*\) s.*/\1/')
+    pi=$(echo "$line" | sed 's/.*, \([^ ]*\) ms per iteration.*/\1/')
+    model="n/a"
+    if [ -n "$key" ]; then
+      model=$(awk -v b="${MODEL[$key]}" -v n="$N3" -v bw="$BW" -v pi="$pi" 'BEGIN { m = b * n / (bw * 1e12) * 1e3; printf "%.3f (%d B/unknown; measured/model %.1f)", m, b, pi / m }')
+    fi
+    echo "| $label | $its | $res | $su | $so | $pi | $model | $t | \`$*\` |"
+  elif [ $rc -eq 124 ]; then
+    echo "| $label | timed out after ${TMO} s (BUBBLY_TIMEOUT) | | | | | | | \`$*\` |"
   else
-    echo "| $label | failed | | | \`$*\` |"
+    echo "| $label | failed (rc $rc): $(tail -1 "$log" | tr '|' ' ' | cut -c1-100) | | | | | | | \`$*\` |"
   fi
   rm -f "$log"
 }
@@ -33,31 +94,34 @@ run() { # label, args -> a table row
 {
   echo "# Bubbly-flow pressure problems: time to solution ($DEVICE, $(date -u +%F))"
   echo
-  echo "rtol 1e-6 (true residual), random x0, zero-mean random b; wall time of KSPSolve, waiting for the device (includes the"
-  echo "preconditioner/deflation setup done inside KSPSolve). GPU options: \`$GPU\`"
+  echo "rtol 1e-6 (true residual), random x0, zero-mean random b, 1 rank. Setup = KSPSetUp (PCSetUp, deflation space and"
+  echo "E = Z^T A Z, GAMG hierarchy), solve = KSPSolve; both wall-clock, measured by examples/bubbly after waiting for the"
+  echo "device; time to solution = setup + solve. Model = bytes per unknown of one iteration (counted in"
+  echo "bench/run_bubbly.sh) x N / ${BW} TB/s (BUBBLY_BW; H100 SXM device bandwidth), launch and reduction latency not"
+  echo "included. Per-run limit ${TMO} s, table budget ${BUDGET} s. GPU options: \`$GPU\`"
   for n in ${BUBBLY_SIZES:-128 256}; do
+    N3=$((n * n * n))
     for c in ${BUBBLY_CONTRASTS:-1e-3 1e-6}; do
-      for g in ${BUBBLY_GEOMS:-slab bubble8}; do
+      for g in ${BUBBLY_GEOMS:-bubble8}; do
         P="-dim 3 -n $n -geometry $g -contrast $c"
         echo
         echo "## 3D $n^3, $g, contrast $c"
         echo
-        echo "| solver | iterations | true rel. residual | time to solution (s) | options |"
-        echo "|---|---|---|---|---|"
-        run "dcg + neumann(2), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2
-        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(1), 8x8x8 blocks" $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 1
-        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(2), planes" $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
-        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "cg + neumann(2)" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2
-        run "cg + neumann(2) + A-DEF2 deflation, 8x8x8 blocks" $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8
-        run "PETSc cg + jacobi" $P -ksp_type cg -pc_type jacobi
-        run "PETSc cg + gamg" $P -ksp_type cg -pc_type gamg
-        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "PETSc cg + PCDEFLATION(jacobi), aggregation 512" $P -ksp_type cg -pc_type deflation -pc_deflation_compute_space aggregation -pc_deflation_compute_space_size 512 -deflation_pc_pc_type jacobi
+        echo "| solver | iterations | true rel. residual | setup (s) | solve (s) | ms / iteration | model ms / iteration | time to solution (s) | options |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        run "dcg + neumann(2), 8x8x8 blocks" dcgblocks $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2
+        run "cg + neumann(2) + A-DEF2, 8x8x8 blocks" adef2 $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(2), $n planes (chunks)" dcgplanes $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "cg + neumann(2), one level" cgneu $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2
+        run "PETSc cg + jacobi" jacobi $P -ksp_type cg -pc_type jacobi
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "PETSc cg + gamg" "" $P -ksp_type cg -pc_type gamg
+        [ "${BUBBLY_QUICK:-0}" = 1 ] || run "PETSc cg + PCDEFLATION(jacobi), aggregation 512" "" $P -ksp_type cg -pc_type deflation -pc_deflation_compute_space aggregation -pc_deflation_compute_space_size 512 -deflation_pc_pc_type jacobi
       done
     done
   done
 } > "$OUT/bubbly_gpu.md"
 
-[ "${BUBBLY_PAPER:-1}" = "0" ] && { echo "wrote $OUT/bubbly_gpu.md"; exit 0; }
+[ "${BUBBLY_PAPER:-0}" = "0" ] && { echo "wrote $OUT/bubbly_gpu.md"; exit 0; }
 {
   echo "# Iteration counts against the paper (Gupta, van Gijzen, Vuik 2012), $DEVICE"
   echo
