@@ -4,6 +4,7 @@
 #   bench/run_bubbly.sh <build dir> <output dir> [--cpu]       time table (+ paper table with BUBBLY_PAPER=1)
 #   bench/run_bubbly.sh <build dir> <output dir> --logview     kernel breakdown: 256^3, 8 bubbles, contrast 1e-3,
 #                                                              dcg + neumann(2), -log_view -log_view_gpu_time
+# (--cpu: without the GPU types, a smoke test on a machine without a GPU)
 # Writes <output dir>/bubbly_gpu.md: per solver the setup (KSPSetUp: PCSetUp, deflation space, E), the solve
 # (KSPSolve), ms per iteration and time to solution (= setup + solve), each wall-clock time measured by the example
 # after waiting for the device, and the bandwidth model of an iteration (bytes counted per unknown / bandwidth).
@@ -11,34 +12,42 @@
 # Knobs: BUBBLY_SIZES ("128 256"), BUBBLY_CONTRASTS ("1e-3 1e-6"), BUBBLY_GEOMS ("bubble8"), BUBBLY_TIMEOUT (s per
 # run, default 45), BUBBLY_BUDGET (s for the whole table; later runs are skipped, default 330), BUBBLY_BW (device
 # bandwidth in TB/s for the model, default 3.0 = H100 SXM measured STREAM-like), BUBBLY_QUICK=1 (our two rows and
-# PETSc's cg + jacobi only), BUBBLY_PAPER=1 (also the paper tables: several more minutes).
+# PETSc's cg + jacobi only), BUBBLY_LOGVIEW_N (grid of --logview, default 256), BUBBLY_PAPER=1 (also the paper tables: several more minutes).
 set -euo pipefail
 BUILD=${1:?build dir}
 OUT=${2:?output dir}
-MODE=${3:-}
+MODE=table
+CPU=0
+for a in "${@:3}"; do
+  case "$a" in
+    --cpu) CPU=1 ;;
+    --logview) MODE=logview ;;
+    *) echo "unknown option $a (--cpu, --logview)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$OUT"
 EXE="$BUILD/examples/bubbly"
 GPU="-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"
 TMO=${BUBBLY_TIMEOUT:-45}
 BUDGET=${BUBBLY_BUDGET:-330}
 BW=${BUBBLY_BW:-3.0}
-[ "$MODE" = "--cpu" ] && GPU=""
+[ "$CPU" = 1 ] && GPU=""
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 [ -n "$DEVICE" ] || DEVICE="cpu"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-if [ "$MODE" = "--logview" ]; then
+if [ "$MODE" = logview ]; then
   log=$(mktemp)
-  args=(-dim 3 -n 256 -geometry bubble8 -contrast 1e-3 -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2)
+  args=(-dim 3 -n "${BUBBLY_LOGVIEW_N:-256}" -geometry bubble8 -contrast 1e-3 -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2)
   timeout 120 "$EXE" "${args[@]}" $GPU -log_view -log_view_gpu_time > "$log" 2>&1 || echo "run failed (rc $?)" >> "$log"
   {
-    echo "# Kernel breakdown: 3D 256^3, 8 bubbles, contrast 1e-3, dcg + neumann(2), 8x8x8 blocks ($DEVICE, $(date -u +%F))"
+    echo "# Kernel breakdown: 3D ${BUBBLY_LOGVIEW_N:-256}^3, 8 bubbles, contrast 1e-3, dcg + neumann(2), 8x8x8 blocks ($DEVICE, $(date -u +%F))"
     echo
     echo "Command: \`$EXE ${args[*]} $GPU -log_view -log_view_gpu_time\`"
     echo
     grep -m1 '^iterations' "$log" || echo "(no iteration line: see the log below)"
     echo
-    /usr/bin/env python3 "$HERE/logview.py" --breakdown "$log"
+    /usr/bin/env python3 "$HERE/logview.py" --breakdown "$log" || true
   } > "$OUT/bubbly_logview.md"
   rm -f "$log"
   echo "wrote $OUT/bubbly_logview.md"
@@ -80,7 +89,7 @@ run() { # label, model key, args -> a table row
     pi=$(echo "$line" | sed 's/.*, \([^ ]*\) ms per iteration.*/\1/')
     model="n/a"
     if [ -n "$key" ]; then
-      model=$(awk -v b="${MODEL[$key]}" -v n="$N3" -v bw="$BW" -v pi="$pi" 'BEGIN { m = b * n / (bw * 1e12) * 1e3; printf "%.3f (%d B/unknown; measured/model %.1f)", m, b, pi / m }')
+      model=$(awk -v b="${MODEL[$key]}" -v n="$N3" -v bw="$BW" -v pi="$pi" 'BEGIN { m = b * n / (bw * 1e12) * 1e3; printf "%.4g (%d B/unknown; measured/model %.2g)", m, b, pi / m }')
     fi
     echo "| $label | $its | $res | $su | $so | $pi | $model | $t | \`$*\` |"
   elif [ $rc -eq 124 ]; then
