@@ -462,6 +462,13 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 65 -max_cycles 35
     output_file: output/obstacle_hemisphere.out
 
+  # the host setup path (MatPtAP on AIJ copies, the path taken under MPI) on one process: same result as the device one
+  test:
+    suffix: hemisphere_host_setup
+    nsize: 1
+    args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_device_setup false
+    output_file: output/obstacle_hemisphere.out
+
   test:
     suffix: hemisphere_even
     nsize: {{1 4}}

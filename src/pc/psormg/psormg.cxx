@@ -614,7 +614,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
   PetscCheck(isda, comm, PETSC_ERR_SUP, "PCPSORMG needs a DMDA, not a DM of type %s", ((PetscObject)da)->type_name);
   PetscCall(MatCheckAIJ(pc->pmat, NULL));
-  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty()) {
+  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty() && mg->levels[0].A == pc->pmat) {
     /* new values, same pattern: numeric Galerkin products only (on the device, or on the host AIJ copies) */
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
     if (mg->device_used) {
