@@ -94,6 +94,16 @@ if(PETSCKP_ENABLE_TESTS)
   endforeach()
 endif()
 
+# seed 000: PETSc's SNESVI obstacle tutorial, the anchor of bench/run_psormg.sh (built here so that the benchmark does
+# not depend on compilers and pkg-config on the GPU machine); a small run checks that it works in this build. The
+# benchmark's CG + GAMG runs on PETSc 3.25, but PETSc 3.18's GAMG stops at the second Newton step of vinewtonrsls
+# ("Cannot change local size of Amat after use": its levels keep the size of the previous inactive set), so the
+# smoke test here uses CG + Jacobi.
+petsckp_add_tutorial(snes_ex9 snes/tutorials/ex9.c)
+petsckp_add_tutorial_test(snes_ex9_vinewtonrsls snes_ex9 NSIZE 1
+  ARGS -da_grid_x 33 -da_grid_y 33 -snes_type vinewtonrsls -snes_max_it 50 -ksp_type cg -pc_type jacobi -snes_converged_reason
+  EXPECT "Nonlinear solve converged due to" "errors on 33 x 33 grid")
+
 # seed 000: unconstrained psormg preconditions CG on ex45 (65^3, DMDA given with KSPSetDM) in <= 20 iterations
 foreach(np 1 2 4)
   petsckp_add_tutorial_test(ex45_psormg_cg ksp_ex45 NSIZE ${np}

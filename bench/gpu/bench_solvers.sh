@@ -15,14 +15,14 @@ case "$PART" in
     LBFGSB_SIZES="1024 2048 4096" LBFGSB_TIMEOUT=60 LBFGSB_CVT="2000 1024;20000 2048" timeout 240 bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null ;;
   seed000)
-    PSORMG_ANCHOR_MAX=1025 PSORMG_BENCH_TIMEOUT=60 timeout 200 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
+    PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=75 PSORMG_BENCH_TIMEOUT=100 timeout 290 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;
   seed000+004)
     LBFGSB_SIZES="1024 2048 4096" LBFGSB_TIMEOUT=60 LBFGSB_CVT="2000 1024;20000 2048" timeout 240 bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null
-    PSORMG_ANCHOR_MAX=1025 PSORMG_BENCH_TIMEOUT=60 timeout 200 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
+    PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=60 PSORMG_BENCH_TIMEOUT=60 timeout 220 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;

@@ -199,4 +199,101 @@ void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map,
       cv(e) = s;
     });
 }
+
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  if (A.ncols != B.nrows) return false;
+  const Int m = A.nrows;
+  auto      arp = A.rowptr;
+  auto      aci = A.colidx;
+  auto      brp = B.rowptr;
+  auto      bci = B.colidx;
+
+  /* 1. candidate columns per row (upper bound of the row length of C) */
+  View<Int> off("spgemm offsets", m + 1);
+  Kokkos::parallel_for(
+    "petsckp::SpgemmCount", range(m), KOKKOS_LAMBDA(Int i) {
+      Int c = 0;
+      for (Int k = arp(i); k < arp(i + 1); k++) c += brp(aci(k) + 1) - brp(aci(k));
+      off(i) = c;
+    });
+  const Int T = ExclusiveScan(off, m, "petsckp::SpgemmScan");
+
+  /* 2. the candidates of each row, sorted; their number of distinct values is the row length of C */
+  View<Ordinal> buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("spgemm candidates")), T);
+  View<Int>     crp("spgemm rowptr", m + 1);
+  Kokkos::parallel_for(
+    "petsckp::SpgemmCandidates", range(m), KOKKOS_LAMBDA(Int i) {
+      Int q = off(i);
+      for (Int k = arp(i); k < arp(i + 1); k++)
+        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) buf(q++) = bci(p);
+      HeapSortRange(buf, off(i), off(i + 1));
+      Int u = 0;
+      for (Int p = off(i); p < off(i + 1); p++) u += (p == off(i) || buf(p) != buf(p - 1));
+      crp(i) = u;
+    });
+  const Int nnz = ExclusiveScan(crp, m, "petsckp::SpgemmScan2");
+
+  /* 3. the pattern */
+  C.nrows  = m;
+  C.ncols  = B.ncols;
+  C.nnz    = nnz;
+  C.rowptr = crp;
+  C.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("spgemm colidx")), nnz);
+  C.vals   = View<Scalar>(std::string("spgemm vals"), nnz);
+  auto cci = C.colidx;
+  Kokkos::parallel_for(
+    "petsckp::SpgemmFill", range(m), KOKKOS_LAMBDA(Int i) {
+      Int e = crp(i);
+      for (Int p = off(i); p < off(i + 1); p++)
+        if (p == off(i) || buf(p) != buf(p - 1)) cci(e++) = buf(p);
+    });
+  return true;
+}
+
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  auto arp = A.rowptr;
+  auto aci = A.colidx;
+  auto av  = A.vals;
+  auto brp = B.rowptr;
+  auto bci = B.colidx;
+  auto bv  = B.vals;
+  auto crp = C.rowptr;
+  auto cci = C.colidx;
+  auto cv  = C.vals;
+  Kokkos::parallel_for(
+    "petsckp::SpgemmNumeric", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      const Int cb = crp(i), ce = crp(i + 1);
+      for (Int e = cb; e < ce; e++) cv(e) = 0;
+      for (Int k = arp(i); k < arp(i + 1); k++) {
+        const Scalar a = av(k);
+        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
+          const Ordinal j  = bci(p);
+          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
+          while (lo < hi) {
+            const Int mid = lo + (hi - lo) / 2;
+            if (cci(mid) < j) lo = mid + 1;
+            else hi = mid;
+          }
+          cv(lo) += a * bv(p);
+        }
+      }
+    });
+}
+
+bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  if (R.ncols != A.nrows || A.ncols != P.nrows) return false;
+  if (!SpgemmSymbolic(A, P, work.AP)) return false;
+  if (!SpgemmSymbolic(R, work.AP, C)) return false;
+  GalerkinRapNumeric(R, A, P, work, C);
+  return true;
+}
+
+void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  SpgemmNumeric(A, P, work.AP);
+  SpgemmNumeric(R, work.AP, C);
+}
 } // namespace petsckp

@@ -11,6 +11,13 @@
      Pr aggregates the rows of A, Pc its columns (pass the same Aggregation twice for a square local matrix; for
      the off-diagonal block of a rank, Pc maps ghost columns to ghost aggregates).
 
+   General (e.g. interpolation-based) transfers: the Galerkin product C = R A P of device CSR matrices, row by row:
+   - SpgemmSymbolic / SpgemmNumeric: C = A B (pattern, then values; the numeric phase alone refreshes C when the
+     values of A or B change with the same patterns);
+   - GalerkinRapSymbolic / GalerkinRapNumeric: C = R (A P) through the intermediate product AP (kept in a
+     GalerkinRap work structure, so that the numeric phase is reusable for a SAME_NONZERO_PATTERN refresh).
+   Pair it with CsrTranspose (kp_sparse.hpp) for R = P^T.
+
    Everything is deterministic (sums over a coarse entry run in ascending fine-entry order) and takes Kokkos views;
    nothing here knows about PETSc objects.
 */
@@ -61,4 +68,28 @@ bool GalerkinAggregate(const CsrMatrix &A, const Aggregation &Pr, const Aggregat
 
 /* new values of Ac from new values of A with the pattern it had in GalerkinAggregate (one kernel) */
 void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map, CsrMatrix &Ac);
+
+/* pattern of C = A B (A.nrows x B.ncols), ascending columns in every row, values allocated but not computed.
+   One thread per row of C: the candidate columns of row i (the columns of the rows of B that A's row i selects)
+   are gathered into a segment of a buffer of sum_i sum_{k in row i} |row k of B| 32-bit entries, heap-sorted and
+   made unique. Requires A.ncols == B.nrows: returns false otherwise, without touching C. Entries structurally
+   present in A and B are kept even when their product is zero (no cancellation dropping). */
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+
+/* values of C = A B on the pattern made by SpgemmSymbolic(A, B, C) with the same patterns of A and B. One thread
+   per row, no atomics: C(i, j) is summed in ascending order of the entries of row i of A and of each row of B
+   (deterministic); the position of j in row i of C is found by binary search. */
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+
+/* the work of a Galerkin product C = R A P: the intermediate product AP */
+struct GalerkinRap {
+  CsrMatrix AP;
+};
+
+/* pattern and values of C = R A P (R.nrows x P.ncols) as C = R (A P); returns false (C untouched) when the sizes do
+   not chain (R.ncols == A.nrows, A.ncols == P.nrows) */
+bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
+
+/* new values of C = R A P (same patterns as in GalerkinRapSymbolic, e.g. new values of A): two numeric products */
+void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
 } // namespace petsckp

@@ -159,6 +159,25 @@ PetscErrorCode DeviceMatMultLocal(PetscKPDeviceMat dm, Vec x, Vec y)
   PetscCall(yv.Restore());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm)
+{
+  PetscKPDeviceMat d;
+
+  PetscFunctionBegin;
+  PetscKPAssertPointer(dm, 2);
+  PetscCall(PetscKPInitializePackage());
+  PetscCall(KokkosInitializeOnce());
+  PetscCheck(csr.ncols < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "petsckp device matrices use 32-bit local column indices; %" PetscInt_FMT " columns is too many", (PetscInt)csr.ncols);
+  PetscCallCXX(d = new _p_PetscKPDeviceMat());
+  d->format = PETSCKP_FORMAT_CSR;
+  d->mpi    = PETSC_FALSE;
+  d->m = d->M = csr.nrows;
+  d->n = d->N = csr.ncols;
+  PetscCallCXX(d->csr[0] = csr);
+  *dm = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 } // namespace petsckp
 
 using namespace petsckp;
@@ -231,6 +250,7 @@ PetscErrorCode PetscKPDeviceMatUpdateValues(PetscKPDeviceMat dm)
 
   PetscFunctionBegin;
   PetscKPAssertPointer(dm, 1);
+  if (!dm->A) PetscFunctionReturn(PETSC_SUCCESS); /* made from a device CSR (DeviceMatCreateFromCsr): nothing to copy */
   PetscCall(PetscObjectStateGet((PetscObject)dm->A, &st));
   if (st == dm->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetNonzeroState(dm->A, &nz));

@@ -54,4 +54,8 @@ void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar be
 
 /* the diagonal of a square CSR matrix (0 where absent) */
 void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d);
+
+/* At = A^T (A.ncols x A.nrows) with ascending column indices in every row, on the device; deterministic (the entries
+   of a row of At are ordered by their row in A, whatever the order of the atomic fill). Explicit zeros are kept. */
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At);
 } // namespace petsckp

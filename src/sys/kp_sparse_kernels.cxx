@@ -2,6 +2,7 @@
    kp_sparse_kernels.cxx - construction and SpMV of the device CSR and SELL-C matrices.
 */
 #include "kp_sparse.hpp"
+#include "kp_segsort.hpp"
 
 namespace petsckp
 {
@@ -207,6 +208,52 @@ void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d)
       for (Int k = rowptr(r); k < rowptr(r + 1); k++)
         if (colidx(k) == r) v += vals(k);
       d(r) = v;
+    });
+}
+
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At)
+{
+  const Int m = A.nrows, n = A.ncols, nnz = A.nnz;
+  auto      rowptr = A.rowptr;
+  auto      colidx = A.colidx;
+  auto      vals   = A.vals;
+  View<Int> cnt(std::string("transpose count"), n + 1);
+  View<Int> rowof(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose row of entry")), nnz);
+
+  /* 1. entries per column of A, and the row of every entry */
+  Kokkos::parallel_for(
+    "petsckp::CsrTransposeCount", range(m), KOKKOS_LAMBDA(Int i) {
+      for (Int k = rowptr(i); k < rowptr(i + 1); k++) {
+        rowof(k) = i;
+        Kokkos::atomic_add(&cnt(colidx(k)), (Int)1);
+      }
+    });
+  const Int total = ExclusiveScan(cnt, n, "petsckp::CsrTransposeScan");
+  (void)total;
+  /* 2. entry indices of A scattered into the rows of At (any order), then sorted per row: entry index order is
+        row order in A, so the columns of At come out ascending and the result is deterministic */
+  View<Int> cur(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose cursor")), n + 1);
+  Kokkos::deep_copy(exec(), cur, cnt);
+  View<Int> src(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose source")), nnz);
+  Kokkos::parallel_for(
+    "petsckp::CsrTransposeFill", range(m), KOKKOS_LAMBDA(Int i) {
+      for (Int k = rowptr(i); k < rowptr(i + 1); k++) src(Kokkos::atomic_fetch_add(&cur(colidx(k)), (Int)1)) = k;
+    });
+  At.nrows  = n;
+  At.ncols  = m;
+  At.nnz    = nnz;
+  At.rowptr = cnt;
+  At.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose colidx")), nnz);
+  At.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose vals")), nnz);
+  auto tc = At.colidx;
+  auto tv = At.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrTransposeSort", range(n), KOKKOS_LAMBDA(Int J) {
+      HeapSortRange(src, cnt(J), cnt(J + 1));
+      for (Int q = cnt(J); q < cnt(J + 1); q++) {
+        tc(q) = (Ordinal)rowof(src(q));
+        tv(q) = vals(src(q));
+      }
     });
 }
 } // namespace petsckp

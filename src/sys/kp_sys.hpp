@@ -42,6 +42,10 @@ inline const CsrMatrix &DeviceMatGhostCsr(PetscKPDeviceMat dm) { return dm->csr[
    that vector in *ghosts (owned by dm, valid until the next call); *ghosts = NULL for a sequential matrix.
    Solvers whose kernels read neighbours between two phases (coloured sweeps) call it before each phase. */
 PetscErrorCode DeviceMatGhostUpdate(PetscKPDeviceMat dm, Vec x, Vec *ghosts);
+/* a sequential device matrix (format CSR) over a device CSR matrix made by a kernel, with no PETSc Mat behind it
+   (e.g. coarse Galerkin operators formed on the device): the views are shared, not copied, so new values written
+   into csr.vals are seen by the next product; PetscKPDeviceMatUpdateValues() does nothing for it */
+PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
 } // namespace petsckp

@@ -243,3 +243,125 @@ TEST(Galerkin, SizeMismatchRefused)
   GalerkinMap map;
   EXPECT_FALSE(GalerkinAggregate(A, P, P, Ac, map));
 }
+
+/* ---- general sparse products: C = A B, C = R A P, and the CSR transpose ---- */
+namespace
+{
+/* dense-row (std::map) reference of C = A B; summation in ascending A-entry, B-entry order like the kernel */
+HostCsr RefProduct(const HostCsr &A, const HostCsr &B)
+{
+  HostCsr C;
+  C.nrows = A.nrows;
+  C.ncols = B.ncols;
+  C.rowptr.push_back(0);
+  for (Int i = 0; i < A.nrows; i++) {
+    std::map<Int, Scalar> row;
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+      for (Int p = B.rowptr[A.colidx[k]]; p < B.rowptr[A.colidx[k] + 1]; p++) row[B.colidx[p]] += A.vals[k] * B.vals[p];
+    for (auto &e : row) {
+      C.colidx.push_back(e.first);
+      C.vals.push_back(e.second);
+    }
+    C.rowptr.push_back((Int)C.colidx.size());
+  }
+  return C;
+}
+
+HostCsr RefTranspose(const HostCsr &A)
+{
+  HostCsr T;
+  T.nrows = A.ncols;
+  T.ncols = A.nrows;
+  std::vector<std::vector<std::pair<Int, Scalar>>> rows(A.ncols);
+  for (Int i = 0; i < A.nrows; i++)
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) rows[A.colidx[k]].push_back({i, A.vals[k]});
+  T.rowptr.push_back(0);
+  for (auto &r : rows) {
+    for (auto &e : r) {
+      T.colidx.push_back(e.first);
+      T.vals.push_back(e.second);
+    }
+    T.rowptr.push_back((Int)T.colidx.size());
+  }
+  return T;
+}
+
+void ExpectCsrEq(const CsrMatrix &C, const HostCsr &R, double tol)
+{
+  EXPECT_EQ(C.nrows, R.nrows);
+  EXPECT_EQ(C.ncols, R.ncols);
+  EXPECT_EQ(C.nnz, (Int)R.colidx.size());
+  EXPECT_EQ(ToHost(C.rowptr), R.rowptr);
+  auto             ci = ToHost(C.colidx);
+  std::vector<Int> cil(ci.begin(), ci.end());
+  EXPECT_EQ(cil, R.colidx);
+  EXPECT_LE(RelErr(ToHost(C.vals), R.vals), tol);
+}
+} // namespace
+
+TEST(Galerkin, TransposeMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    for (const Int nc : {n, n / 3 + 1, n + 5}) {
+      HostCsr   h = RandomCsr(n, nc, 61 + (unsigned)(n + nc));
+      CsrMatrix A = MakeDeviceCsr(h), At;
+      CsrTranspose(A, At);
+      ExpectCsrEq(At, RefTranspose(h), 0.0);
+      CsrMatrix Att; /* (A^T)^T = A exactly */
+      CsrTranspose(At, Att);
+      ExpectCsrEq(Att, h, 0.0);
+    }
+  }
+}
+
+TEST(Galerkin, SpgemmSymbolicNumericMatchReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int m = n / 2 + 1, q = n / 3 + 2;
+    HostCsr   ha = RandomCsr(m, n, 71 + (unsigned)n), hb = RandomCsr(n, q, 73 + (unsigned)n, 5);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), C;
+    ASSERT_TRUE(SpgemmSymbolic(A, B, C));
+    SpgemmNumeric(A, B, C);
+    ExpectCsrEq(C, RefProduct(ha, hb), 1e-14);
+    /* numeric refresh: new values of A and B, same patterns */
+    for (auto &v : ha.vals) v = 1.5 * v + 0.125;
+    for (auto &v : hb.vals) v = -0.75 * v;
+    CsrMatrix A2 = MakeDeviceCsr(ha), B2 = MakeDeviceCsr(hb);
+    SpgemmNumeric(A2, B2, C);
+    ExpectCsrEq(C, RefProduct(ha, hb), 1e-14);
+    /* sizes that do not chain */
+    CsrMatrix Cbad;
+    if (n > 0) EXPECT_FALSE(SpgemmSymbolic(B, B, Cbad));
+  }
+}
+
+TEST(Galerkin, RapMatchesReferenceAndRefreshes)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int nc = (n + 1) / 2;
+    HostCsr   ha = RandomCsr(n, n, 81 + (unsigned)n, 7), hp = RandomCsr(n, nc, 83 + (unsigned)n, 3);
+    CsrMatrix A = MakeDeviceCsr(ha), P = MakeDeviceCsr(hp), R, C;
+    CsrTranspose(P, R);
+    GalerkinRap work;
+    ASSERT_TRUE(GalerkinRapSymbolic(R, A, P, work, C));
+    HostCsr ref = RefProduct(RefTranspose(hp), RefProduct(ha, hp));
+    ExpectCsrEq(C, ref, 1e-13);
+    /* SAME_NONZERO_PATTERN refresh: new values of A in place, numeric phases only */
+    for (auto &v : ha.vals) v = 3.0 * v - 1.0;
+    auto nv = ToDevice(ha.vals);
+    if (A.nnz > 0) Kokkos::deep_copy(A.vals, nv);
+    GalerkinRapNumeric(R, A, P, work, C);
+    ExpectCsrEq(C, RefProduct(RefTranspose(hp), RefProduct(ha, hp)), 1e-13);
+    /* a general R (not P^T): rectangular chain */
+    HostCsr     hr = RandomCsr(nc + 3, n, 87 + (unsigned)n, 4);
+    CsrMatrix   R2 = MakeDeviceCsr(hr), C2;
+    GalerkinRap work2;
+    ASSERT_TRUE(GalerkinRapSymbolic(R2, A, P, work2, C2));
+    ExpectCsrEq(C2, RefProduct(hr, RefProduct(ha, hp)), 1e-13);
+    CsrMatrix Cbad;
+    if (nc != n) EXPECT_FALSE(GalerkinRapSymbolic(P, A, P, work2, Cbad));
+  }
+}

@@ -7,6 +7,7 @@
    PCView_PSORMG, PCCreate_PSORMG, and the composed PCPSORMGSet...() functions. The kernels are in psormg_kernels.
 */
 #include "kp_sys.hpp"
+#include "kp_galerkin.hpp"
 #include "petsckp_types.h"
 #include "psormg_kernels.hpp"
 #include <petscdmda.h>
@@ -39,7 +40,8 @@ struct PSORMGLevel {
   Mat              P = nullptr;       /* interpolation from the next coarser level (not on the coarsest), operator's type */
   Mat              R = nullptr;       /* P^T */
   Mat              Ah = nullptr, Ph = nullptr; /* host AIJ A and P for the Galerkin products (A, P themselves when host AIJ) */
-  PetscKPDeviceMat Ad = nullptr, Pd = nullptr, Rd = nullptr; /* device copies */
+  PetscKPDeviceMat Ad = nullptr, Pd = nullptr, Rd = nullptr; /* device copies (device setup: P, R and the coarse A made on the device) */
+  GalerkinRap      rap;                                      /* device setup: work of the product R A P that makes the next coarser operator */
   Vec              x = nullptr, b = nullptr;                 /* iterate (the correction below level 0) and rhs; level 0: the caller's */
   Vec              lo = nullptr, up = nullptr;               /* bounds (of the correction below level 0); level 0: the user's */
   Vec              r = nullptr, w = nullptr;                 /* residual, work */
@@ -64,6 +66,8 @@ struct PC_PSORMG {
   PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
   PSORMGEdgeRule              edge          = PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
   PetscBool                   monitor       = PETSC_FALSE; /* print per-cycle measures */
+  PetscBool                   device_setup  = PETSC_TRUE;  /* form P, R and R A P on the device (one process) */
+  PetscBool                   device_used   = PETSC_FALSE; /* the hierarchy was built by the device setup */
   /* bounds (referenced) */
   Vec xl = nullptr, xu = nullptr;
   /* hierarchy */
@@ -163,10 +167,10 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
   PC_PSORMG                  *mg   = (PC_PSORMG *)pc->data;
   MPI_Comm                    comm = PetscObjectComm((PetscObject)pc);
   const std::vector<PetscInt> off  = LevelOffsets(F);
-  PetscInt                    rstart;
+  PetscInt                    rstart = 0;
 
   PetscFunctionBegin;
-  PetscCall(MatGetOwnershipRange(F.Ah, &rstart, NULL));
+  if (!mg->device_used) PetscCall(MatGetOwnershipRange(F.Ah, &rstart, NULL));
   for (int d = 0; d < 3; d++) {
     PetscReal sums[3] = {0, 0, 0}; /* row sums, couplings to the plane before, rows */
 
@@ -176,7 +180,11 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
       F.edgeconst[d] = mg->edge == PSORMG_EDGE_CONSTANT ? PETSC_TRUE : PETSC_FALSE;
       continue;
     }
-    if (F.xs[d] + F.xm[d] == F.M[d] && F.xm[d] > 0) {
+    if (mg->device_used) {
+      Real s[3];
+      PetscCallCXX(psormg::EdgeRowSums(DeviceMatLocalCsr(F.Ad), F.M, d, s));
+      sums[0] = s[0], sums[1] = s[1], sums[2] = s[2];
+    } else if (F.xs[d] + F.xm[d] == F.M[d] && F.xm[d] > 0) {
       for (PetscInt k = F.xs[2], t = 0; k < F.xs[2] + F.xm[2]; k++)
         for (PetscInt j = F.xs[1]; j < F.xs[1] + F.xm[1]; j++)
           for (PetscInt i = F.xs[0]; i < F.xs[0] + F.xm[0]; i++, t++) {
@@ -209,16 +217,14 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
 
 /* the next coarser grid and the interpolation from it (fine rows, coarse columns): Ph host AIJ (for the Galerkin
    product), P of the same type as the fine operator (for its device copy; Ph itself when that type is host AIJ) */
-static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
+/* the next coarser grid C of F (sizes and the process blocks) */
+static PetscErrorCode LevelCoarseGrid(PC pc, PSORMGLevel &F, PSORMGLevel &C)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   PetscMPIInt rank;
-  PetscInt    nf, nc, rstart, pcoord[3];
-  MatType     type;
-  Mat         Pm;
+  PetscInt    pcoord[3];
 
   PetscFunctionBegin;
-  PetscCall(LevelEdgeRule(pc, F));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   {
     const PetscInt np0 = (PetscInt)F.own[0].size() - 1, np1 = (PetscInt)F.own[1].size() - 1;
@@ -235,6 +241,19 @@ static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *P
     C.xs[d] = C.own[d][pcoord[d]];
     C.xm[d] = C.own[d][pcoord[d] + 1] - C.xs[d];
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)pc);
+  PetscInt nf, nc, rstart;
+  MatType  type;
+  Mat      Pm;
+
+  PetscFunctionBegin;
+  PetscCall(LevelEdgeRule(pc, F));
+  PetscCall(LevelCoarseGrid(pc, F, C));
   nf = F.xm[0] * F.xm[1] * F.xm[2];
   nc = C.xm[0] * C.xm[1] * C.xm[2];
   const std::vector<PetscInt> offc = LevelOffsets(C);
@@ -280,7 +299,7 @@ static PetscErrorCode LevelColour(PC pc, PSORMGLevel &L, PetscInt lev)
 
   PetscFunctionBegin;
   PetscCallCXX(colour = View<Int>(std::string("psormg colour"), n));
-  PetscCall(MatCreateVecs(L.A, &cv, NULL));
+  PetscCall(VecDuplicate(L.r, &cv));
   for (int s = 0; s < 2 && !found; s++) {
     DeviceVec cvv, gv;
     PetscInt  bad;
@@ -595,9 +614,20 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
   PetscCheck(isda, comm, PETSC_ERR_SUP, "PCPSORMG needs a DMDA, not a DM of type %s", ((PetscObject)da)->type_name);
   PetscCall(MatCheckAIJ(pc->pmat, NULL));
-  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty()) {
-    /* new values, same pattern: numeric Galerkin products only (on the host AIJ copies, see below) */
+  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty() && mg->levels[0].A == pc->pmat) {
+    /* new values, same pattern: numeric Galerkin products only (on the device, or on the host AIJ copies) */
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
+    if (mg->device_used) {
+      PetscCall(PetscKPDeviceMatUpdateValues(mg->levels[0].Ad));
+      for (size_t l = 0; l + 1 < mg->levels.size(); l++) {
+        PSORMGLevel &F  = mg->levels[l];
+        CsrMatrix    Ac = DeviceMatLocalCsr(mg->levels[l + 1].Ad); /* shares the views of the coarse device matrix */
+        PetscCallCXX(GalerkinRapNumeric(DeviceMatLocalCsr(F.Rd), DeviceMatLocalCsr(F.Ad), DeviceMatLocalCsr(F.Pd), F.rap, Ac));
+      }
+      PetscCallCXX(exec().fence());
+      PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     for (size_t l = 0; l < mg->levels.size(); l++) {
       PSORMGLevel &L = mg->levels[l];
       if (l == 0) {
@@ -632,8 +662,59 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     nlocal = F.xm[0] * F.xm[1] * F.xm[2];
     PetscCheck(nlocal == mlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCPSORMG: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC", mlocal, nlocal);
     F.A = pc->pmat;
-    PetscCall(MatGetHostAIJ(F.A, &F.Ah));
   }
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    mg->device_used = mg->device_setup && size == 1 ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (mg->device_used) {
+    /* Device setup (one process): the fine operator is copied to the device once; P (the same tensor-product
+       stencil and far-edge rules as the host path), R = P^T and every coarse operator R A P are formed there by
+       kernels, and the coarse levels are device CSR matrices only (no PETSc Mat, nothing O(n) on the host). */
+    PetscCall(PetscKPDeviceMatCreate(mg->levels[0].A, PETSCKP_FORMAT_CSR, &mg->levels[0].Ad));
+    for (;;) {
+      PSORMGLevel   &F = mg->levels.back();
+      const PetscInt N = F.M[0] * F.M[1] * F.M[2];
+      if (N <= mg->coarse_size || (F.M[0] <= 2 && F.M[1] <= 2 && F.M[2] <= 2)) break;
+      if (mg->levels_max > 0 && (PetscInt)mg->levels.size() >= mg->levels_max) break;
+      PSORMGLevel C;
+      CsrMatrix   P, R, Ac;
+      bool        edge[3], ok;
+      PetscCall(LevelEdgeRule(pc, F));
+      PetscCall(LevelCoarseGrid(pc, F, C));
+      for (int d = 0; d < 3; d++) edge[d] = F.edgeconst[d] ? true : false;
+      PetscCallCXX(psormg::StructuredProlongation(F.M, edge, P));
+      PetscCallCXX(CsrTranspose(P, R));
+      PetscCallCXX(ok = GalerkinRapSymbolic(R, DeviceMatLocalCsr(F.Ad), P, F.rap, Ac));
+      PetscCheck(ok, comm, PETSC_ERR_PLIB, "PCPSORMG: the sizes of R, A and P do not chain in the device Galerkin product");
+      PetscCall(DeviceMatCreateFromCsr(P, &F.Pd));
+      PetscCall(DeviceMatCreateFromCsr(R, &F.Rd));
+      PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
+      PetscCallCXX(mg->levels.push_back(C));
+    }
+    PetscCallCXX(exec().fence());
+    for (size_t l = 0; l < mg->levels.size(); l++) {
+      PSORMGLevel &L = mg->levels[l];
+      if (l == 0) PetscCall(MatCreateVecs(L.A, &L.r, &L.w));
+      else {
+        VecType vtype;
+        PetscCall(VecGetType(mg->levels[0].r, &vtype));
+        PetscCall(VecCreate(comm, &L.r));
+        PetscCall(VecSetSizes(L.r, DeviceMatLocalCsr(L.Ad).nrows, PETSC_DECIDE));
+        PetscCall(VecSetType(L.r, vtype));
+        PetscCall(VecDuplicate(L.r, &L.w));
+        PetscCall(VecDuplicate(L.r, &L.x));
+        PetscCall(VecDuplicate(L.r, &L.b));
+        PetscCall(VecDuplicate(L.r, &L.lo));
+        PetscCall(VecDuplicate(L.r, &L.up));
+      }
+      PetscCall(LevelColour(pc, L, (PetscInt)l));
+    }
+    PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetHostAIJ(mg->levels[0].A, &mg->levels[0].Ah));
   /* Coarsen while the grid is large enough. The Galerkin products are formed on host AIJ copies and converted to
      the operator's type: PETSc's cuSPARSE MatPtAP (seqaijcusparse, one process on a GPU) returned a zero matrix
      when its A was itself such a product, so that every grid from the third down had a zero operator and the
@@ -840,6 +921,14 @@ static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
     }
   }
   PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMG", mg->project, &mg->project, NULL));
+  {
+    PetscBool dev = mg->device_setup;
+    PetscCall(PetscOptionsBool("-pc_psormg_device_setup", "Form the interpolation, its transpose and the Galerkin coarse operators on the device (one process; under MPI the host MatPtAP path is used)", "PCPSORMG", dev, &dev, &flg));
+    if (flg && dev != mg->device_setup) {
+      mg->device_setup = dev;
+      if (pc->setupcalled) pc->setupcalled = 0;
+    }
+  }
   PetscCall(PetscOptionsBool("-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", mg->monitor, &mg->monitor, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(mg->coarse_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_size must be >= 1");
@@ -862,16 +951,17 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PCPSORMGObstacleRestrictions[mg->restriction], mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEdgeRules[mg->edge]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "device setup (P, R = P^T, R A P formed on the device; one process only): %s\n", mg->device_setup ? "requested" : "off"));
   if (!mg->levels.empty()) {
     MatType type;
     PetscCall(MatGetType(mg->levels[0].A, &type));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: Galerkin R A P (MatPtAP on host AIJ copies), of type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
+    if (mg->device_used) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory); operator of type %s\n", kDeviceExec ? "device" : "host", type));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the host: coarse operators R A P by MatPtAP on host AIJ copies, converted to type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
     for (size_t l = 0; l < mg->levels.size(); l++) {
       const PSORMGLevel &L = mg->levels[l];
       PetscInt           nnz;
-      MatInfo            info;
-      PetscCall(MatGetInfo(L.A, MAT_GLOBAL_SUM, &info));
-      nnz = (PetscInt)info.nz_used;
+      PetscCall(PetscKPDeviceMatGetInfo(L.Ad, NULL, &nnz, NULL, NULL));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
       for (int d = 0; d < 3; d++) {
         if (!L.P || psormg::CoarseSize1D(L.M[d]) == L.M[d] || L.M[d] % 2) continue;
@@ -900,6 +990,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 .  -pc_psormg_coarse_rtol <1e-10>                   - coarsest-grid relative projected residual
 .  -pc_psormg_obstacle_restriction <monotone,linear> - how the bounds reach the coarse grids
 .  -pc_psormg_project_correction <true>             - project onto the bounds after x += P e
+.  -pc_psormg_device_setup <true>                   - form P, R = P^T and the coarse operators R A P on the device (one process)
 -  -pc_psormg_monitor                               - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
 
    Level: intermediate
@@ -917,8 +1008,15 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    The grids come from the `DMDA` given to the `KSP` (`KSPSetDM()`) or the `PC` (`PCSetDM()`), in 1, 2 or 3
    dimensions and of any size: a line of M > 2 points is coarsened to (M + 1)/2 points (coarse point I on fine
    point 2I), P is tensor-product linear interpolation, R = P^T, and the coarse operators are the Galerkin
-   products R A P formed by PETSc's `MatPtAP()` on host AIJ copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down), converted
-   to the matrix type of the operator, then copied to petsckp's device CSR. Each level is coloured red-black when
+   products R A P. On one process (and `-pc_psormg_device_setup true`, the default) the whole setup runs on the
+   device: the fine operator is copied once to petsckp's device CSR, P is made by a kernel, R by a device CSR
+   transpose, and R A P by two row-wise sparse products (symbolic then numeric; a `SAME_NONZERO_PATTERN` update
+   reruns the numeric phases only); the coarse levels are device matrices without a PETSc `Mat`. Under MPI (or
+   with `-pc_psormg_device_setup false`) P is assembled on the host and the products are PETSc's `MatPtAP()` on
+   host AIJ copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down),
+   converted to the matrix type of the operator, then copied to the device CSR. Both paths give the same
+   operators up to rounding, so that results do not depend on the number of processes. `-pc_view` says which
+   path was taken. Each level is coloured red-black when
    its stencil is a 3/5/7-point star and with 2^dim parity colours when it is a 9/27-point box (the Galerkin coarse
    operators); the colours are swept in turn, each after a ghost exchange, so that the result does not depend on
    the number of MPI processes.

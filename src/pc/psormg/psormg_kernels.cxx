@@ -2,6 +2,7 @@
    psormg_kernels.cxx - device kernels of PCPSORMG; see psormg_kernels.hpp for the mathematics.
 */
 #include "psormg_kernels.hpp"
+#include "kp_segsort.hpp"
 
 namespace petsckp
 {
@@ -188,6 +189,92 @@ void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>
     Kokkos::deep_copy(exec(), lists[c], HostUView<const Int>(idx.data(), idx.size()));
   }
   exec().fence();
+}
+
+void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatrix &P)
+{
+  const Int  M0 = M[0], M1 = M[1], M2 = M[2];
+  const Int  C0 = CoarseSize1D(M0), C1 = CoarseSize1D(M1), C2 = CoarseSize1D(M2);
+  const Int  n = M0 * M1 * M2, nc = C0 * C1 * C2;
+  const bool e0 = constantedge[0], e1 = constantedge[1], e2 = constantedge[2];
+  View<Int>  rp("prolongation rowptr", n + 1);
+
+  Kokkos::parallel_for(
+    "petsckp::psormg::ProlongationCount", range(n), KOKKOS_LAMBDA(Int t) {
+      const Int i = t % M0, j = (t / M0) % M1, k = t / (M0 * M1);
+      Int       I[2], J[2], K[2];
+      Real      w[2];
+      rp(t) = Prolong1D(i, M0, I, w, e0) * Prolong1D(j, M1, J, w, e1) * Prolong1D(k, M2, K, w, e2);
+    });
+  const Int nnz = ExclusiveScan(rp, n, "petsckp::psormg::ProlongationScan");
+  P.nrows  = n;
+  P.ncols  = nc;
+  P.nnz    = nnz;
+  P.rowptr = rp;
+  P.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation colidx")), nnz);
+  P.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation vals")), nnz);
+  auto ci = P.colidx;
+  auto va = P.vals;
+  Kokkos::parallel_for(
+    "petsckp::psormg::ProlongationFill", range(n), KOKKOS_LAMBDA(Int t) {
+      const Int i = t % M0, j = (t / M0) % M1, k = t / (M0 * M1);
+      Int       I[2], J[2], K[2];
+      Real      wi[2], wj[2], wk[2];
+      const Int ni = Prolong1D(i, M0, I, wi, e0), nj = Prolong1D(j, M1, J, wj, e1), nk = Prolong1D(k, M2, K, wk, e2);
+      Int       q = rp(t);
+      for (Int c = 0; c < nk; c++) /* k slowest: columns ascend */
+        for (Int b = 0; b < nj; b++)
+          for (Int a = 0; a < ni; a++, q++) {
+            ci(q) = (Ordinal)(I[a] + C0 * (J[b] + C1 * K[c]));
+            va(q) = wi[a] * wj[b] * wk[c];
+          }
+    });
+}
+
+void EdgeRowSums(const CsrMatrix &A, const Int M[3], int d, Real sums[3])
+{
+  const Int M0 = M[0], M1 = M[1], M2 = M[2], Md = M[d];
+  const Int stride = d == 0 ? 1 : (d == 1 ? M0 : M0 * M1);
+  const Int np     = Md > 0 ? M0 * M1 * M2 / Md : 0; /* points of the plane */
+  const int dd     = d;
+  auto      rp     = A.rowptr;
+  auto      ci     = A.colidx;
+  auto      va     = A.vals;
+  Real      s[3]   = {0, 0, 0};
+
+  for (int which = 0; which < 3; which++) {
+    Real r = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::psormg::EdgeRowSums", range(np),
+      KOKKOS_LAMBDA(Int t, Real & acc) {
+        /* point t of the plane i_d = Md - 1: the other two coordinates in x-fastest order */
+        Int p[3], u = t;
+        for (int e = 0; e < 3; e++) {
+          const Int Me = e == 0 ? M0 : (e == 1 ? M1 : M2);
+          if (e == dd) p[e] = Md - 1;
+          else {
+            p[e] = u % Me;
+            u /= Me;
+          }
+        }
+        for (int e = 0; e < 3; e++) {
+          const Int Me = e == 0 ? M0 : (e == 1 ? M1 : M2);
+          if (e != dd && Me > 2 && (p[e] == 0 || p[e] == Me - 1)) return;
+        }
+        const Int row = p[0] + M0 * (p[1] + M1 * p[2]);
+        if (which == 2) {
+          acc += 1;
+          return;
+        }
+        for (Int k = rp(row); k < rp(row + 1); k++) {
+          if (which == 0) acc += va(k);
+          else if ((Int)ci(k) != row && ((Int)ci(k) / stride) % Md == Md - 2) acc -= va(k);
+        }
+      },
+      r);
+    s[which] = r;
+  }
+  for (int w = 0; w < 3; w++) sums[w] = s[w];
 }
 } // namespace psormg
 } // namespace petsckp

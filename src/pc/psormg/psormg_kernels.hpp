@@ -74,8 +74,8 @@ void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>
      constantedge = true:  the last coarse value itself (constant extrapolation: P reproduces constants up to the
                            edge, needed for Neumann/natural boundaries, where constants are near-null vectors).
    The weights are >= 0 and sum to <= 1 (to 1 everywhere with constantedge, and on odd lines). */
-inline Int CoarseSize1D(Int M) { return M > 2 ? (M + 1) / 2 : M; }
-inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2], bool constantedge = false)
+KOKKOS_INLINE_FUNCTION Int CoarseSize1D(Int M) { return M > 2 ? (M + 1) / 2 : M; }
+KOKKOS_INLINE_FUNCTION Int Prolong1D(Int i, Int M, Int J[2], Real w[2], bool constantedge = false)
 {
   const Int Mc = CoarseSize1D(M);
   if (Mc == M) {
@@ -94,6 +94,18 @@ inline Int Prolong1D(Int i, Int M, Int J[2], Real w[2], bool constantedge = fals
   if (constantedge) w[0] = 1.0;
   return 1;
 }
+
+/* The interpolation P from the next coarser grid of a whole (sequential) grid of M[0] x M[1] x M[2] points, x
+   fastest, as a device CSR matrix (fine rows, coarse columns, both in natural ordering): the tensor product of the
+   Prolong1D stencils, with the far-edge rule constantedge[d] per direction. Columns ascending in every row. */
+void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatrix &P);
+
+/* The sums that decide the far-edge rule of direction d of a whole (sequential) grid of M points with operator A
+   (natural ordering): over the rows of the plane i_d = M[d] - 1 that lie on no other boundary (of a direction with
+   more than 2 points), sums[0] = sum of their row sums, sums[1] = - sum of their couplings to the plane
+   i_d = M[d] - 2, sums[2] = number of those rows. */
+void EdgeRowSums(const CsrMatrix &A, const Int M[3], int d, Real sums[3]);
+
 /* the coarse points owned by the process owning fine points [s, e) of a line of M points */
 inline void CoarseRange1D(Int M, Int s, Int e, Int *cs, Int *ce)
 {
