@@ -240,7 +240,7 @@ PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, Dens
   PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, dagg, dghost, d, AZ));
   PetscCallCXX(exec().fence());
   PetscCall(PetscKPDeviceMatDestroy(&dm));
-  PetscCallCXX(CsrTranspose(Z, Zt));
+  PetscCallCXX(CsrTranspose(Z, Zt, false)); /* rows of N/d entries: fill order */
   PetscCallCXX(AZt = CsrMatrix());
   azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
@@ -271,7 +271,7 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   PetscCall(LocalRowsToHost(AZm, rp, ci, v));
   PetscCall(MatDestroy(&AZm));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));
-  PetscCallCXX(CsrTranspose(Z, Zt));
+  PetscCallCXX(CsrTranspose(Z, Zt, false)); /* rows of N/d entries: fill order */
   PetscCallCXX(AZt = CsrMatrix());
   azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
@@ -374,7 +374,7 @@ PetscErrorCode Deflation::PrepareResidualRestriction()
 {
   PetscFunctionBegin;
   if (azt_ready) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCXX(CsrTranspose(AZ, AZt));
+  PetscCallCXX(CsrTranspose(AZ, AZt, false));
   azt_ready = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

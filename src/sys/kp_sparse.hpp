@@ -44,10 +44,6 @@ void SellUpdateValues(SellMatrix &S, UView<const Scalar> csrvals);
 void Spmv(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
 void Spmv(const SellMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
 
-/* T = A^T (A: nrows x ncols, T: ncols x nrows) on the device, for row-wise (atomic-free) products with A^T. Entries of a
-   row of T come in an order that may depend on thread scheduling on the GPU (positions are claimed with atomics once,
-   at setup); in row order on the host. */
-void CsrTranspose(const CsrMatrix &A, CsrMatrix &T);
 /* y = alpha A x + beta y with one team per row (a reduction over the row inside the team): for matrices with few,
    long rows, e.g. the transposed deflation space Z^T (d rows of N/d entries); when beta == 0, y is not read */
 void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
@@ -55,7 +51,11 @@ void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar be
 /* the diagonal of a square CSR matrix (0 where absent) */
 void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d);
 
-/* At = A^T (A.ncols x A.nrows) with ascending column indices in every row, on the device; deterministic (the entries
-   of a row of At are ordered by their row in A, whatever the order of the atomic fill). Explicit zeros are kept. */
-void CsrTranspose(const CsrMatrix &A, CsrMatrix &At);
+/* At = A^T (A.ncols x A.nrows) on the device, for row-wise (atomic-free) products with A^T; explicit zeros are kept.
+   sorted (default): ascending column indices in every row, deterministic (the entries of a row of At are ordered by
+   their row in A, whatever the order of the atomic fill; one thread sorts a row, so keep it for short rows such as
+   R = P^T). sorted = false: the entries of a row come in the order of the atomic fill, which may depend on thread
+   scheduling on the GPU (for few, long rows such as the transposed deflation space Z^T, where sorting a row of N/d
+   entries in one thread would dominate the setup). */
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted = true);
 } // namespace petsckp

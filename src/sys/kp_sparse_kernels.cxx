@@ -137,48 +137,6 @@ void Spmv(const SellMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta,
     });
 }
 
-void CsrTranspose(const CsrMatrix &A, CsrMatrix &T)
-{
-  const Int n = A.nrows, m = A.ncols;
-  auto      rp = A.rowptr;
-  auto      ci = A.colidx;
-  auto      v  = A.vals;
-
-  T.nrows  = m;
-  T.ncols  = n;
-  T.nnz    = A.nnz;
-  T.rowptr = View<Int>(std::string("transpose rowptr"), m + 1);
-  T.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose colidx")), A.nnz);
-  T.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose vals")), A.nnz);
-  if (m == 0) return;
-  auto      trp    = T.rowptr;
-  auto      tci    = T.colidx;
-  auto      tv     = T.vals;
-  View<Int> cursor(std::string("transpose cursor"), m);
-  if (n > 0) {
-    Kokkos::parallel_for(
-      "petsckp::CsrTransposeCount", range(n), KOKKOS_LAMBDA(Int i) {
-        for (Int p = rp(i); p < rp(i + 1); p++) Kokkos::atomic_increment(&trp(ci(p) + 1));
-      });
-  }
-  Kokkos::parallel_scan(
-    "petsckp::CsrTransposeScan", range(m + 1), KOKKOS_LAMBDA(Int c, Int & upd, const bool final) {
-      upd += trp(c);
-      if (final) trp(c) = upd;
-    });
-  if (n > 0) {
-    Kokkos::parallel_for(
-      "petsckp::CsrTransposeFill", range(n), KOKKOS_LAMBDA(Int i) {
-        for (Int p = rp(i); p < rp(i + 1); p++) {
-          const Int c = ci(p);
-          const Int q = trp(c) + Kokkos::atomic_fetch_add(&cursor(c), (Int)1);
-          tci(q)      = (Ordinal)i;
-          tv(q)       = v(p);
-        }
-      });
-  }
-}
-
 void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y)
 {
   using TP     = Kokkos::TeamPolicy<ExecSpace>;
@@ -211,7 +169,7 @@ void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d)
     });
 }
 
-void CsrTranspose(const CsrMatrix &A, CsrMatrix &At)
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
 {
   const Int m = A.nrows, n = A.ncols, nnz = A.nnz;
   auto      rowptr = A.rowptr;
@@ -249,7 +207,7 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At)
   auto tv = At.vals;
   Kokkos::parallel_for(
     "petsckp::CsrTransposeSort", range(n), KOKKOS_LAMBDA(Int J) {
-      HeapSortRange(src, cnt(J), cnt(J + 1));
+      if (sorted) HeapSortRange(src, cnt(J), cnt(J + 1));
       for (Int q = cnt(J); q < cnt(J + 1); q++) {
         tc(q) = (Ordinal)rowof(src(q));
         tv(q) = vals(src(q));

@@ -51,10 +51,11 @@ TEST_P(SparseSizes, CsrAndSellSpmvMatchReference)
 TEST_P(SparseSizes, TransposeAndTeamSpmvMatchReference)
 {
   const Int n = GetParam();
-  for (Int ncols : {std::max<Int>(1, n / 7), n + 3}) {
+  for (Int ncols : {std::max<Int>(1, n / 7), n + 3})
+    for (bool sorted : {false, true}) {
     HostCsr   h = RandomCsr(n, ncols, 23 + (unsigned)n);
     CsrMatrix A = MakeDeviceCsr(h), T;
-    CsrTranspose(A, T);
+    CsrTranspose(A, T, sorted);
     ASSERT_EQ(T.nrows, ncols);
     ASSERT_EQ(T.ncols, n);
     ASSERT_EQ(T.nnz, (Int)h.vals.size());
@@ -66,6 +67,7 @@ TEST_P(SparseSizes, TransposeAndTeamSpmvMatchReference)
       for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) ref[h.colidx[q]].push_back({i, h.vals[q]});
     for (Int c = 0; c < ncols; c++) {
       for (Int q = trp[c]; q < trp[c + 1]; q++) got[c].push_back({(Int)tci[q], tv[q]});
+      if (sorted) EXPECT_TRUE(std::is_sorted(got[c].begin(), got[c].end())) << "row " << c << " of the sorted transpose";
       std::sort(got[c].begin(), got[c].end());
       EXPECT_EQ(got[c], ref[c]) << "row " << c << " of the transpose, n " << n;
     }
@@ -82,7 +84,7 @@ TEST_P(SparseSizes, TransposeAndTeamSpmvMatchReference)
     auto dz = ToDevice(y0);
     SpmvTeam(T, -2.0, UView<const Scalar>(dx.data(), n), 0.25, UView<Scalar>(dz.data(), ncols));
     EXPECT_LE(RelErr(ToHost(dz), yref2), 1e-13) << "n " << n;
-  }
+    }
 }
 
 TEST_P(SparseSizes, ValueRefreshKeepsPattern)
