@@ -8,6 +8,7 @@ static char help[] = "Bound-constrained MINPACK-2 problems (Averick, Carter, Mor
                      "  -fg device|host       : evaluate f and g with Kokkos kernels on the ghosted local arrays (default), or on the host\n"
                      "  -check_fg             : compare the device and host f/g (and g with central differences), then stop\n"
                      "  -pg_stop <0>          : stop every TAO solver by one test, ||P(x - g) - x||_inf <= pg_stop (0: the solver's own tests)\n"
+                     "  -time_limit <0>       : with -pg_stop, end TaoSolve (DIVERGED_USER) after this many seconds\n"
                      "  -summary              : print one SUMMARY line (iterations, evaluations, wall times of TaoSolve and of f/g)\n"
                      "  -check <1>            : also solve with TAO BLMVM and compare the optimum\n\n";
 
@@ -70,7 +71,8 @@ typedef struct {
   PetscInt      nx, ny, ext;
   PetscReal     hx, hy, c, lambda, eps, b, box;
   PetscBool     bounded, host;
-  PetscReal     pgstop;
+  PetscReal     pgstop, tlimit;
+  PetscLogDouble tstart;
   Vec           xloc, gloc;
   PetscInt      nevals;
   PetscLogDouble fgtime;
@@ -354,6 +356,13 @@ static PetscErrorCode ConvergenceTest(Tao tao, void *ctx)
   PetscCall(PGNorm(tao, user, &pg));
   if (pg <= user->pgstop) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_GATOL));
   else PetscCall(TaoDefaultConvergenceTest(tao, NULL));
+  if (user->tlimit > 0) { /* benchmarks: a wall-time limit that still reports the iterations done */
+    PetscLogDouble t;
+    TaoConvergedReason r;
+    PetscCall(PetscTime(&t));
+    PetscCall(TaoGetConvergedReason(tao, &r));
+    if (r == TAO_CONTINUE_ITERATING && t - user->tstart > user->tlimit) PetscCall(TaoSetConvergedReason(tao, TAO_DIVERGED_USER));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -423,6 +432,7 @@ static PetscErrorCode Solve(AppCtx *user, TaoType type, const char prefix[], Vec
   PetscCallCXX(exec().fence());
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&t0));
+  user->tstart = t0;
   PetscCall(TaoSolve(tao));
   PetscCallCXX(exec().fence());
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -518,6 +528,7 @@ int main(int argc, char **argv)
   user.b            = 10.0;
   user.box          = 1.0;
   user.pgstop       = 0.0;
+  user.tlimit       = 0.0;
   user.nevals       = 0;
   user.fgtime       = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MINPACK-2 bound-constrained problems", NULL);
@@ -533,6 +544,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEList("-fg", "where f and g are evaluated", NULL, FGPlaces, 2, FGPlaces[0], &fgi, NULL));
   PetscCall(PetscOptionsBool("-check_fg", "compare the device and host f/g, then stop", NULL, checkfg, &checkfg, NULL));
   PetscCall(PetscOptionsReal("-pg_stop", "stop every solver when ||P(x - g) - x||_inf <= pg_stop (0: the solver's own tests)", NULL, user.pgstop, &user.pgstop, NULL));
+  PetscCall(PetscOptionsReal("-time_limit", "with -pg_stop: stop (TAO_DIVERGED_USER) after this many seconds of TaoSolve (0: none)", NULL, user.tlimit, &user.tlimit, NULL));
   PetscCall(PetscOptionsBool("-summary", "print a SUMMARY line", NULL, summary, &summary, NULL));
   PetscCall(PetscOptionsBool("-check", "compare with TAO BLMVM", NULL, check, &check, NULL));
   PetscCall(PetscOptionsBool("-require_convergence", "error when the solver does not converge (benchmarks with -tao_max_it turn it off)", NULL, require, &require, NULL));
