@@ -473,6 +473,7 @@ static PetscErrorCode CheckFG(AppCtx *user, Vec x, Vec xl, Vec xu)
     if (pt == 1) PetscCall(VecAXPY(x, 1.0, dir)); /* the perturbed point */
     PetscCall(FormFunctionGradientDevice(user, x, &fd, gd));
     PetscCall(FormFunctionGradientHost(user, x, &fh, gh));
+    if (pt == 0) PetscCall(PetscInfo(NULL, "f at the start: device %.16e, host %.16e\n", (double)fd, (double)fh));
     PetscCall(VecNorm(gh, NORM_INFINITY, &gn));
     PetscCall(VecAXPY(gd, -1.0, gh));
     PetscCall(VecNorm(gd, NORM_INFINITY, &dn));
