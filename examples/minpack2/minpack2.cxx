@@ -1,7 +1,8 @@
 static char help[] = "Bound-constrained MINPACK-2 problems (Averick, Carter, More, Xue 1992) on a DMDA, solved with TAO lbfgsb:\n"
                      "  -problem ept|ssc|pjb|dsscfg : elastic-plastic torsion (c = 5, |v| <= dist), steady-state combustion\n"
                      "                         (lambda = 5, box [-box, box]), pressure in a journal bearing (eps = 0.1, b = 10, v >= 0),\n"
-                     "                         steady-state combustion as in cuLBFGSB's example dsscfg (lambda = 1, no bounds)\n"
+                     "                         steady-state combustion as in cuLBFGSB's example dsscfg (lambda = 1, no bounds),\n"
+                     "                         minimal surface with Enneper's boundary data (box [-box, box], inactive for box = 1)\n"
                      "  -nx <32> -ny <32>     : interior grid points\n"
                      "  -lambda <5 (ssc), 1 (dsscfg)> : combustion parameter\n"
                      "  -box <1 (ssc), 0 (dsscfg)>    : bound of ssc/dsscfg, 0 for no bounds\n"
@@ -23,6 +24,9 @@ static char help[] = "Bound-constrained MINPACK-2 problems (Averick, Carter, Mor
      ssc: q_T = area, phi(v) = -(lambda/3) exp(v),           bounds -box <= v <= box,  start lambda/(lambda+1) sqrt(dist)
      pjb: q_T = hx hy (2 w(xi_a) + w(xi_b)) / 6, w = (1 + eps cos xi)^3, phi = 0, psi_k = -eps hx hy sin(xi_k),
           bounds v >= 0 (no upper bound), start max(sin xi, 0)
+     msa: instead of the quadratic term, area sqrt(1 + dx_T^2 + dy_T^2) on [-1/2, 1/2]^2 with Enneper's surface as
+          boundary values (MINPACK-2 dmsafg/dmsabc), bounds -box <= v <= box (the paper's [-1, 1]; 0: none), start
+          the average of the interpolants of the boundary data along x and along y
    MINPACK-2 sums over every triangle with an interior vertex, i.e. lower triangles anchored at i = -1 .. nx-1,
    j = -1 .. ny-1 and upper triangles anchored at i = 0 .. nx, j = 0 .. ny (0-based interior indices).
      dsscfg: the steady-state combustion problem exactly as cuLBFGSB's example examples/dsscfg defines it
@@ -53,9 +57,10 @@ typedef enum {
   EPT,
   SSC,
   PJB,
-  DSSCFG
+  DSSCFG,
+  MSA
 } Problem;
-static const char *const Problems[] = {"ept", "ssc", "pjb", "dsscfg", "Problem", "", NULL};
+static const char *const Problems[] = {"ept", "ssc", "pjb", "dsscfg", "msa", "Problem", "", NULL};
 static const char *const FGPlaces[] = {"device", "host", "FGPlace", "", NULL};
 
 /* what the kernels need to know about the problem (plain data, copied into the kernels) */
@@ -77,6 +82,8 @@ typedef struct {
   PetscInt      nevals;
   PetscLogDouble fgtime;
   View<Real>    wq, psi; /* pjb: w(xi_i) for i = -1 .. nx, psi_i for i = 0 .. nx-1 */
+  std::vector<Real> bndh; /* boundary values (BoundaryIndex order): Enneper's surface for msa, zero otherwise */
+  View<Real>    bnd;
 } AppCtx;
 
 static PetscLogEvent MP2_FunctionGradient;
@@ -84,6 +91,21 @@ static PetscLogEvent MP2_FunctionGradient;
 static PetscReal Xi(AppCtx *user, PetscInt i) { return (i + 1) * user->hx; } /* x coordinate of column i (0-based) */
 static PetscReal Wj(AppCtx *user, PetscInt i) { return PetscPowReal(1.0 + user->eps * PetscCosReal(Xi(user, i)), 3); }
 static PetscReal Psi(AppCtx *user, PetscInt i) { return -user->eps * user->hx * user->hy * PetscSinReal(Xi(user, i)); }
+
+/* Enneper's minimal surface at (x, y) of the boundary: u^2 - v^2 where x = u + u v^2 - u^3/3, y = -v - u^2 v + v^3/3
+   (Newton from (x, -y), at most 5 steps, tolerance 1e-10, as MINPACK-2's dmsabc) */
+static PetscReal Enneper(PetscReal xt, PetscReal yt)
+{
+  PetscReal u = xt, v = -yt;
+  for (PetscInt k = 0; k < 5; k++) {
+    const PetscReal f1 = u + u * v * v - u * u * u / 3.0 - xt, f2 = -v - u * u * v + v * v * v / 3.0 - yt;
+    if (PetscSqrtReal(f1 * f1 + f2 * f2) <= 1e-10) break;
+    const PetscReal j11 = 1.0 + v * v - u * u, j12 = 2.0 * u * v, j21 = -2.0 * u * v, j22 = -1.0 - u * u + v * v, det = j11 * j22 - j12 * j21;
+    u -= (j22 * f1 - j12 * f2) / det;
+    v -= (j11 * f2 - j21 * f1) / det;
+  }
+  return u * u - v * v;
+}
 
 static PetscReal Dist(AppCtx *user, PetscInt i, PetscInt j)
 {
@@ -95,11 +117,23 @@ static PetscReal Dist(AppCtx *user, PetscInt i, PetscInt j)
    device f/g
    ---------------------------------------------------------------------------------------------------------------- */
 
-/* values of the ghosted local array by global grid index, 0 outside the interior grid */
+/* index of the boundary value of (i, j) outside the interior grid in the boundary array: bottom (j = -1) and top
+   (j = ny) rows for i = -1 .. nx, then left (i = -1) and right (i = nx) columns for j = -1 .. ny */
+KOKKOS_INLINE_FUNCTION Int BoundaryIndex(Int i, Int j, Int nx, Int ny)
+{
+  if (j < 0) return i + 1;
+  if (j >= ny) return (nx + 2) + i + 1;
+  if (i < 0) return 2 * (nx + 2) + j + 1;
+  return 2 * (nx + 2) + (ny + 2) + j + 1;
+}
+
+/* values of the ghosted local array by global grid index; outside the interior grid the boundary data (zero but
+   for msa) */
 struct Ghost {
   UView<const Real> x;
   Int               gxs, gys, gxm, nx, ny;
-  KOKKOS_INLINE_FUNCTION Real operator()(Int i, Int j) const { return (i >= 0 && i < nx && j >= 0 && j < ny) ? x((j - gys) * gxm + (i - gxs)) : 0.0; }
+  View<Real>        bnd;
+  KOKKOS_INLINE_FUNCTION Real operator()(Int i, Int j) const { return (i >= 0 && i < nx && j >= 0 && j < ny) ? x((j - gys) * gxm + (i - gxs)) : bnd(BoundaryIndex(i, j, nx, ny)); }
 };
 
 /* is the triangle anchored at (i, j) part of the problem (s = 1 lower, -1 upper) */
@@ -114,8 +148,16 @@ KOKKOS_INLINE_FUNCTION void TriQuad(const Prm &p, const Ghost &v, const View<Rea
 {
   const Real va = v(i, j), vb = v(i + s, j), vc = v(i, j + s);
   const Real dx = (vb - va) / p.hx, dy = (vc - va) / p.hy;
-  const Real q  = p.problem == PJB ? p.hx * p.hy * (2.0 * wq(i + 1) + wq(i + s + 1)) / 6.0 : p.area;
-  fq            = 0.5 * q * (dx * dx + dy * dy);
+  if (p.problem == MSA) { /* area sqrt(1 + |grad v|^2) */
+    const Real r = compat::sqrt(1.0 + dx * dx + dy * dy);
+    fq           = p.area * r;
+    ga           = p.area * (-dx / p.hx - dy / p.hy) / r;
+    gb           = p.area * dx / p.hx / r;
+    gc           = p.area * dy / p.hy / r;
+    return;
+  }
+  const Real q = p.problem == PJB ? p.hx * p.hy * (2.0 * wq(i + 1) + wq(i + s + 1)) / 6.0 : p.area;
+  fq           = 0.5 * q * (dx * dx + dy * dy);
   ga            = q * (-dx / p.hx - dy / p.hy);
   gb            = q * dx / p.hx;
   gc            = q * dy / p.hy;
@@ -212,7 +254,7 @@ static PetscErrorCode FormFunctionGradientDevice(AppCtx *user, Vec X, PetscReal 
   PetscCall(xl.Get(user->xloc, Access::Read));
   PetscCall(gv.Get(G, Access::Write));
   {
-    Ghost v{xl.cview(), gxs, gys, gxm, user->nx, user->ny};
+    Ghost v{xl.cview(), gxs, gys, gxm, user->nx, user->ny, user->bnd};
     PetscCallCXX(floc = DeviceFG(p, v, user->wq, user->psi, xs, ys, xm, ym, gv.view()));
   }
   PetscCall(gv.Restore());
@@ -239,7 +281,7 @@ static PetscErrorCode FormFunctionGradientHost(AppCtx *user, Vec X, PetscReal *f
   PetscCall(DMDAVecGetArray(user->da, user->gloc, &g));
   PetscCall(DMDAGetCorners(user->da, &xs, &ys, NULL, &xm, &ym, NULL));
 #define INSIDE(i, j) ((i) >= 0 && (i) < nx && (j) >= 0 && (j) < ny)
-#define VAL(i, j)    (INSIDE(i, j) ? v[j][i] : 0.0)
+#define VAL(i, j)    (INSIDE(i, j) ? v[j][i] : user->bndh[BoundaryIndex(i, j, nx, ny)])
   for (PetscInt tri = 0; tri < 2; tri++) {
     const PetscInt s   = tri == 0 ? 1 : -1; /* lower: neighbours +1, upper: -1 */
     const PetscInt ilo = (tri == 0 && xs == 0) ? -ext : xs, ihi = (tri == 1 && xs + xm == nx) ? nx - 1 + ext : xs + xm - 1;
@@ -249,6 +291,14 @@ static PetscErrorCode FormFunctionGradientHost(AppCtx *user, Vec X, PetscReal *f
         const PetscInt ia[3] = {i, i + s, i}, ja[3] = {j, j, j + s};
         PetscReal      va = VAL(i, j), vb = VAL(i + s, j), vc = VAL(i, j + s);
         PetscReal      dx = (vb - va) / hx, dy = (vc - va) / hy, q = area, dphi[3] = {0, 0, 0};
+        if (user->problem == MSA) {
+          const PetscReal r = PetscSqrtReal(1.0 + dx * dx + dy * dy);
+          floc += area * r;
+          if (INSIDE(i, j)) g[j][i] += area * (-dx / hx - dy / hy) / r;
+          if (INSIDE(i + s, j)) g[j][i + s] += area * dx / hx / r;
+          if (INSIDE(i, j + s)) g[j + s][i] += area * dy / hy / r;
+          continue;
+        }
         if (user->problem == PJB) q = hx * hy * (2.0 * Wj(user, i) + Wj(user, i + s)) / 6.0;
         floc += 0.5 * q * (dx * dx + dy * dy);
         for (PetscInt k = 0; k < 3; k++) {
@@ -393,6 +443,12 @@ static PetscErrorCode FormStartAndBounds(AppCtx *user, Vec x, Vec xl, Vec xu)
       case DSSCFG: /* cuLBFGSB's start (0-based distances to the first row and column) */
         x0[j][i] = user->lambda / (user->lambda + 1.0) * PetscSqrtReal(PetscMin(PetscMin(i, user->nx - i) * user->hx, PetscMin(j, user->ny - j) * user->hy));
         break;
+      case MSA: { /* average of the interpolants of the boundary data along y and along x */
+        const PetscReal ay = (j + 1.0) / (user->ny + 1), ax = (i + 1.0) / (user->nx + 1);
+        const PetscReal vy = (1 - ay) * user->bndh[BoundaryIndex(i, -1, user->nx, user->ny)] + ay * user->bndh[BoundaryIndex(i, user->ny, user->nx, user->ny)];
+        const PetscReal vx = (1 - ax) * user->bndh[BoundaryIndex(-1, j, user->nx, user->ny)] + ax * user->bndh[BoundaryIndex(user->nx, j, user->nx, user->ny)];
+        x0[j][i] = 0.5 * (vx + vy);
+      } break;
       case PJB:
         x0[j][i] = PetscMax(PetscSinReal(Xi(user, i)), 0.0);
         l[j][i]  = 0.0;
@@ -533,7 +589,8 @@ int main(int argc, char **argv)
   user.nevals       = 0;
   user.fgtime       = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MINPACK-2 bound-constrained problems", NULL);
-  PetscCall(PetscOptionsEList("-problem", "the problem", NULL, Problems, 4, Problems[0], &pi, NULL));
+  PetscCall(PetscOptionsEList("-problem", "the problem", NULL, Problems, 5, Problems[0], &pi, NULL));
+  if (pi == MSA) user.box = 1.0; /* MINPACK-2's msa is unconstrained; the paper's Table 1 boxes it in [-1, 1] (-box 0: none) */
   if (pi == DSSCFG) { /* cuLBFGSB's example: lambda = 1, no bounds */
     user.lambda = 1.0;
     user.box    = 0.0;
@@ -553,7 +610,7 @@ int main(int argc, char **argv)
   user.problem = (Problem)pi;
   user.host    = fgi == 1 ? PETSC_TRUE : PETSC_FALSE;
   user.ext     = user.problem == DSSCFG ? 0 : 1;
-  user.bounded = (user.problem == SSC || user.problem == DSSCFG) ? (user.box > 0 ? PETSC_TRUE : PETSC_FALSE) : PETSC_TRUE;
+  user.bounded = (user.problem == SSC || user.problem == DSSCFG || user.problem == MSA) ? (user.box > 0 ? PETSC_TRUE : PETSC_FALSE) : PETSC_TRUE;
   PetscCheck(user.nx >= 2 && user.ny >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nx and -ny must be at least 2");
   PetscCheck(user.box >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-box must be positive (or 0 for no bounds), not %g", (double)user.box);
   PetscCheck(user.problem != SSC || user.bounded, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-problem ssc needs -box > 0 (use -problem dsscfg for the unbounded problem)");
@@ -586,6 +643,20 @@ int main(int argc, char **argv)
     PetscCallCXX(user.psi = View<Real>(std::string("minpack2::psi"), np));
     PetscCallCXX(Kokkos::deep_copy(exec(), user.wq, HostUView<Real>(w.data(), nw)));
     PetscCallCXX(Kokkos::deep_copy(exec(), user.psi, HostUView<Real>(ps.data(), np)));
+    /* boundary data: Enneper's surface for msa */
+    user.bndh.assign(2 * (user.nx + 2) + 2 * (user.ny + 2), 0.0);
+    if (user.problem == MSA) {
+      for (PetscInt i = -1; i <= user.nx; i++) {
+        user.bndh[BoundaryIndex(i, -1, user.nx, user.ny)]      = Enneper(-0.5 + (i + 1) * user.hx, -0.5);
+        user.bndh[BoundaryIndex(i, user.ny, user.nx, user.ny)] = Enneper(-0.5 + (i + 1) * user.hx, 0.5);
+      }
+      for (PetscInt j = -1; j <= user.ny; j++) {
+        user.bndh[BoundaryIndex(-1, j, user.nx, user.ny)]      = Enneper(-0.5, -0.5 + (j + 1) * user.hy);
+        user.bndh[BoundaryIndex(user.nx, j, user.nx, user.ny)] = Enneper(0.5, -0.5 + (j + 1) * user.hy);
+      }
+    }
+    PetscCallCXX(user.bnd = View<Real>(std::string("minpack2::boundary"), user.bndh.size()));
+    PetscCallCXX(Kokkos::deep_copy(exec(), user.bnd, HostUView<Real>(user.bndh.data(), user.bndh.size())));
     PetscCallCXX(exec().fence());
   }
 
@@ -609,6 +680,7 @@ int main(int argc, char **argv)
   }
   user.wq  = View<Real>();
   user.psi = View<Real>();
+  user.bnd = View<Real>();
   PetscCall(VecDestroy(&user.xloc));
   PetscCall(VecDestroy(&user.gloc));
   PetscCall(VecDestroy(&x));
@@ -646,6 +718,12 @@ int main(int argc, char **argv)
     output_file: output/minpack2_dsscfg.out
 
   test:
+    suffix: msa
+    nsize: {{1 2 4}}
+    args: -problem msa -nx 24 -ny 24
+    output_file: output/minpack2_msa.out
+
+  test:
     suffix: host_fg
     nsize: {{1 2}}
     args: -problem ssc -nx 24 -ny 24 -fg host
@@ -654,7 +732,7 @@ int main(int argc, char **argv)
   test:
     suffix: check_fg
     nsize: {{1 2 4}}
-    args: -problem {{ept ssc pjb dsscfg}} -nx 17 -ny 13 -check_fg
+    args: -problem {{ept ssc pjb dsscfg msa}} -nx 17 -ny 13 -check_fg
     output_file: output/minpack2_check_fg.out
 
   testset:
