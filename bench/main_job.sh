@@ -31,7 +31,7 @@ $L --out $D/3.md --events $E --label "petsckp richardson + psormg" -- "$B/exampl
 $L --out $D/3.md --events $E --label "psormg, then PETSc SNESVI vinewtonrsls" -- "$B/examples/obstacle" -problem hemisphere -n 257 -ksp_rtol 1e-8 -compare snesvi $A >/dev/null
 
 # 4. seed 004: MINPACK-2 bound-constrained problems, 256^2
-E=TaoSolve,TaoObjGradEval
+E=TaoSolve,MP2FunctionGrad,TaoTermObjGrad,TaoObjGradEval   # the example's f/g event; TAO's f/g event is TaoTermObjGrad in PETSc 3.25, TaoObjGradEval before
 for prob in pjb ssc; do
   $L --out $D/4.md --events $E --label "$prob: petsckp lbfgsb" -- "$B/examples/minpack2" -problem $prob -nx 256 -ny 256 -check 0 -tao_type lbfgsb $A >/dev/null
   $L --out $D/4.md --events $E --label "$prob: PETSc TAO blmvm" -- "$B/examples/minpack2" -problem $prob -nx 256 -ny 256 -check 0 -tao_type blmvm $A >/dev/null

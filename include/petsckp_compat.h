@@ -81,6 +81,14 @@ KOKKOS_INLINE_FUNCTION double sqrt(double x)
   return Kokkos::Experimental::sqrt(x);
   #endif
 }
+KOKKOS_INLINE_FUNCTION double exp(double x)
+{
+  #if defined(PETSCKP_KOKKOS4)
+  return Kokkos::exp(x);
+  #else
+  return Kokkos::Experimental::exp(x);
+  #endif
+}
 KOKKOS_INLINE_FUNCTION double fabs(double x) { return x < 0 ? -x : x; }
 KOKKOS_INLINE_FUNCTION double fmin(double a, double b) { return a < b ? a : b; }
 KOKKOS_INLINE_FUNCTION double fmax(double a, double b) { return a > b ? a : b; }

@@ -12,7 +12,7 @@ case "$PART" in
     BUBBLY_QUICK=${BUBBLY_QUICK:-0} BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-128 256} timeout ${BUBBLY_TOTAL:-420} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
     echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -60 ;;
   seed004)
-    LBFGSB_SIZES="1024 2048 4096" LBFGSB_TIMEOUT=60 LBFGSB_CVT="2000 1024;20000 2048" timeout 240 bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" > "$O/lbfgsb.log" 2>&1
+    LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null ;;
   seed000)
     PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=75 PSORMG_BENCH_TIMEOUT=100 timeout 290 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
@@ -20,7 +20,7 @@ case "$PART" in
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;
   seed000+004)
-    LBFGSB_SIZES="1024 2048 4096" LBFGSB_TIMEOUT=60 LBFGSB_CVT="2000 1024;20000 2048" timeout 240 bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" > "$O/lbfgsb.log" 2>&1
+    LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null
     PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=60 PSORMG_BENCH_TIMEOUT=60 timeout 220 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null

@@ -24,6 +24,7 @@ using petsckp::lbfgsb::GramProduct;
 using petsckp::lbfgsb::VecPtr;
 
 static const char *const TaoLBFGSBCauchyScans[] = {"device", "host", NULL};
+static const char *const TaoLBFGSBGNorms[]      = {"inf", "2", NULL};
 
 const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
 
@@ -39,6 +40,7 @@ typedef struct {
   PetscReal           ls_ftol, ls_gtol, ls_xtol;
   PetscInt            chunk;        /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
   PetscInt            scan;         /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
+  PetscInt            gnorm;        /* norm of P(x - g) - x given to TAO's tests and monitors: 0 inf (L-BFGS-B's pgtol), 1 two-norm */
   /* work vectors */
   Vec      *S, *Y;                  /* ring buffers of s and y */
   Vec       d, z, r, xold, gold, t, work;
@@ -104,6 +106,25 @@ static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm
   PetscCall(x.Restore());
   PetscCall(g.Restore());
   PetscCallMPI(MPI_Allreduce(&loc, nrm, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)tao)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the residual given to TAO's convergence test and monitors: L-BFGS-B's ||P(x - g) - x||_inf, or its 2-norm (the
+   norm of TAO BLMVM's projected gradient) with -tao_lbfgsb_gnorm 2 */
+static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, PetscReal *res)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+
+  PetscFunctionBegin;
+  if (lb->gnorm == 0) {
+    *res = sbgnrm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecWAXPY(lb->work, -1.0, tao->gradient, tao->solution));
+  PetscCall(VecPointwiseMax(lb->work, lb->work, XL));
+  PetscCall(VecPointwiseMin(lb->work, lb->work, XU));
+  PetscCall(VecAXPY(lb->work, -1.0, tao->solution));
+  PetscCall(VecNorm(lb->work, NORM_2, res));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -694,7 +715,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   TAO_LBFGSB            *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm               comm = PetscObjectComm((PetscObject)tao);
   Vec                    XL, XU, x = tao->solution, g = tao->gradient;
-  PetscReal              f, fold = 0, sbgnrm, stp = 0, gd, gdold = 0, dtd, dnorm, stpmx, tol;
+  PetscReal              f, fold = 0, sbgnrm, res, stp = 0, gd, gdold = 0, dtd, dnorm, stpmx, tol;
   PetscInt               info, iter = 0;
   PetscBool              cnstnd, boxed;
   std::vector<PetscReal> c;
@@ -748,10 +769,11 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   lb->nfgv = 1;
   PetscCheck(!PetscIsInfOrNanReal(f), comm, PETSC_ERR_USER, "User provided compute function generated Inf or NaN at the initial point");
   PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
+  PetscCall(LBFGSBResidual(tao, XL, XU, sbgnrm, &res));
   tao->reason = TAO_CONTINUE_ITERATING;
   tao->niter  = 0;
-  PetscCall(TaoLogConvergenceHistory(tao, f, sbgnrm, 0.0, tao->ksp_its));
-  PetscCall(TaoMonitor(tao, tao->niter, f, sbgnrm, 0.0, 0.0));
+  PetscCall(TaoLogConvergenceHistory(tao, f, res, 0.0, tao->ksp_its));
+  PetscCall(TaoMonitor(tao, tao->niter, f, res, 0.0, 0.0));
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
   if (tao->reason != TAO_CONTINUE_ITERATING) lb->termination = "projected gradient test at the initial point";
 
@@ -865,8 +887,9 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     iter++;
     tao->niter++;
     PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
-    PetscCall(TaoLogConvergenceHistory(tao, f, sbgnrm, 0.0, tao->ksp_its));
-    PetscCall(TaoMonitor(tao, tao->niter, f, sbgnrm, 0.0, stp));
+    PetscCall(LBFGSBResidual(tao, XL, XU, sbgnrm, &res));
+    PetscCall(TaoLogConvergenceHistory(tao, f, res, 0.0, tao->ksp_its));
+    PetscCall(TaoMonitor(tao, tao->niter, f, res, 0.0, stp));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
     if (tao->reason != TAO_CONTINUE_ITERATING) {
       lb->termination = "TAO convergence test";
@@ -961,6 +984,7 @@ static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_gtol", "curvature constant of the More-Thuente line search", "", lb->ls_gtol, &lb->ls_gtol, NULL));
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search", "", lb->ls_xtol, &lb->ls_xtol, NULL));
   PetscCall(PetscOptionsEList("-tao_lbfgsb_cauchy_scan", "breakpoint scan of the exact Cauchy point: device (sorted prefix sums, parallel search) or host (reference recurrences)", "", TaoLBFGSBCauchyScans, 2, TaoLBFGSBCauchyScans[lb->scan], &lb->scan, NULL));
+  PetscCall(PetscOptionsEList("-tao_lbfgsb_gnorm", "norm of the projected step P(x - g) - x in TAO's convergence test and monitors: inf (L-BFGS-B's pgtol) or 2 (as TAO BLMVM's projected gradient)", "", TaoLBFGSBGNorms, 2, TaoLBFGSBGNorms[lb->gnorm], &lb->gnorm, NULL));
   PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (doubles each round)", "", lb->chunk, &lb->chunk, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(lb->maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_maxls must be at least 1");
@@ -979,7 +1003,7 @@ static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, TaoLBFGSBCauchyTypes[lb->cauchy]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_inf\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_%s\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON), TaoLBFGSBGNorms[lb->gnorm]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "More-Thuente line search: ftol = %g, gtol = %g, xtol = %g, at most %" PetscInt_FMT " evaluations\n", (double)lb->ls_ftol, (double)lb->ls_gtol, (double)lb->ls_xtol, lb->maxls));
   PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, doubling\n", TaoLBFGSBCauchyScans[lb->scan], lb->scan == 0 ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
   PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail));
@@ -1016,6 +1040,8 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
 . -tao_lbfgsb_factr <1e7>                   - stop when the relative decrease of f is at most factr * machine epsilon
 . -tao_lbfgsb_maxls <20>                    - most function evaluations per line search
 . -tao_lbfgsb_ls_ftol <1e-3>, -tao_lbfgsb_ls_gtol <0.9>, -tao_lbfgsb_ls_xtol <0.1> - More-Thuente constants
+. -tao_lbfgsb_gnorm <inf,2>                 - the norm of P(x - g) - x in TAO's tests and monitors: inf (L-BFGS-B's pgtol,
+                                              default) or 2 (the norm TAO BLMVM uses, for comparisons with one tolerance)
 . -tao_lbfgsb_cauchy_scan <device,host>    - the breakpoint scan past the first breakpoint: on the device by sorting
                                               and prefix sums (default), or on the host with the reference recurrences
 - -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (doubles each round)
@@ -1082,6 +1108,7 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
   lb->ls_gtol  = 0.9;
   lb->ls_xtol  = 0.1;
   lb->chunk    = 64;
+  lb->gnorm    = 0;
   lb->termination = "none";
 
   tao->ops->setup          = TaoSetUp_LBFGSB;
