@@ -9,6 +9,7 @@
 
 #include "kp_kokkos.hpp"
 #include <cstdint>
+#include <string>
 
 namespace petsckp
 {
@@ -55,20 +56,10 @@ KOKKOS_INLINE_FUNCTION std::uint64_t HashMix(std::uint64_t x, std::uint64_t seed
 }
 
 /* in-place exclusive scan of v[0..n]: on return v(i) = sum_{j<i} old v(j) for i <= n; returns the total (fences) */
-inline Int ExclusiveScan(const View<Int> &v, Int n, const std::string &label)
-{
-  auto a = v;
-  Kokkos::parallel_scan(
-    label, range(n + 1), KOKKOS_LAMBDA(Int i, Int & upd, const bool final) {
-      const Int x = i < n ? a(i) : 0;
-      if (final) a(i) = upd;
-      upd += x;
-    });
-  Kokkos::View<Int, Kokkos::HostSpace> h("total");
-  Kokkos::deep_copy(exec(), h, Kokkos::subview(a, n));
-  exec().fence();
-  return h();
-}
+/* (defined once, in kp_segsort.cxx: a kernel written in a header function would be instantiated in every translation
+   unit that calls it, and nvcc's device lambdas of such duplicated instantiations crashed on the GPU at the first
+   launch from a second translation unit) */
+Int ExclusiveScan(const View<Int> &v, Int n, const std::string &label);
 
 /* an unmanaged view of a managed one (the argument type of the kernels of the shared layer) */
 template <class T>
