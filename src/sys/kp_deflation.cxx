@@ -166,6 +166,10 @@ PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
   PetscMPIInt  size;
 
   PetscFunctionBegin;
+  /* Z^T for the restrictions (rows of N/d entries: kept in fill order); (AZ)^T only on demand */
+  PetscCallCXX(CsrTranspose(Z, Zt, false));
+  PetscCallCXX(AZt = CsrMatrix());
+  azt_ready = false;
   PetscCheck((double)d * d * sizeof(Scalar) <= 4.0e9, comm, PETSC_ERR_SUP, "%" PetscInt_FMT " deflation vectors give a dense coarse matrix of %g GB; use fewer vectors (larger chunks or blocks)", d, (double)d * d * sizeof(Scalar) / 1e9);
   PetscCallCXX(Ed = View<Scalar>(std::string("E"), (size_t)d * d));
   PetscCallCXX(GalerkinLocal(Z, AZ, d, UView<Scalar>(Ed.data(), Ed.extent(0))));
@@ -240,9 +244,6 @@ PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, Dens
   PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, dagg, dghost, d, AZ));
   PetscCallCXX(exec().fence());
   PetscCall(PetscKPDeviceMatDestroy(&dm));
-  PetscCallCXX(CsrTranspose(Z, Zt, false)); /* rows of N/d entries: fill order */
-  PetscCallCXX(AZt = CsrMatrix());
-  azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
   Aref = A;
@@ -271,9 +272,6 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   PetscCall(LocalRowsToHost(AZm, rp, ci, v));
   PetscCall(MatDestroy(&AZm));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));
-  PetscCallCXX(CsrTranspose(Z, Zt, false)); /* rows of N/d entries: fill order */
-  PetscCallCXX(AZt = CsrMatrix());
-  azt_ready = false;
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
   Aref = A;

@@ -158,12 +158,7 @@ bool GalerkinAggregate(const CsrMatrix &A, const Aggregation &Pr, const Aggregat
   map.cptr        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin cptr")), nnzc + 1);
   map.perm        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin perm")), T);
   Kokkos::deep_copy(exec(), map.fine2coarse, (Int)-1);
-  Ac.nrows  = ncr;
-  Ac.ncols  = ncc;
-  Ac.nnz    = nnzc;
-  Ac.rowptr = crow;
-  Ac.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin colidx")), nnzc);
-  Ac.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin vals")), nnzc);
+  CsrAllocate(Ac, ncr, ncc, crow, nnzc, "galerkin");
   auto f2c = map.fine2coarse, cptr = map.cptr, perm = map.perm;
   auto cc  = Ac.colidx;
   Kokkos::parallel_for(
@@ -235,12 +230,8 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   const Int nnz = ExclusiveScan(crp, m, "petsckp::SpgemmScan2");
 
   /* 3. the pattern */
-  C.nrows  = m;
-  C.ncols  = B.ncols;
-  C.nnz    = nnz;
-  C.rowptr = crp;
-  C.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("spgemm colidx")), nnz);
-  C.vals   = View<Scalar>(std::string("spgemm vals"), nnz);
+  CsrAllocate(C, m, B.ncols, crp, nnz, "spgemm");
+  Kokkos::deep_copy(exec(), C.vals, 0.0); /* a valid (zero) matrix until SpgemmNumeric */
   auto cci = C.colidx;
   Kokkos::parallel_for(
     "petsckp::SpgemmFill", range(m), KOKKOS_LAMBDA(Int i) {

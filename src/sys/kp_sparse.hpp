@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kp_kokkos.hpp"
+#include <string>
 
 namespace petsckp
 {
@@ -39,6 +40,10 @@ void CsrUpdateValues(CsrMatrix &A, UView<const Scalar> vals);
 void SellFromCsr(const CsrMatrix &A, SellMatrix &S);
 /* refresh SELL values from CSR-ordered values */
 void SellUpdateValues(SellMatrix &S, UView<const Scalar> csrvals);
+
+/* M = an nrows x ncols CSR matrix over the given row pointer (nrows + 1 entries, exclusive scan of the row lengths) with
+   nnz entries: colidx and vals are allocated uninitialised, for the caller's fill kernel; label names the views */
+void CsrAllocate(CsrMatrix &M, Int nrows, Int ncols, View<Int> rowptr, Int nnz, const std::string &label);
 
 /* y = alpha A x + beta y; when beta == 0, y is not read (may hold NaN) */
 void Spmv(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);

@@ -155,6 +155,16 @@ void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar be
     });
 }
 
+void CsrAllocate(CsrMatrix &M, Int nrows, Int ncols, View<Int> rowptr, Int nnz, const std::string &label)
+{
+  M.nrows  = nrows;
+  M.ncols  = ncols;
+  M.nnz    = nnz;
+  M.rowptr = rowptr;
+  M.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + " colidx"), nnz);
+  M.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + " vals"), nnz);
+}
+
 void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d)
 {
   auto rowptr = A.rowptr;
@@ -197,12 +207,7 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
     "petsckp::CsrTransposeFill", range(m), KOKKOS_LAMBDA(Int i) {
       for (Int k = rowptr(i); k < rowptr(i + 1); k++) src(Kokkos::atomic_fetch_add(&cur(colidx(k)), (Int)1)) = k;
     });
-  At.nrows  = n;
-  At.ncols  = m;
-  At.nnz    = nnz;
-  At.rowptr = cnt;
-  At.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose colidx")), nnz);
-  At.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose vals")), nnz);
+  CsrAllocate(At, n, m, cnt, nnz, "transpose");
   auto tc = At.colidx;
   auto tv = At.vals;
   Kokkos::parallel_for(

@@ -207,12 +207,7 @@ void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatri
       rp(t) = Prolong1D(i, M0, I, w, e0) * Prolong1D(j, M1, J, w, e1) * Prolong1D(k, M2, K, w, e2);
     });
   const Int nnz = ExclusiveScan(rp, n, "petsckp::psormg::ProlongationScan");
-  P.nrows  = n;
-  P.ncols  = nc;
-  P.nnz    = nnz;
-  P.rowptr = rp;
-  P.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation colidx")), nnz);
-  P.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation vals")), nnz);
+  CsrAllocate(P, n, nc, rp, nnz, "prolongation");
   auto ci = P.colidx;
   auto va = P.vals;
   Kokkos::parallel_for(
