@@ -603,6 +603,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-check_fg", "compare the device and host f/g, then stop", NULL, checkfg, &checkfg, NULL));
   PetscCall(PetscOptionsReal("-pg_stop", "stop every solver when ||P(x - g) - x||_inf <= pg_stop (0: the solver's own tests)", NULL, user.pgstop, &user.pgstop, NULL));
   PetscCall(PetscOptionsReal("-time_limit", "with -pg_stop: stop (TAO_DIVERGED_USER) after this many seconds of TaoSolve (0: none)", NULL, user.tlimit, &user.tlimit, NULL));
+  PetscCheck(user.pgstop >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pg_stop %g must be >= 0 (0: the solver's own tests)", (double)user.pgstop);
+  PetscCheck(user.tlimit >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-time_limit %g must be >= 0 (0: no limit)", (double)user.tlimit);
   PetscCall(PetscOptionsBool("-summary", "print a SUMMARY line", NULL, summary, &summary, NULL));
   PetscCall(PetscOptionsBool("-check", "compare with TAO BLMVM", NULL, check, &check, NULL));
   PetscCall(PetscOptionsBool("-require_convergence", "error when the solver does not converge (benchmarks with -tao_max_it turn it off)", NULL, require, &require, NULL));
