@@ -463,7 +463,8 @@ TEST(Lbfgsb, DeviceCauchyScanMatchesRecurrences)
   }
 }
 
-/* the fused masked Gram products against serial sums */
+/* the fused masked Gram products against serial sums: over all variables, and over a list of changed variables with
+   the signs of the incremental formk */
 TEST(Lbfgsb, MaskedGramMatchesSerial)
 {
   for (Int n : Sizes()) {
@@ -476,9 +477,11 @@ TEST(Lbfgsb, MaskedGramMatchesSerial)
       vd.push_back(ToDevice(vh.back()));
       ptr.push_back(lb::VecPtr{vd.back().data()});
     }
-    std::vector<Int> iwh(n);
+    std::vector<Int> iwh(n), list;
     for (Int i = 0; i < n; i++) iwh[i] = (i % 3 == 1) ? 1 + (i % 2) : (i % 5 == 0 ? -1 : 0);
+    for (Int i = 0; i < n; i += 2) list.push_back(i);
     auto                         iw = ToDevice(iwh);
+    auto                         rows = ToDevice(list.empty() ? std::vector<Int>(1, 0) : list);
     std::vector<lb::GramProduct> prods;
     for (int a = 0; a < nv; a++)
       for (int b = 0; b <= a; b++) prods.push_back(lb::GramProduct{a, b, (a + b) % 2});
@@ -488,16 +491,156 @@ TEST(Lbfgsb, MaskedGramMatchesSerial)
     Kokkos::deep_copy(qv, Kokkos::View<lb::GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), prods.size()));
     Kokkos::View<Real **, Kokkos::LayoutRight, petsckp::MemSpace> partial("partial", 64, prods.size());
     View<Real>                                                    out("out", prods.size());
-    lb::MaskedGram(pv, n, iw, qv, partial, out);
-    auto oh = ToHost(out);
-    for (size_t q = 0; q < prods.size(); q++) {
-      double ref = 0, mag = 0;
-      for (Int i = 0; i < n; i++) {
-        const bool on = prods[q].free ? iwh[i] <= 0 : iwh[i] > 0;
-        if (on) ref += vh[prods[q].a][i] * vh[prods[q].b][i], mag += std::abs(vh[prods[q].a][i] * vh[prods[q].b][i]);
+    for (int listed = 0; listed < 2; listed++) {
+      Kokkos::deep_copy(out, 7.0);
+      lb::MaskedGram(pv, listed ? (Int)list.size() : n, listed ? rows : View<Int>(), iw, qv, partial, out);
+      auto oh = ToHost(out);
+      for (size_t q = 0; q < prods.size(); q++) {
+        double ref = 0, mag = 0;
+        for (Int k = 0; k < (listed ? (Int)list.size() : n); k++) {
+          const Int  i  = listed ? list[k] : k;
+          const bool fr = iwh[i] <= 0, on = prods[q].free ? fr : !fr;
+          const double w = listed ? ((prods[q].free ? 1 : -1) * (fr ? 1 : -1)) : (on ? 1 : 0);
+          ref += w * vh[prods[q].a][i] * vh[prods[q].b][i], mag += std::abs(vh[prods[q].a][i] * vh[prods[q].b][i]);
+        }
+        ASSERT_NEAR(oh[q], ref, 1e-13 * (1 + mag)) << "n " << n << " q " << q << " listed " << listed;
       }
-      ASSERT_NEAR(oh[q], ref, 1e-13 * (1 + mag)) << "n " << n << " q " << q;
     }
+  }
+}
+
+/* the free-set changes: compaction in increasing order and the new flags */
+TEST(Lbfgsb, FreeSetChangesCompactsAndFlags)
+{
+  for (Int n : Sizes()) {
+    std::vector<Int> iwh(n), gf(n), ref;
+    for (Int i = 0; i < n; i++) {
+      iwh[i] = (int)((i * 7) % 5) - 1; /* -1..3 */
+      gf[i]  = (i % 3 == 0) ? 1 : 0;
+      if ((iwh[i] <= 0 ? 1 : 0) != gf[i]) ref.push_back(i);
+    }
+    auto iw = ToDevice(iwh), g = ToDevice(gf);
+    View<Int> rows("rows", n > 0 ? n : 1);
+    const Int cnt = lb::FreeSetChanges(iw, g, rows);
+    ASSERT_EQ(cnt, (Int)ref.size()) << "n " << n;
+    auto rh = ToHost(rows), gh = ToHost(g);
+    for (Int k = 0; k < cnt; k++) EXPECT_EQ(rh[k], ref[k]);
+    for (Int i = 0; i < n; i++) EXPECT_EQ(gh[i], iwh[i] <= 0 ? 1 : 0);
+  }
+}
+
+namespace
+{
+/* col random pairs (y_j, s_j) on the device and their pointer table */
+struct Pairs {
+  std::vector<std::vector<double>> y, s;
+  std::vector<View<Real>>          yd, sd;
+  Kokkos::View<lb::VecPtr *, petsckp::MemSpace> table;
+  Pairs(Int n, int col, unsigned seed)
+  {
+    std::vector<lb::VecPtr> ptr(2 * col);
+    for (int j = 0; j < col; j++) {
+      y.push_back(RandomVector(n, seed + 2 * j));
+      s.push_back(RandomVector(n, seed + 2 * j + 1));
+      yd.push_back(ToDevice(y.back()));
+      sd.push_back(ToDevice(s.back()));
+    }
+    for (int j = 0; j < col; j++) ptr[j].p = yd[j].data(), ptr[col + j].p = sd[j].data();
+    table = Kokkos::View<lb::VecPtr *, petsckp::MemSpace>("table", 2 * col);
+    Kokkos::deep_copy(table, Kokkos::View<lb::VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * col));
+  }
+};
+} // namespace
+
+/* products with the stored pairs (W^T v and the update row) and their combination, against serial loops */
+TEST(Lbfgsb, PairKernelsMatchSerial)
+{
+  for (Int n : Sizes()) {
+    for (int col : {1, 3, 8}) {
+      Pairs             P(n, col, 300 + col);
+      auto              vh = RandomVector(n, 7), uh = RandomVector(n, 8);
+      std::vector<Int>  gf(n), iwh(n);
+      for (Int i = 0; i < n; i++) gf[i] = (i % 4 == 1) ? 0 : 1, iwh[i] = (i % 5 == 2) ? 1 : -1;
+      auto       v = ToDevice(vh), u = ToDevice(uh);
+      auto       g = ToDevice(gf), iw = ToDevice(iwh);
+      View<Real> scratch("scratch", lb::PairScratch(col)), out("out", 6 * col);
+      lb::PairDots(P.table, col, v, scratch, out);
+      auto oh = ToHost(out);
+      for (int j = 0; j < col; j++) {
+        double ry = 0, rs = 0, mag = 0;
+        for (Int i = 0; i < n; i++) ry += vh[i] * P.y[j][i], rs += vh[i] * P.s[j][i], mag += std::abs(vh[i]) * (std::abs(P.y[j][i]) + std::abs(P.s[j][i]));
+        EXPECT_NEAR(oh[j], ry, 1e-13 * (1 + mag)) << "n " << n << " col " << col;
+        EXPECT_NEAR(oh[col + j], rs, 1e-13 * (1 + mag)) << "n " << n << " col " << col;
+      }
+      lb::UpdateProducts(P.table, col, P.yd[col - 1], P.sd[col - 1], g, scratch, out);
+      oh = ToHost(out);
+      const auto &yn = P.y[col - 1], &sn = P.s[col - 1];
+      for (int j = 0; j < col; j++) {
+        double ref[6] = {0, 0, 0, 0, 0, 0}, mag = 0;
+        for (Int i = 0; i < n; i++) {
+          const double z = gf[i], a = 1 - gf[i];
+          ref[0] += z * yn[i] * P.y[j][i];
+          ref[1] += a * sn[i] * P.s[j][i];
+          ref[2] += a * sn[i] * P.y[j][i];
+          ref[3] += z * P.s[j][i] * yn[i];
+          ref[4] += z * sn[i] * P.y[j][i];
+          ref[5] += z * sn[i] * P.s[j][i];
+          mag += 4;
+        }
+        for (int q = 0; q < 6; q++) EXPECT_NEAR(oh[q * col + j], ref[q], 1e-13 * (1 + mag)) << "n " << n << " col " << col << " q " << q;
+      }
+      /* out = 0.5 mask (2 v - 3 u + Y a + S b), and the aliased form out = mask (out + Y a) */
+      std::vector<double> coef(2 * col);
+      for (int j = 0; j < 2 * col; j++) coef[j] = 0.25 * (j + 1) * (j % 2 ? -1 : 1);
+      auto       cd = ToDevice(coef);
+      View<Real> o("o", n);
+      lb::PairCombine(o, 0.5, true, iw, 2.0, v, -3.0, u, 0.0, lb::ConstView(), P.table, col, cd);
+      auto ohc = ToHost(o);
+      for (Int i = 0; i < n; i++) {
+        double ref = 2 * vh[i] - 3 * uh[i];
+        for (int j = 0; j < col; j++) ref += coef[j] * P.y[j][i] + coef[col + j] * P.s[j][i];
+        ref = iwh[i] > 0 ? 0 : 0.5 * ref;
+        ASSERT_NEAR(ohc[i], ref, 1e-13 * (1 + std::abs(ref))) << "n " << n << " col " << col << " i " << i;
+      }
+      lb::PairCombine(o, 1.0, false, iw, 1.0, o, 0.0, lb::ConstView(), 0.0, lb::ConstView(), P.table, col, cd);
+      auto oh2 = ToHost(o);
+      for (Int i = 0; i < n; i++) {
+        double ref = ohc[i];
+        for (int j = 0; j < col; j++) ref += coef[j] * P.y[j][i] + coef[col + j] * P.s[j][i];
+        ASSERT_NEAR(oh2[i], ref, 1e-13 * (1 + std::abs(ref))) << "n " << n << " col " << col << " i " << i;
+      }
+    }
+  }
+}
+
+/* the fused line-search start and gradient change */
+TEST(Lbfgsb, LineSearchStartAndGradientChange)
+{
+  for (Int n : Sizes()) {
+    auto       zh = RandomVector(n, 11), xh = RandomVector(n, 12), gh = RandomVector(n, 13);
+    auto       z = ToDevice(zh), x = ToDevice(xh), g = ToDevice(gh);
+    View<Real> d("d", n), xo("xo", n), go("go", n), r("r", n);
+    Real       dtd, gtd;
+    lb::LineSearchStart(z, x, g, d, xo, go, dtd, gtd);
+    auto   dh = ToHost(d), xoh = ToHost(xo), goh = ToHost(go);
+    double rd = 0, rg = 0;
+    for (Int i = 0; i < n; i++) {
+      ASSERT_EQ(dh[i], zh[i] - xh[i]);
+      ASSERT_EQ(xoh[i], xh[i]);
+      ASSERT_EQ(goh[i], gh[i]);
+      rd += dh[i] * dh[i];
+      rg += gh[i] * dh[i];
+    }
+    EXPECT_NEAR(dtd, rd, 1e-13 * (1 + rd));
+    EXPECT_NEAR(gtd, rg, 1e-13 * (1 + n));
+    const Real rr = lb::GradientChange(z, x, r);
+    auto       rh = ToHost(r);
+    double     ref = 0;
+    for (Int i = 0; i < n; i++) {
+      ASSERT_EQ(rh[i], zh[i] - xh[i]);
+      ref += rh[i] * rh[i];
+    }
+    EXPECT_NEAR(rr, ref, 1e-13 * (1 + ref));
   }
 }
 

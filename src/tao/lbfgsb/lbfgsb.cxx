@@ -25,6 +25,7 @@ using petsckp::lbfgsb::VecPtr;
 
 static const char *const TaoLBFGSBCauchyScans[] = {"device", "host", NULL};
 static const char *const TaoLBFGSBGNorms[]      = {"inf", "2", NULL};
+static const char *const TaoLBFGSBGrams[]       = {"incremental", "full", NULL};
 
 const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
 
@@ -41,6 +42,7 @@ typedef struct {
   PetscInt            chunk;        /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
   PetscInt            scan;         /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
   PetscInt            gnorm;        /* norm of P(x - g) - x given to TAO's tests and monitors: 0 inf (L-BFGS-B's pgtol), 1 two-norm */
+  PetscInt            gram;         /* masked Gram blocks of formk: 0 updated with the free-set changes (reference), 1 from scratch */
   /* work vectors */
   Vec      *S, *Y;                  /* ring buffers of s and y */
   Vec       d, z, r, xold, gold, t, work;
@@ -52,17 +54,20 @@ typedef struct {
   View<Int>  perm;
   Kokkos::View<int64_t *, MemSpace> keys;
   Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre;  /* prefix sums of a chunk, (cnt + 1) x (4 col + 1) */
-  Kokkos::View<VecPtr *, MemSpace> gvecs;                   /* masked Gram: vector pointers, products, partial sums */
-  Kokkos::View<GramProduct *, MemSpace> gprods;
+  Kokkos::View<VecPtr *, MemSpace> gvecs;                   /* device pointers of (y_0..y_col-1, s_0..s_col-1), chronological */
+  Kokkos::View<GramProduct *, MemSpace> gprods;             /* masked Gram: products, partial sums, results */
   Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> gpartial;
   View<Real> gout;
+  View<Int>  gfree, chg;         /* free flags of the stored Gram blocks; the variables whose state changed */
+  View<Real> pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
+  std::vector<PetscReal> gyy, gss, gszy, gsay; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (upper), s'AA'y (strictly lower) */
   PetscInt  nlocal, rstart;
   /* limited-memory state */
   Memory    mem;
   PetscInt  head, iupdat;
   PetscBool updatd;
   /* statistics */
-  PetscInt  nfgv, nskip, nreset, nbreakscan, nbreakpassed, ntruncated, nprojected, nbacktrack, nlsfail;
+  PetscInt  nfgv, nskip, nreset, nbreakscan, nbreakpassed, ntruncated, nprojected, nbacktrack, nlsfail, ngramchanged;
   const char *termination;
 } TAO_LBFGSB;
 
@@ -76,6 +81,91 @@ static void LBFGSBChrono(TAO_LBFGSB *lb, Vec *Sc, Vec *Yc)
     Sc[j]      = lb->S[p];
     Yc[j]      = lb->Y[p];
   }
+}
+
+/* the device pointers of the stored pairs, chronological (y_0..y_col-1, s_0..s_col-1), into lb->gvecs; dv (2 col
+   entries) keeps the arrays until LBFGSBPairsRestore() */
+static PetscErrorCode LBFGSBPairsGet(TAO_LBFGSB *lb, std::vector<DeviceVec> &dv)
+{
+  const PetscInt      col = lb->mem.col;
+  Vec                 Sc[64], Yc[64];
+  std::vector<VecPtr> ptr(2 * col);
+
+  PetscFunctionBegin;
+  LBFGSBChrono(lb, Sc, Yc);
+  for (PetscInt j = 0; j < col; j++) {
+    PetscCall(dv[j].Get(Yc[j], Access::Read));
+    PetscCall(dv[col + j].Get(Sc[j], Access::Read));
+    ptr[j].p       = dv[j].cview().data();
+    ptr[col + j].p = dv[col + j].cview().data();
+  }
+  if (col) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * col)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * col)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LBFGSBPairsRestore(std::vector<DeviceVec> &dv)
+{
+  PetscFunctionBegin;
+  for (auto &v : dv) PetscCall(v.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static Kokkos::View<VecPtr *, MemSpace> LBFGSBPairs(TAO_LBFGSB *lb) { return Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * (PetscInt)lb->mem.col)); }
+
+/* W^T v = (Y^T v, theta S^T v) summed over the ranks, one pass over the stored pairs */
+static PetscErrorCode LBFGSBWtv(Tao tao, Vec v, PetscScalar *p)
+{
+  TAO_LBFGSB            *lb  = (TAO_LBFGSB *)tao->data;
+  const PetscInt         col = lb->mem.col;
+  std::vector<DeviceVec> dv(2 * lb->mem.col);
+  DeviceVec              vv;
+
+  PetscFunctionBegin;
+  if (!col) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(LBFGSBPairsGet(lb, dv));
+  PetscCall(vv.Get(v, Access::Read));
+  PetscCallCXX(lbfgsb::PairDots(LBFGSBPairs(lb), col, vv.cview(), lb->pscratch, lb->pout));
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(p, 2 * col), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, 2 * col))));
+  PetscCallCXX(exec().fence());
+  PetscCall(vv.Restore());
+  PetscCall(LBFGSBPairsRestore(dv));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p, (PetscMPIInt)(2 * col), MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  for (PetscInt j = 0; j < col; j++) p[col + j] *= lb->mem.theta;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* out = scale mask (c0 u0 + c1 u1 + c2 u2 + Y a + S b), coef = (a, b) of the stored pairs (NULL vectors: no term) */
+static PetscErrorCode LBFGSBCombine(TAO_LBFGSB *lb, Vec out, PetscReal scale, PetscBool masked, PetscReal c0, Vec u0, PetscReal c1, Vec u1, PetscReal c2, Vec u2, const PetscScalar *coef)
+{
+  const PetscInt         col = lb->mem.col;
+  std::vector<DeviceVec> dv(2 * lb->mem.col);
+  DeviceVec              o, v0, v1, v2;
+  lbfgsb::ConstView      e0, e1, e2;
+
+  PetscFunctionBegin;
+  PetscCall(LBFGSBPairsGet(lb, dv));
+  if (col) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->pcoef, std::make_pair((PetscInt)0, 2 * col)), HostUView<const Real>(coef, 2 * col)));
+  if (u0 && u0 != out) {
+    PetscCall(v0.Get(u0, Access::Read));
+    e0 = v0.cview();
+  }
+  if (u1) {
+    PetscCall(v1.Get(u1, Access::Read));
+    e1 = v1.cview();
+  }
+  if (u2) {
+    PetscCall(v2.Get(u2, Access::Read));
+    e2 = v2.cview();
+  }
+  PetscCall(o.Get(out, u0 == out ? Access::ReadWrite : Access::Write));
+  if (u0 == out) e0 = o.cview();
+  PetscCallCXX(lbfgsb::PairCombine(o.view(), scale, masked ? true : false, lb->iwhere, c0, e0, c1, e1, c2, e2, LBFGSBPairs(lb), col, lb->pcoef));
+  PetscCall(o.Restore());
+  if (u0 && u0 != out) PetscCall(v0.Restore());
+  if (u1) PetscCall(v1.Restore());
+  if (u2) PetscCall(v2.Restore());
+  PetscCall(LBFGSBPairsRestore(dv));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode LBFGSBResetMemory(TAO_LBFGSB *lb)
@@ -228,9 +318,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   /* p = W^T d with W = [Y, theta S] */
   if (col > 0) {
     LBFGSBChrono(lb, Sc, Yc);
-    PetscCall(VecMDot(lb->d, col, Yc, p.data()));
-    PetscCall(VecMDot(lb->d, col, Sc, p.data() + col));
-    for (PetscInt j = 0; j < col; j++) p[col + j] *= lb->mem.theta;
+    PetscCall(LBFGSBWtv(tao, lb->d, p.data()));
   }
   if (lbfgsb::CauchyScanStart(lb->mem, scan, p.data(), ci.f1, PETSC_MACHINE_EPSILON)) {
     *info = 1;
@@ -446,6 +534,66 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The Gram blocks of `formk` for the free set of iwhere (see LBFGSBSubspace). Incremental (default): the variables whose
+   state differs from gfree are compacted and their contributions added (entering the free set) or removed (leaving
+   it), O(m^2) work per changed variable; nothing runs when the problem has no bounds. Full: every block from scratch. */
+static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
+{
+  TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt           col = lb->mem.col, m = lb->m, full = lb->gram == 1;
+  PetscInt                 nloc = lb->nlocal, nglob = 0;
+  std::vector<GramProduct> prods;
+  std::vector<PetscReal>   gram;
+  std::vector<DeviceVec>   dv(2 * lb->mem.col);
+
+  PetscFunctionBegin;
+  if (!full) {
+    if (!cnstnd) PetscFunctionReturn(PETSC_SUCCESS); /* every variable free, as gfree */
+    PetscCallCXX(nloc = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg));
+    PetscCallMPI(MPI_Allreduce(&nloc, &nglob, 1, MPIU_INT, MPI_SUM, comm));
+    lb->ngramchanged += nglob;
+    if (!nglob || !col) PetscFunctionReturn(PETSC_SUCCESS);
+  } else {
+    PetscInt dummy;
+    PetscCallCXX(dummy = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg)); /* gfree := the free set of the blocks */
+    (void)dummy;
+    if (!col) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt i = 0; i < col; i++) {
+    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
+    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
+    for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
+    for (PetscInt j = i; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
+  }
+  const PetscInt nprod = (PetscInt)prods.size();
+  if ((PetscInt)lb->gprods.extent(0) != nprod) {
+    const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
+    PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
+    PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
+    PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod));
+  }
+  PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
+  PetscCall(LBFGSBPairsGet(lb, dv));
+  PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), nloc, full ? View<Int>() : lb->chg, lb->iwhere, lb->gprods, lb->gpartial, lb->gout));
+  gram.resize(nprod);
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
+  PetscCallCXX(exec().fence());
+  PetscCall(LBFGSBPairsRestore(dv));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, gram.data(), (PetscMPIInt)nprod, MPIU_REAL, MPIU_SUM, comm));
+  {
+    const PetscReal keep = full ? 0.0 : 1.0; /* full: set; incremental: add the corrections */
+    PetscInt        q    = 0;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gyy[i + j * m] = lb->gyy[j + i * m] = keep * lb->gyy[i + j * m] + gram[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gss[i + j * m] = lb->gss[j + i * m] = keep * lb->gss[i + j * m] + gram[q];
+      for (PetscInt j = 0; j < i; j++, q++) lb->gsay[i + j * m] = keep * lb->gsay[i + j * m] + gram[q];
+      for (PetscInt j = i; j < col; j++, q++) lb->gszy[i + j * m] = keep * lb->gszy[i + j * m] + gram[q];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Subspace minimisation (reference `formk`, `cmprlb`, `subsm`, v3.0 projection with backtracking): z := x-bar.
    *info != 0 when a factorisation fails. */
 static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, const std::vector<PetscReal> &c, PetscInt *info)
@@ -454,57 +602,26 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
   const PetscInt           col = lb->mem.col;
   const PetscReal          theta = lb->mem.theta;
-  Vec                      Sc[64], Yc[64];
   std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col);
   PetscInt                 iword = 0, giword;
 
   PetscFunctionBegin;
   *info = 0;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
-  LBFGSBChrono(lb, Sc, Yc);
-  /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper) in one fused pass
-     over the 2 col vectors and one MPI reduction, then the LEL^T factor of K */
+  /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper). Kept across iterations
+     for the free set of gfree: each update appends its row (LBFGSBUpdate), and here the blocks follow the variables
+     that entered or left the free set since (the reference `formk`); with -tao_lbfgsb_gram full they are recomputed
+     over all variables. Either way one fused device pass and one MPI reduction. */
+  PetscCall(LBFGSBGram(tao, cnstnd));
   {
-    const PetscInt           nv = 2 * col;
-    std::vector<DeviceVec>   dv(nv);
-    std::vector<VecPtr>      ptr(nv);
-    std::vector<GramProduct> prods;
-    std::vector<PetscReal>   gram;
-    for (PetscInt i = 0; i < col; i++) {
-      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
-      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
-      for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
-      for (PetscInt j = i; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
-    }
-    const PetscInt nprod = (PetscInt)prods.size();
-    for (PetscInt j = 0; j < col; j++) {
-      PetscCall(dv[j].Get(Yc[j], Access::Read));
-      PetscCall(dv[col + j].Get(Sc[j], Access::Read));
-      ptr[j].p       = dv[j].cview().data();
-      ptr[col + j].p = dv[col + j].cview().data();
-    }
-    if ((PetscInt)lb->gvecs.extent(0) < nv) PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::gvecs"), nv));
-    if ((PetscInt)lb->gprods.extent(0) != nprod) {
-      const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
-      PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
-      PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
-      PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod));
-    }
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), nv)));
-    PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
-    PetscCallCXX(lbfgsb::MaskedGram(Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, nv)), lb->nlocal, lb->iwhere, lb->gprods, lb->gpartial, lb->gout));
-    gram.resize(nprod);
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
-    PetscCallCXX(exec().fence());
-    for (PetscInt j = 0; j < nv; j++) PetscCall(dv[j].Restore());
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, gram.data(), (PetscMPIInt)nprod, MPIU_REAL, MPIU_SUM, comm));
-    PetscInt q = 0;
-    for (PetscInt i = 0; i < col; i++) {
-      for (PetscInt j = 0; j <= i; j++) yzzy[i + j * col] = yzzy[j + i * col] = gram[q++];
-      for (PetscInt j = 0; j <= i; j++) saas[i + j * col] = saas[j + i * col] = gram[q++];
-      for (PetscInt j = 0; j < i; j++) saay[i + j * col] = gram[q++];
-      for (PetscInt j = i; j < col; j++) szzy[i + j * col] = gram[q++];
-    }
+    const PetscInt m = lb->m;
+    for (PetscInt j = 0; j < col; j++)
+      for (PetscInt i = 0; i < col; i++) {
+        yzzy[i + j * col] = lb->gyy[i + j * m];
+        saas[i + j * col] = lb->gss[i + j * m];
+        szzy[i + j * col] = i <= j ? lb->gszy[i + j * m] : 0.0;
+        saay[i + j * col] = i > j ? lb->gsay[i + j * m] : 0.0;
+      }
   }
   if (lbfgsb::Formk(lb->mem, yzzy.data(), saas.data(), szzy.data(), saay.data())) {
     *info = 1;
@@ -521,34 +638,17 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (PetscInt j = 0; j < col; j++) a[col + j] *= theta;
-    PetscCall(VecWAXPY(lb->r, -1.0, tao->solution, lb->z));
-    PetscCall(VecAXPBY(lb->r, -1.0, -theta, tao->gradient));
-    PetscCall(VecMAXPY(lb->r, col, a.data(), Yc));
-    PetscCall(VecMAXPY(lb->r, col, a.data() + col, Sc));
-    {
-      DeviceVec r;
-      PetscCall(r.Get(lb->r, Access::ReadWrite));
-      PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, r.cview(), r.view(), true));
-    }
+    PetscCall(LBFGSBCombine(lb, lb->r, 1.0, PETSC_TRUE, -1.0, tao->gradient, -theta, lb->z, theta, tao->solution, a.data()));
   }
   /* subsm: d = (1/theta) r + (1/theta^2) Z^T W K^-1 W^T Z r */
-  PetscCall(VecMDot(lb->r, col, Yc, wv.data()));
-  PetscCall(VecMDot(lb->r, col, Sc, wv.data() + col));
-  for (PetscInt j = 0; j < col; j++) wv[col + j] *= theta;
+  PetscCall(LBFGSBWtv(tao, lb->r, wv.data()));
   if (lbfgsb::SubsmSolve(lb->mem, wv.data())) {
     *info = 1;
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt j = 0; j < col; j++) wv[j] /= theta;
-  PetscCall(VecMAXPY(lb->r, col, wv.data(), Yc));
-  PetscCall(VecMAXPY(lb->r, col, wv.data() + col, Sc));
-  {
-    DeviceVec r;
-    PetscCall(r.Get(lb->r, Access::ReadWrite));
-    PetscCallCXX(lbfgsb::MaskByState(lb->iwhere, r.cview(), r.view(), true));
-  }
-  PetscCall(VecScale(lb->r, 1.0 / theta));
+  PetscCall(LBFGSBCombine(lb, lb->r, 1.0 / theta, PETSC_TRUE, 1.0, lb->r, 0.0, NULL, 0.0, NULL, wv.data()));
   /* v3.0: try the projected step P(x^c + d); keep it when it is a descent direction from x */
   {
     DeviceVec l, u, z, d, w;
@@ -595,15 +695,16 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* reference `matupd` + `formt`: append (s, y) = (lb->d, lb->r); returns *info != 0 when T is not positive definite */
+/* reference `matupd` + `formt`: append (s, y) = (lb->d, lb->r) (the vectors are swapped into the ring buffers, not
+   copied), with S^T s, Y^T s and the new row of the Gram blocks for the free set gfree from one pass over the stored
+   pairs; returns *info != 0 when T is not positive definite */
 static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscReal stp, PetscReal dtd, PetscInt *info)
 {
-  TAO_LBFGSB *lb  = (TAO_LBFGSB *)tao->data;
-  Memory     &mem = lb->mem;
-  const int   m   = (int)lb->m;
-  PetscInt    slot;
-  Vec         Sc[64], Yc[64];
-  std::vector<PetscScalar> sy(m), ss(m);
+  TAO_LBFGSB            *lb  = (TAO_LBFGSB *)tao->data;
+  Memory                &mem = lb->mem;
+  const int              m   = (int)lb->m;
+  PetscInt               slot;
+  std::vector<PetscReal> pr;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Update, tao, 0, 0, 0));
@@ -619,23 +720,48 @@ static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscRea
       for (int i = 0; i <= j; i++) mem.SS(i, j) = mem.SS(i + 1, j + 1);
       for (int i = j; i < mem.col - 1; i++) mem.SY(i, j) = mem.SY(i + 1, j + 1);
     }
+    for (int j = 0; j < mem.col - 1; j++)
+      for (int i = 0; i < mem.col - 1; i++) {
+        lb->gyy[i + j * m]  = lb->gyy[i + 1 + (j + 1) * m];
+        lb->gss[i + j * m]  = lb->gss[i + 1 + (j + 1) * m];
+        lb->gszy[i + j * m] = lb->gszy[i + 1 + (j + 1) * m];
+        lb->gsay[i + j * m] = lb->gsay[i + 1 + (j + 1) * m];
+      }
   }
-  PetscCall(VecCopy(lb->d, lb->S[slot]));
-  PetscCall(VecCopy(lb->r, lb->Y[slot]));
-  mem.theta = rr / dr;
-  LBFGSBChrono(lb, Sc, Yc);
+  std::swap(lb->d, lb->S[slot]);
+  std::swap(lb->r, lb->Y[slot]);
+  mem.theta     = rr / dr;
   const int col = mem.col;
-  if (col > 1) {
-    PetscCall(VecMDot(lb->d, col - 1, Yc, sy.data()));
-    PetscCall(VecMDot(lb->d, col - 1, Sc, ss.data()));
+  pr.resize(6 * col);
+  {
+    DeviceVec              yv, sv;
+    std::vector<DeviceVec> dv(2 * col);
+    PetscCall(LBFGSBPairsGet(lb, dv));
+    PetscCall(yv.Get(lb->Y[slot], Access::Read));
+    PetscCall(sv.Get(lb->S[slot], Access::Read));
+    PetscCallCXX(lbfgsb::UpdateProducts(LBFGSBPairs(lb), col, yv.cview(), sv.cview(), lb->gfree, lb->pscratch, lb->pout));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(pr.data(), 6 * col), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, (PetscInt)(6 * col)))));
+    PetscCallCXX(exec().fence());
+    PetscCall(yv.Restore());
+    PetscCall(sv.Restore());
+    PetscCall(LBFGSBPairsRestore(dv));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, pr.data(), (PetscMPIInt)(6 * col), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
   }
-  for (int j = 0; j < col - 1; j++) {
-    mem.SY(col - 1, j) = sy[j];
-    mem.SS(j, col - 1) = ss[j];
+  const PetscReal *yzy = &pr[0], *sas = &pr[col], *say = &pr[2 * col], *szyn = &pr[3 * col], *szy = &pr[4 * col], *szs = &pr[5 * col];
+  const int        c1  = col - 1;
+  for (int j = 0; j < c1; j++) {
+    mem.SY(c1, j) = szy[j] + say[j];
+    mem.SS(j, c1) = szs[j] + sas[j];
   }
-  mem.SS(col - 1, col - 1) = stp == 1.0 ? dtd : stp * stp * dtd;
-  mem.SY(col - 1, col - 1) = dr;
-  *info                    = lbfgsb::Formt(mem);
+  mem.SS(c1, c1) = stp == 1.0 ? dtd : stp * stp * dtd;
+  mem.SY(c1, c1) = dr;
+  for (int j = 0; j < col; j++) {
+    lb->gyy[c1 + j * m] = lb->gyy[j + c1 * m] = yzy[j];
+    lb->gss[c1 + j * m] = lb->gss[j + c1 * m] = sas[j];
+    lb->gszy[j + c1 * m]                      = szyn[j];
+    if (j < c1) lb->gsay[c1 + j * m] = say[j];
+  }
+  *info = lbfgsb::Formt(mem);
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Update, tao, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -654,8 +780,13 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
   if (!tao->gradient) PetscCall(VecDuplicate(tao->solution, &tao->gradient));
   if (!tao->stepdirection) PetscCall(VecDuplicate(tao->solution, &tao->stepdirection));
   if (!lb->d) {
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->S));
-    PetscCall(VecDuplicateVecs(tao->solution, lb->m, &lb->Y));
+    /* one Vec each (not VecDuplicateVecs): the update swaps d and r into the ring buffers */
+    PetscCall(PetscCalloc1(lb->m, &lb->S));
+    PetscCall(PetscCalloc1(lb->m, &lb->Y));
+    for (PetscInt j = 0; j < lb->m; j++) {
+      PetscCall(VecDuplicate(tao->solution, &lb->S[j]));
+      PetscCall(VecDuplicate(tao->solution, &lb->Y[j]));
+    }
     PetscCall(VecDuplicate(tao->solution, &lb->d));
     PetscCall(VecDuplicate(tao->solution, &lb->z));
     PetscCall(VecDuplicate(tao->solution, &lb->r));
@@ -669,6 +800,16 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
     PetscCallCXX(lb->iwhere = View<Int>(std::string("lbfgsb::iwhere"), n));
     PetscCallCXX(lb->idx = View<Int>(std::string("lbfgsb::idx"), n));
     PetscCallCXX(lb->tsort = View<Real>(std::string("lbfgsb::tsort"), n));
+    PetscCallCXX(lb->gfree = View<Int>(std::string("lbfgsb::gfree"), n));
+    PetscCallCXX(lb->chg = View<Int>(std::string("lbfgsb::changed"), n > 0 ? n : 1));
+    PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::pairs"), 2 * lb->m));
+    PetscCallCXX(lb->pscratch = View<Real>(std::string("lbfgsb::pairscratch"), lbfgsb::PairScratch(lb->m)));
+    PetscCallCXX(lb->pout = View<Real>(std::string("lbfgsb::pairout"), 6 * lb->m));
+    PetscCallCXX(lb->pcoef = View<Real>(std::string("lbfgsb::paircoef"), 2 * lb->m));
+    lb->gyy.assign((size_t)lb->m * lb->m, 0.0);
+    lb->gss.assign((size_t)lb->m * lb->m, 0.0);
+    lb->gszy.assign((size_t)lb->m * lb->m, 0.0);
+    lb->gsay.assign((size_t)lb->m * lb->m, 0.0);
     lb->mem.Resize((int)lb->m);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -677,9 +818,13 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
 static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
 {
   PetscFunctionBegin;
-  if (lb->d) {
-    PetscCall(VecDestroyVecs(lb->m, &lb->S));
-    PetscCall(VecDestroyVecs(lb->m, &lb->Y));
+  if (lb->S) {
+    for (PetscInt j = 0; j < lb->m; j++) {
+      PetscCall(VecDestroy(&lb->S[j]));
+      PetscCall(VecDestroy(&lb->Y[j]));
+    }
+    PetscCall(PetscFree(lb->S));
+    PetscCall(PetscFree(lb->Y));
   }
   PetscCall(VecDestroy(&lb->d));
   PetscCall(VecDestroy(&lb->z));
@@ -707,6 +852,11 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>());
   PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>());
   PetscCallCXX(lb->gout = View<Real>());
+  PetscCallCXX(lb->gfree = View<Int>());
+  PetscCallCXX(lb->chg = View<Int>());
+  PetscCallCXX(lb->pscratch = View<Real>());
+  PetscCallCXX(lb->pout = View<Real>());
+  PetscCallCXX(lb->pcoef = View<Real>());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -723,7 +873,8 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
 
   PetscFunctionBegin;
   PetscCall(LBFGSBResetMemory(lb));
-  lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = 0;
+  lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = lb->ngramchanged = 0;
+  PetscCallCXX(Kokkos::deep_copy(exec(), lb->gfree, (Int)1)); /* the (empty) Gram blocks: every variable free */
   lb->termination = "none";
   tol             = lb->factr * PETSC_MACHINE_EPSILON;
   /* bounds: TAO's, or +-infinity */
@@ -807,8 +958,27 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     }
     /* 3. line search along d = z - x (reference `lnsrlb` with More-Thuente `dcsrch`) */
     PetscCall(PetscLogEventBegin(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
-    PetscCall(VecWAXPY(lb->d, -1.0, x, lb->z));
-    PetscCall(VecDot(lb->d, lb->d, &dtd));
+    {
+      /* d = z - x, x_old = x, g_old = g, d^T d and g^T d in one pass */
+      DeviceVec zv, xv, gv, dv, xo, go;
+      PetscReal loc[2];
+      PetscCall(zv.Get(lb->z, Access::Read));
+      PetscCall(xv.Get(x, Access::Read));
+      PetscCall(gv.Get(g, Access::Read));
+      PetscCall(dv.Get(lb->d, Access::Write));
+      PetscCall(xo.Get(lb->xold, Access::Write));
+      PetscCall(go.Get(lb->gold, Access::Write));
+      PetscCallCXX(lbfgsb::LineSearchStart(zv.cview(), xv.cview(), gv.cview(), dv.view(), xo.view(), go.view(), loc[0], loc[1]));
+      PetscCall(zv.Restore());
+      PetscCall(xv.Restore());
+      PetscCall(gv.Restore());
+      PetscCall(dv.Restore());
+      PetscCall(xo.Restore());
+      PetscCall(go.Restore());
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, loc, 2, MPIU_REAL, MPIU_SUM, comm));
+      dtd = loc[0];
+      gd  = loc[1];
+    }
     dnorm = PetscSqrtReal(dtd);
     stpmx = 1e10;
     if (cnstnd) {
@@ -829,14 +999,12 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       }
     }
     stp = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
-    PetscCall(VecCopy(x, lb->xold));
-    PetscCall(VecCopy(g, lb->gold));
     fold = f;
     PetscInt       ifun = 0, iback = 0;
     PetscBool      lsfail = PETSC_FALSE;
     lbfgsb::Dcsrch ls;
     while (PETSC_TRUE) {
-      PetscCall(VecDot(g, lb->d, &gd));
+      if (ifun > 0) PetscCall(VecDot(g, lb->d, &gd));
       if (ifun == 0) {
         gdold = gd;
         if (gd >= 0) {
@@ -903,8 +1071,17 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     /* 5. limited-memory update with (s, y) = (stp d, g - g_old) */
     {
       PetscReal rr, dr, ddum;
-      PetscCall(VecWAXPY(lb->r, -1.0, lb->gold, g));
-      PetscCall(VecDot(lb->r, lb->r, &rr));
+      {
+        DeviceVec gv, go, rv;
+        PetscCall(gv.Get(g, Access::Read));
+        PetscCall(go.Get(lb->gold, Access::Read));
+        PetscCall(rv.Get(lb->r, Access::Write));
+        PetscCallCXX(rr = lbfgsb::GradientChange(gv.cview(), go.cview(), rv.view()));
+        PetscCall(gv.Restore());
+        PetscCall(go.Restore());
+        PetscCall(rv.Restore());
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &rr, 1, MPIU_REAL, MPIU_SUM, comm));
+      }
       if (stp == 1.0) {
         dr   = gd - gdold;
         ddum = -gdold;
@@ -985,6 +1162,7 @@ static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
   PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search", "", lb->ls_xtol, &lb->ls_xtol, NULL));
   PetscCall(PetscOptionsEList("-tao_lbfgsb_cauchy_scan", "breakpoint scan of the exact Cauchy point: device (sorted prefix sums, parallel search) or host (reference recurrences)", "", TaoLBFGSBCauchyScans, 2, TaoLBFGSBCauchyScans[lb->scan], &lb->scan, NULL));
   PetscCall(PetscOptionsEList("-tao_lbfgsb_gnorm", "norm of the projected step P(x - g) - x in TAO's convergence test and monitors: inf (L-BFGS-B's pgtol) or 2 (as TAO BLMVM's projected gradient)", "", TaoLBFGSBGNorms, 2, TaoLBFGSBGNorms[lb->gnorm], &lb->gnorm, NULL));
+  PetscCall(PetscOptionsEList("-tao_lbfgsb_gram", "masked Gram blocks of the subspace step: incremental (kept across iterations, corrected for the variables entering or leaving the free set, as the reference formk) or full (recomputed every iteration)", "", TaoLBFGSBGrams, 2, TaoLBFGSBGrams[lb->gram], &lb->gram, NULL));
   PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (doubles each round)", "", lb->chunk, &lb->chunk, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(lb->maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_maxls must be at least 1");
@@ -1009,6 +1187,7 @@ static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Cauchy points past the first breakpoint: %" PetscInt_FMT " (breakpoints passed %" PetscInt_FMT ", truncated by the approximation %" PetscInt_FMT ")\n", lb->nbreakscan, lb->nbreakpassed, lb->ntruncated));
   PetscCall(PetscViewerASCIIPrintf(viewer, "subspace steps: %" PetscInt_FMT " projected, %" PetscInt_FMT " backtracked\n", lb->nprojected, lb->nbacktrack));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Gram blocks of the subspace step: %s (%" PetscInt_FMT " free-set changes)\n", TaoLBFGSBGrams[lb->gram], lb->ngramchanged));
   PetscCall(PetscViewerASCIIPrintf(viewer, "termination: %s\n", lb->termination));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1021,6 +1200,10 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   PetscFunctionBegin;
   PetscCall(TaoLBFGSBFreeWork(lb));
   lb->mem.~Memory();
+  lb->gyy.~vector();
+  lb->gss.~vector();
+  lb->gszy.~vector();
+  lb->gsay.~vector();
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", NULL));
@@ -1044,6 +1227,9 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
                                               default) or 2 (the norm TAO BLMVM uses, for comparisons with one tolerance)
 . -tao_lbfgsb_cauchy_scan <device,host>    - the breakpoint scan past the first breakpoint: on the device by sorting
                                               and prefix sums (default), or on the host with the reference recurrences
+. -tao_lbfgsb_gram <incremental,full>      - the masked Gram blocks of the subspace step: kept across iterations and
+                                              corrected for the variables entering or leaving the free set, as the
+                                              reference formk (default), or recomputed over all variables
 - -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (doubles each round)
 
   Level: beginner
@@ -1055,8 +1241,11 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   ranks and sorted in the global order (t, global index); the rank-one updates of W^T d, W^T (x(t) - x) and
   ||d||^2 are prefix-summed on the device, every segment's f' and f'' evaluated independently and the first segment
   holding the minimiser found by a min-index reduction, so that every rank count gives the same Cauchy point);
-  direct primal subspace minimisation with the 2m x 2m matrix K (all masked Gram products in one fused device pass
-  and one MPI reduction, O(m^3) factorisations on the host); the projected step with the backtracking fallback of version 3.0; the More-Thuente
+  direct primal subspace minimisation with the 2m x 2m matrix K (its masked Gram blocks kept across iterations: each
+  update appends one row, computed with S^T s and Y^T s in one pass over the stored pairs, and the variables that
+  entered or left the free set are compacted and their products added or removed, one MPI reduction each;
+  O(m^3) factorisations on the host; every product with W and every combination of the stored pairs is one fused
+  pass over them); the projected step with the backtracking fallback of version 3.0; the More-Thuente
   line search; the update skipped when s^T y <= eps (-g^T s).
 
   The residual passed to the TAO monitors and convergence test is the infinity norm of the projected gradient, so
@@ -1099,6 +1288,15 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
   new (&lb->gprods) Kokkos::View<GramProduct *, MemSpace>();
   new (&lb->gpartial) Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>();
   new (&lb->gout) View<Real>();
+  new (&lb->gfree) View<Int>();
+  new (&lb->chg) View<Int>();
+  new (&lb->pscratch) View<Real>();
+  new (&lb->pout) View<Real>();
+  new (&lb->pcoef) View<Real>();
+  new (&lb->gyy) std::vector<PetscReal>();
+  new (&lb->gss) std::vector<PetscReal>();
+  new (&lb->gszy) std::vector<PetscReal>();
+  new (&lb->gsay) std::vector<PetscReal>();
   tao->data    = (void *)lb;
   lb->m        = 10;
   lb->cauchy   = TAO_LBFGSB_CAUCHY_EXACT;
@@ -1109,6 +1307,7 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
   lb->ls_xtol  = 0.1;
   lb->chunk    = 64;
   lb->gnorm    = 0;
+  lb->gram     = 0;
   lb->termination = "none";
 
   tao->ops->setup          = TaoSetUp_LBFGSB;

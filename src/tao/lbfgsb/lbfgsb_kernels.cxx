@@ -422,18 +422,24 @@ void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokk
 
 /* ---------------------------------------------------------------- masked Gram products in one pass */
 
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out)
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out)
 {
   using Policy      = Kokkos::TeamPolicy<ExecSpace>;
   using Member      = Policy::member_type;
   using Scratch     = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Int nv      = (Int)vecs.extent(0), nprod = (Int)prods.extent(0), lmax = (Int)partial.extent(0);
+  const bool listed = rows.extent(0) > 0;
   if (nprod == 0) return;
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), Kokkos::subview(out, std::make_pair((Int)0, nprod)), 0.0);
+    return;
+  }
   const Int tile    = std::max<Int>(8, std::min<Int>(128, 3072 / (nv + 2)));
+  const Int ld      = tile + 1; /* odd row stride of the tile: the vectors of a product sit in different banks */
   const Int ntiles  = (n + tile - 1) / tile;
   const Int league  = std::max<Int>(1, std::min<Int>(ntiles, lmax));
   const Int perteam = ((ntiles + league - 1) / league) * tile; /* rows per team, whole tiles */
-  const Int ssize   = tile * (nv + 2);
+  const Int ssize   = ld * (nv + 2);
   Policy    pol(exec(), league, Kokkos::AUTO);
   pol.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(ssize)));
   Kokkos::parallel_for(
@@ -447,16 +453,20 @@ void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, 
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nr * (nv + 2)), [&](const Int idx) {
           const Int v = idx / nr, r = idx - v * nr;
+          const Int i = listed ? rows(r0 + r) : r0 + r;
           Real      val;
-          if (v < nv) val = vecs(v).p[r0 + r];
-          else if (v == nv) val = iwhere(r0 + r) <= 0 ? 1 : 0;
-          else val = iwhere(r0 + r) > 0 ? 1 : 0;
-          buf(v * tile + r) = val;
+          if (v < nv) val = vecs(v).p[i];
+          else {
+            const bool fr = iwhere(i) <= 0;
+            if (listed) val = (fr == (v == nv)) ? 1 : -1; /* free products +s, active products -s */
+            else val = (fr == (v == nv)) ? 1 : 0;
+          }
+          buf(v * ld + r) = val;
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nprod), [&](const Int q) {
           const GramProduct pr = prods(q);
-          const Int         oa = pr.a * tile, ob = pr.b * tile, om = (pr.free ? nv : nv + 1) * tile;
+          const Int         oa = pr.a * ld, ob = pr.b * ld, om = (pr.free ? nv : nv + 1) * ld;
           Real              s  = 0;
           for (Int r = 0; r < nr; r++) s += buf(om + r) * buf(oa + r) * buf(ob + r);
           partial(lr, q) += s;
@@ -469,6 +479,164 @@ void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, 
       for (Int l = 0; l < league; l++) s += partial(l, q);
       out(q) = s;
     });
+}
+
+Int FreeSetChanges(View<Int> iwhere, View<Int> gfree, View<Int> rows)
+{
+  const Int n   = (Int)iwhere.extent(0);
+  Int       cnt = 0;
+  Kokkos::parallel_scan(
+    "lbfgsb::FreeSetChanges", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &upd, const bool final) {
+      const Int fr = iwhere(i) <= 0 ? 1 : 0;
+      if (fr != gfree(i)) {
+        if (final) {
+          rows(upd) = i;
+          gfree(i)  = fr;
+        }
+        upd++;
+      }
+    },
+    cnt);
+  return cnt;
+}
+
+/* ---------------------------------------------------------------- products with the stored pairs */
+
+namespace
+{
+/* out(q col + j) = sum_i op_q(i, y_j(i), s_j(i)) for j < col, q < NQ: team (segment, j) accumulates its rows in
+   registers (the teams of one segment run together, so the vectors common to all j are read once from memory),
+   then the segments are summed in a fixed order (deterministic) */
+template <int NQ, class Op>
+void PairReduce(const char *name, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, Int n, const Op &op, View<Real> scratch, View<Real> out)
+{
+  using Policy     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member     = Policy::member_type;
+  using TeamShared = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  if (col == 0) return;
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), Kokkos::subview(out, std::make_pair((Int)0, NQ * col)), 0.0);
+    return;
+  }
+  const Int nseg = std::max<Int>(1, std::min<Int>(kPairSegments, (n + 4095) / 4096));
+  const Int seg  = (n + nseg - 1) / nseg;
+  const int ts   = kDeviceExec ? 128 : 1;
+  Policy    pol(exec(), nseg * col, ts);
+  pol.set_scratch_size(0, Kokkos::PerTeam(TeamShared::shmem_size(NQ * ts)));
+  Kokkos::parallel_for(
+    name, pol, KOKKOS_LAMBDA(const Member &team) {
+      const Int   j = team.league_rank() % col, g = team.league_rank() / col;
+      const Int   b = g * seg, e = b + seg < n ? b + seg : n;
+      const Real *y = vecs(j).p, *s = vecs(col + j).p;
+      const int   t = team.team_rank(), nt = team.team_size();
+      Real        acc[NQ];
+      for (int q = 0; q < NQ; q++) acc[q] = 0;
+      for (Int i = b + t; i < e; i += nt) op(i, y[i], s[i], acc);
+      TeamShared sh(team.team_scratch(0), NQ * nt);
+      for (int q = 0; q < NQ; q++) sh(q * nt + t) = acc[q];
+      team.team_barrier();
+      for (int q = t; q < NQ; q += nt) {
+        Real sum = 0;
+        for (int k = 0; k < nt; k++) sum += sh(q * nt + k);
+        scratch((g * NQ + q) * col + j) = sum;
+      }
+    });
+  Kokkos::parallel_for(
+    "lbfgsb::PairReduceSum", range(NQ * col), KOKKOS_LAMBDA(const Int qj) {
+      Real sum = 0;
+      for (Int g = 0; g < nseg; g++) sum += scratch(g * NQ * col + qj);
+      out(qj) = sum;
+    });
+}
+
+struct DotOp {
+  ConstView v;
+  KOKKOS_INLINE_FUNCTION void operator()(Int i, Real y, Real s, Real *acc) const
+  {
+    const Real vi = v(i);
+    acc[0] += vi * y;
+    acc[1] += vi * s;
+  }
+};
+
+struct UpdateOp {
+  const Real *yn, *sn;
+  View<Int>   gfree;
+  KOKKOS_INLINE_FUNCTION void operator()(Int i, Real y, Real s, Real *acc) const
+  {
+    const Real z = gfree(i) ? 1 : 0, a = 1 - z, yi = yn[i], si = sn[i];
+    acc[0] += z * yi * y;
+    acc[1] += a * si * s;
+    acc[2] += a * si * y;
+    acc[3] += z * s * yi;
+    acc[4] += z * si * y;
+    acc[5] += z * si * s;
+  }
+};
+} // namespace
+
+void PairDots(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView v, View<Real> scratch, View<Real> out)
+{
+  PairReduce<2>("lbfgsb::PairDots", vecs, col, (Int)v.extent(0), DotOp{v}, scratch, out);
+}
+
+void UpdateProducts(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView y, ConstView s, View<Int> gfree, View<Real> scratch, View<Real> out)
+{
+  PairReduce<6>("lbfgsb::UpdateProducts", vecs, col, (Int)gfree.extent(0), UpdateOp{y.data(), s.data(), gfree}, scratch, out);
+}
+
+void PairCombine(MutView out, Real scale, bool masked, View<Int> iwhere, Real c0, ConstView u0, Real c1, ConstView u1, Real c2, ConstView u2, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef)
+{
+  const Int  n  = (Int)out.extent(0);
+  const bool h0 = u0.extent(0) > 0, h1 = u1.extent(0) > 0, h2 = u2.extent(0) > 0;
+  Kokkos::parallel_for(
+    "lbfgsb::PairCombine", range(n), KOKKOS_LAMBDA(const Int i) {
+      if (masked && iwhere(i) > 0) {
+        out(i) = 0;
+        return;
+      }
+      Real v = 0;
+      if (h0) v += c0 * u0(i);
+      if (h1) v += c1 * u1(i);
+      if (h2) v += c2 * u2(i);
+      for (Int j = 0; j < col; j++) v += coef(j) * vecs(j).p[i] + coef(col + j) * vecs(col + j).p[i];
+      out(i) = scale * v;
+    });
+}
+
+void LineSearchStart(ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real &dtd, Real &gtd)
+{
+  const Int n = (Int)x.extent(0);
+  dtd = gtd = 0;
+  if (n == 0) return;
+  Kokkos::parallel_reduce(
+    "lbfgsb::LineSearchStart", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &a, Real &b) {
+      const Real xi = x(i), gi = g(i), di = z(i) - xi;
+      d(i)    = di;
+      xold(i) = xi;
+      gold(i) = gi;
+      a += di * di;
+      b += gi * di;
+    },
+    dtd, gtd);
+}
+
+Real GradientChange(ConstView g, ConstView gold, MutView r)
+{
+  const Int n  = (Int)g.extent(0);
+  Real      rr = 0;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::GradientChange", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &a) {
+      const Real ri = g(i) - gold(i);
+      r(i)          = ri;
+      a += ri * ri;
+    },
+    rr);
+  return rr;
 }
 
 /* ---------------------------------------------------------------- host routines */

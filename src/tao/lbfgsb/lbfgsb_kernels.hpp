@@ -147,16 +147,50 @@ Int BreakpointFirstStop(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kok
    of the last record passed (or of the carry, -1 if none), pre(k, 0..ncol)); carry := pre(k, .) */
 void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, Int k, View<Real> out, View<Real> carry);
 
-/* ---- the masked Gram products of the subspace step in one pass: out(q) = sum_i mask_q(i) v_a(i) v_b(i) for the
-   triples prod(q) = (a, b, free) with mask = [iwhere_i <= 0] (free) or [iwhere_i > 0] (active); vecs holds the
-   device pointers of the vectors v_0..v_(nv-1) of local length n; partial: scratch of (league x nprod) */
+/* ---- the masked Gram products of the subspace step in one pass: out(q) = sum_i w_q(i) v_a(i) v_b(i) for the
+   triples prod(q) = (a, b, free); vecs holds the device pointers of the vectors v_0..v_(nv-1) of local length n;
+   partial: scratch of (league x nprod).
+   rows empty: every i < n with w = [iwhere_i <= 0] (free) or [iwhere_i > 0] (active) (the blocks of `formk` from
+   scratch);
+   rows given: only the n entries i = rows(k), k < n (the variables whose free/active state changed, see
+   FreeSetChanges), with w = +s for free products and -s for active ones, s = +1 if i is free now (entering the
+   free set) and -1 otherwise (leaving it): the corrections of `formk` for the changes of the free set */
 struct VecPtr {
   const Real *p;
 };
 struct GramProduct {
   int a, b, free;
 };
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out);
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out);
+
+/* the variables whose state free (iwhere <= 0) / active differs from the flag gfree (1 free, 0 active) of the stored
+   Gram blocks: their local indices in rows (increasing; rows must have room for n), gfree := the new state; returns
+   their number */
+Int FreeSetChanges(View<Int> iwhere, View<Int> gfree, View<Int> rows);
+
+/* ---- products with the stored pairs in one pass over them. vecs = (y_0..y_(col-1), s_0..s_(col-1)) (chronological,
+   so y_(col-1), s_(col-1) is the newest pair), local length n; scratch: at least PairScratch(col) entries. */
+constexpr Int kPairSegments = 256;
+inline Int    PairScratch(Int col) { return kPairSegments * 6 * (col > 0 ? col : 1); }
+
+/* out(j) = v^T y_j, out(col + j) = v^T s_j, j < col (W^T v without the theta scaling) */
+void PairDots(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView v, View<Real> scratch, View<Real> out);
+
+/* the new row of the stored products after the update that appended (s, y) (the views of s_(col-1), y_(col-1)), with Z = the
+   free variables of gfree (1) and A = the others: for j < col, out(q col + j) =
+   q = 0: y^T Z y_j, 1: s^T A s_j, 2: s^T A y_j, 3: s_j^T Z y, 4: s^T Z y_j, 5: s^T Z s_j
+   (so s^T y_j = out(4 col + j) + out(2 col + j) and s^T s_j = out(5 col + j) + out(col + j)) */
+void UpdateProducts(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView y, ConstView s, View<Int> gfree, View<Real> scratch, View<Real> out);
+
+/* out(i) = scale * mask(i) * (c0 u0(i) + c1 u1(i) + c2 u2(i) + sum_j coef(j) y_j(i) + coef(col + j) s_j(i)) with
+   mask = [iwhere_i <= 0] when masked, 1 otherwise; a u view may be empty (term left out) and may alias out */
+void PairCombine(MutView out, Real scale, bool masked, View<Int> iwhere, Real c0, ConstView u0, Real c1, ConstView u1, Real c2, ConstView u2, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef);
+
+/* start of the line search: d = z - x, xold = x, gold = g; returns (d^T d, g^T d) (rank-local) */
+void LineSearchStart(ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real &dtd, Real &gtd);
+
+/* r = g - gold; returns r^T r (rank-local) */
+Real GradientChange(ConstView g, ConstView gold, MutView r);
 
 /* ---- host routines on the small matrices (column-major, leading dimension ld) */
 
