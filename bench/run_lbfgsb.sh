@@ -13,7 +13,7 @@
 # 2. The bounded MINPACK-2 ssc (lambda 5, box [-1, 1]) at LBFGSB_SSC: lbfgsb exact and approximate Cauchy point,
 #    BLMVM, BQNLS, same stopping test.
 # 3. Unmodified PETSc tao/bound/tutorials/jbearing2 at LBFGSB_JBEARING x LBFGSB_JBEARING (default 1024; a small value is a
-#    CPU smoke test). Its FormFunctionGradient is a host loop over VecGetArray (on GPU vectors every evaluation copies x
+#    CPU smoke test; 0 leaves the part out). Its FormFunctionGradient is a host loop over VecGetArray (on GPU vectors every evaluation copies x
 #    and g to the host and g back), so the host f/g cost sets a floor of (evaluations x seconds per evaluation).
 #    What the anchor's 11.3 s was (bench/results/jbearing2_cpu_study.md): `-tao_type bqnls` with jbearing2's defaults
 #    stops at BQNLS's default cap of 50 iterations (DIVERGED_MAXITS) far from the optimum (f = -0.1169 at 1024^2 vs
@@ -83,8 +83,12 @@ PY
 
 row_logview() { # log problem n label time-limit : a row from -tao_view and -log_view (unmodified programs)
   python3 - "$@" <<'PY' >> "$TABLE"
-import re, sys
+import re, sys, traceback
 log, prob, n, label, tlim = sys.argv[1:6]
+def fail(e):
+    print(f'| {prob} | {n} | {label} | - | - | - | - | - | - | - | could not read {log.split("/")[-1]}: {e} |')
+    sys.exit(0)
+sys.excepthook = lambda typ, val, tb: fail(f'{typ.__name__}: {val}')
 t = open(log, errors='replace').read()
 def ev(e):
     m = re.search(r'^' + re.escape(e) + r'\s+(\d+)\s+\S+\s+(\S+)', t, re.M)
@@ -95,7 +99,7 @@ last = lambda pat: (re.findall(pat, t) or ['?'])[-1]   # the outer Tao's view co
 its = last(r'total number of iterations=\s*(\d+)')
 nfg = last(r'total number of function/gradient evaluations=\s*(\d+)')
 f = last(r'Objective value=\s*(\S+)')
-reason = last(r'(Solution converged:.*|Solver terminated:.*)').replace('|', '/').strip()
+reason = last(r'(Solution converged:.*|Solver terminated:.*|TAO solve (?:did not )?converged.*|Solution failed.*)').replace('|', '/').strip()
 if not solve:
     mon = re.findall(r'^\s*(\d+) TAO,\s+Function value:\s*(\S+),', t, re.M)   # -tao_monitor lines survive a timeout
     if mon:
@@ -142,7 +146,7 @@ jb_run() { # name problem-label solver-label time-limit options... : run jbearin
 jb_f() { # log : final f of the outer Tao (-tao_view), empty when none
   python3 -c "import re,sys; m=re.findall(r'Objective value=\s*(\S+)', open(sys.argv[1], errors='replace').read()); print(m[-1] if m else '')" "$1"
 }
-if [ -x "$JB" ]; then
+if [ -x "$JB" ] && [ "$JBN" != 0 ]; then
   # 3a. the anchor as measured (BQNLS defaults: 50 iterations), host vectors and GPU vectors
   jb_run jbearing2_${JBN}_bqnls_defaults_host "jbearing2, BQNLS defaults (the anchor: host vectors)" "TAO bqnls, defaults, host vectors" 120 -tao_type bqnls
   jb_run jbearing2_${JBN}_bqnls_defaults "jbearing2, BQNLS defaults (GPU vectors)" "TAO bqnls, defaults" 120 $GPU -tao_type bqnls
