@@ -92,7 +92,10 @@ sys.excepthook = lambda typ, val, tb: fail(f'{typ.__name__}: {val}')
 t = open(log, errors='replace').read()
 def ev(e):
     m = re.search(r'^' + re.escape(e) + r'\s+(\d+)\s+\S+\s+(\S+)', t, re.M)
-    return float(m.group(2)) if m else 0.0
+    try:
+        return float(m.group(2)) if m else 0.0
+    except ValueError:  # 'n/a' columns of a GPU -log_view
+        return 0.0
 solve = ev('TaoSolve')
 fg = sum(ev(e) for e in ('TaoTermObjGrad', 'TaoTermObjEval', 'TaoTermGradEval', 'TaoObjGradEval', 'TaoObjectiveEval', 'TaoGradientEval'))
 last = lambda pat: (re.findall(pat, t) or ['?'])[-1]   # the outer Tao's view comes last
