@@ -118,10 +118,13 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
 {
   CauchyInitInfo info;
   const Int      n = (Int)x.extent(0);
-  Real           f1 = 0;
+  Real           f1 = 0, tmin = kNoBreak;
+  Int            nb = 0, nm = 0, nf = 0, nfz = 0;
+  if (n == 0) return info;
+  /* one pass: iwhere, d, t and every count of the reference's first loop (combined reducers) */
   Kokkos::parallel_reduce(
     "lbfgsb::CauchyInit", range(n),
-    KOKKOS_LAMBDA(const Int i, Real &s) {
+    KOKKOS_LAMBDA(const Int i, Real &s, Int &cb, Int &cv, Int &cf, Int &cfz, Real &mn) {
       Int  iw = iwhere(i);
       Real di, ti;
       int  kind;
@@ -130,21 +133,20 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
       d(i)      = di;
       t(i)      = ti;
       s -= di * di;
+      const bool brk = ti < kNoBreak, moving = iw == 0 || iw == -1;
+      cb += brk ? 1 : 0;
+      cv += moving ? 1 : 0;
+      cf += (moving && !brk) ? 1 : 0;
+      cfz += (moving && !brk && di != 0) ? 1 : 0;
+      mn = cm::fmin(mn, ti);
     },
-    f1);
-  info.f1 = f1;
-  Kokkos::parallel_reduce(
-    "lbfgsb::CauchyCountBreak", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += t(i) < kNoBreak ? 1 : 0; }, info.nbreak);
-  Kokkos::parallel_reduce(
-    "lbfgsb::CauchyCountMoving", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += (iwhere(i) == 0 || iwhere(i) == -1) ? 1 : 0; }, info.nmoving);
-  Kokkos::parallel_reduce(
-    "lbfgsb::CauchyCountFree", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += ((iwhere(i) == 0 || iwhere(i) == -1) && !(t(i) < kNoBreak)) ? 1 : 0; }, info.nfreenb);
-  Kokkos::parallel_reduce(
-    "lbfgsb::CauchyCountFreeNZ", range(n), KOKKOS_LAMBDA(const Int i, Int &c) { c += ((iwhere(i) == 0 || iwhere(i) == -1) && !(t(i) < kNoBreak) && d(i) != 0) ? 1 : 0; }, info.nfreenb_nonzero);
-  Real tmin = kNoBreak;
-  Kokkos::parallel_reduce(
-    "lbfgsb::CauchyTmin", range(n), KOKKOS_LAMBDA(const Int i, Real &mn) { mn = cm::fmin(mn, t(i)); }, Kokkos::Min<Real>(tmin));
-  info.tmin = n > 0 ? cm::fmin(tmin, kNoBreak) : kNoBreak;
+    f1, nb, nm, nf, nfz, Kokkos::Min<Real>(tmin));
+  info.f1              = f1;
+  info.nbreak          = nb;
+  info.nmoving         = nm;
+  info.nfreenb         = nf;
+  info.nfreenb_nonzero = nfz;
+  info.tmin            = cm::fmin(tmin, kNoBreak);
   return info;
 }
 
