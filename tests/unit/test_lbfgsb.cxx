@@ -109,6 +109,21 @@ TEST(Lbfgsb, BreakpointsSelectionAndCauchyFinish)
     EXPECT_EQ(info.nbreak, nbreak);
     EXPECT_EQ(info.tmin, tmin);
     for (Int i = 0; i < n; i++) ASSERT_EQ(th[i], tref[i]) << i;
+    /* the counts of the same pass against a serial count of its per-variable outputs */
+    {
+      auto iwc = ToHost(iw);
+      Int  nm = 0, nf = 0, nfz = 0;
+      for (Int i = 0; i < n; i++) {
+        const bool mv = iwc[i] == 0 || iwc[i] == -1, nb = !(th[i] < lb::kNoBreak);
+        nm += mv;
+        nf += mv && nb;
+        nfz += mv && nb && dh[i] != 0;
+        if (iwc[i] == 3) ASSERT_EQ(dh[i], 0.0) << i; /* fixed variables do not move */
+      }
+      EXPECT_EQ(info.nmoving, nm);
+      EXPECT_EQ(info.nfreenb, nf);
+      EXPECT_EQ(info.nfreenb_nonzero, nfz);
+    }
     /* selection of the breakpoints in (lo, hi] */
     std::vector<Real> sorted;
     for (Real v : tref)
