@@ -555,9 +555,7 @@ static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
     lb->ngramchanged += nglob;
     if (!nglob || !col) PetscFunctionReturn(PETSC_SUCCESS);
   } else {
-    PetscInt dummy;
-    PetscCallCXX(dummy = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg)); /* gfree := the free set of the blocks */
-    (void)dummy;
+    PetscCallCXX((void)lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg)); /* gfree := the free set of the blocks */
     if (!col) PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt i = 0; i < col; i++) {
@@ -734,16 +732,11 @@ static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscRea
   const int col = mem.col;
   pr.resize(6 * col);
   {
-    DeviceVec              yv, sv;
     std::vector<DeviceVec> dv(2 * col);
-    PetscCall(LBFGSBPairsGet(lb, dv));
-    PetscCall(yv.Get(lb->Y[slot], Access::Read));
-    PetscCall(sv.Get(lb->S[slot], Access::Read));
-    PetscCallCXX(lbfgsb::UpdateProducts(LBFGSBPairs(lb), col, yv.cview(), sv.cview(), lb->gfree, lb->pscratch, lb->pout));
+    PetscCall(LBFGSBPairsGet(lb, dv)); /* the new pair is the last of each half */
+    PetscCallCXX(lbfgsb::UpdateProducts(LBFGSBPairs(lb), col, dv[col - 1].cview(), dv[2 * col - 1].cview(), lb->gfree, lb->pscratch, lb->pout));
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(pr.data(), 6 * col), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, (PetscInt)(6 * col)))));
     PetscCallCXX(exec().fence());
-    PetscCall(yv.Restore());
-    PetscCall(sv.Restore());
     PetscCall(LBFGSBPairsRestore(dv));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, pr.data(), (PetscMPIInt)(6 * col), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
   }

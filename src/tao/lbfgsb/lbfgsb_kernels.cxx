@@ -204,13 +204,6 @@ void CauchyFinish(ConstView l, ConstView u, ConstView x, ConstView d, ConstView 
     });
 }
 
-void MaskByState(View<Int> iwhere, ConstView in, MutView out, bool free)
-{
-  const Int n = (Int)in.extent(0);
-  Kokkos::parallel_for(
-    "lbfgsb::Mask", range(n), KOKKOS_LAMBDA(const Int i) { out(i) = ((iwhere(i) <= 0) == free) ? in(i) : 0; });
-}
-
 Int CountFree(View<Int> iwhere)
 {
   const Int n = (Int)iwhere.extent(0);

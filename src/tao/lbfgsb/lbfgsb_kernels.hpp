@@ -73,9 +73,6 @@ void GatherStrided(ConstView v, View<Int> idx, Int cnt, View<Scalar> out, Int st
    the others move to x + tsum d; gid_i = rstart + i */
 void CauchyFinish(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum);
 
-/* out = in on the free variables (iwhere <= 0) when free, on the active ones otherwise; 0 elsewhere */
-void MaskByState(View<Int> iwhere, ConstView in, MutView out, bool free);
-
 /* number of free variables (iwhere <= 0) */
 Int CountFree(View<Int> iwhere);
 
