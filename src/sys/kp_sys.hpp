@@ -48,4 +48,31 @@ PetscErrorCode DeviceMatGhostUpdate(PetscKPDeviceMat dm, Vec x, Vec *ghosts);
 PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
+
+/* The private data of every solver type is a C++ struct T with default member initialisers (Kokkos views,
+   std::vectors and PETSc objects as members), made by TypeDataCreate(&pc->data, &ctx) in the type's Create routine and freed by
+   TypeDataDestroy<T>(&pc->data) in its Destroy routine, which leaves obj->data NULL so that PETSc's default destroy
+   (KSPDestroyDefault() and the like) frees nothing more. */
+template <class T>
+inline PetscErrorCode TypeDataCreate(void **slot, T **data)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(*data = new T());
+  *slot = static_cast<void *>(*data);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+template <class T>
+inline PetscErrorCode TypeDataDestroy(void **slot)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(delete static_cast<T *>(*slot));
+  *slot = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Monitors of the solver types: -<prefix><name> [ascii[:file[:format]]], read by MonitorSetFromOptions() inside
+   the type's SetFromOptions (replacing *vf, NULL when the option is absent or false), printed with MonitorPrintf()
+   indented like the object's own output, and freed with PetscViewerAndFormatDestroy(). */
+PetscErrorCode MonitorSetFromOptions(PETSCKP_OPTIONS_ARG, const char name[], const char text[], const char man[], PetscViewerAndFormat **vf);
+PetscErrorCode MonitorPrintf(PetscObject obj, PetscViewerAndFormat *vf, const char format[], ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
 } // namespace petsckp

@@ -10,6 +10,13 @@
 
 PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
 
+/* Log events of the solver types. All are registered in PetscKPInitializePackage() (register.cxx), and registered
+   again after PetscFinalize() and a new PetscInitialize(): no type registers an event of its own. */
+PETSC_INTERN PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
+PETSC_INTERN PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
+PETSC_INTERN PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PETSC_INTERN PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
+
 /* neumann, dcg */
 PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC);
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP);

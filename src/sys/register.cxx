@@ -8,12 +8,17 @@
 
 PetscClassId  PETSCKP_CLASSID;
 PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
+PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
+PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
 static PetscBool PetscKPPackageInitialized = PETSC_FALSE;
 static PetscBool PetscKPTypesRegistered    = PETSC_FALSE;
 
 /*@C
-  PetscKPFinalizePackage - called by `PetscFinalize()` to free the package's global state
+  PetscKPFinalizePackage - called by `PetscFinalize()` to free the package's global state; a later
+  `PetscInitialize()` registers the class, the log events and the types again
 
   Level: developer
 
@@ -28,7 +33,8 @@ PetscErrorCode PetscKPFinalizePackage(void)
 }
 
 /*@C
-  PetscKPInitializePackage - registers the class and log events of libpetsckp
+  PetscKPInitializePackage - registers the class and the log events of libpetsckp, those of every solver type
+  included (the only place where petsckp registers an event)
 
   Level: developer
 
@@ -43,6 +49,25 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPDevMatSetup", PETSCKP_CLASSID, &PETSCKP_DeviceMatSetup));
   PetscCall(PetscLogEventRegister("KPDevMatUpdate", PETSCKP_CLASSID, &PETSCKP_DeviceMatUpdate));
   PetscCall(PetscLogEventRegister("KPSpMV", PETSCKP_CLASSID, &PETSCKP_SpMV));
+  /* KSPDCG */
+  PetscCall(PetscLogEventRegister("KSPDCGSetup", KSP_CLASSID, &KSP_DCG_Setup));
+  PetscCall(PetscLogEventRegister("KSPDCGDeflate", KSP_CLASSID, &KSP_DCG_Deflate));
+  PetscCall(PetscLogEventRegister("KSPDCGVecOps", KSP_CLASSID, &KSP_DCG_VecOps));
+  /* PCNEUMANN */
+  PetscCall(PetscLogEventRegister("PCNeumannSetup", PC_CLASSID, &PC_Neumann_Setup));
+  PetscCall(PetscLogEventRegister("PCNeumannApply", PC_CLASSID, &PC_Neumann_Apply));
+  PetscCall(PetscLogEventRegister("PCNeumannDeflSetup", PC_CLASSID, &PC_Neumann_DeflSetup));
+  PetscCall(PetscLogEventRegister("PCNeumannDeflate", PC_CLASSID, &PC_Neumann_Deflate));
+  /* PCPSORMG */
+  PetscCall(PetscLogEventRegister("PCPSORMGSetUp", PC_CLASSID, &PC_PSORMG_SetUp));
+  PetscCall(PetscLogEventRegister("PCPSORMGCycle", PC_CLASSID, &PC_PSORMG_Cycle));
+  PetscCall(PetscLogEventRegister("PCPSORMGSweep", PC_CLASSID, &PC_PSORMG_Sweep));
+  /* TAOLBFGSB */
+  PetscCall(PetscLogEventRegister("LBFGSBCauchy", TAO_CLASSID, &TAOLBFGSB_Cauchy));
+  PetscCall(PetscLogEventRegister("LBFGSBBreakScan", TAO_CLASSID, &TAOLBFGSB_Breakpoints));
+  PetscCall(PetscLogEventRegister("LBFGSBSubspace", TAO_CLASSID, &TAOLBFGSB_Subspace));
+  PetscCall(PetscLogEventRegister("LBFGSBLineSearch", TAO_CLASSID, &TAOLBFGSB_LineSearch));
+  PetscCall(PetscLogEventRegister("LBFGSBUpdate", TAO_CLASSID, &TAOLBFGSB_Update));
   PetscCall(PetscRegisterFinalize(PetscKPFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -14,37 +14,22 @@
 const char *const KSPDCGSpaceTypes[]  = {"none", "chunks", "blocks", "user", "KSPDCGSpaceType", "KSP_DCG_SPACE_", nullptr};
 const char *const KSPDCGCoarseTypes[] = {"cholesky", "inverse", "KSPDCGCoarseType", "KSP_DCG_COARSE_", nullptr};
 
-static PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
-
 static_assert((int)petsckp::DeflationSpaceType::None == (int)KSP_DCG_SPACE_NONE && (int)petsckp::DeflationSpaceType::Chunks == (int)KSP_DCG_SPACE_CHUNKS && (int)petsckp::DeflationSpaceType::Blocks == (int)KSP_DCG_SPACE_BLOCKS && (int)petsckp::DeflationSpaceType::User == (int)KSP_DCG_SPACE_USER, "KSPDCGSpaceType and petsckp::DeflationSpaceType must agree");
 
-typedef struct {
-  KSPDCGSpaceType     space;      /* chunks, blocks, user, none; default: blocks with a DMDA, chunks otherwise */
-  PetscBool           space_set;  /* the user chose the space */
-  PetscInt            subdomains; /* number of chunks (0: default 2 sqrt(N)) */
-  PetscInt            blocks[3];  /* DMDA boxes per direction (0: default) */
-  KSPDCGCoarseType    coarse;
-  PetscReal           pivot_rtol; /* relative Cholesky pivot below which E is declared singular */
-  PetscBool           final_correction;
-  PetscBool           monitor_projection;
-  Mat                 Zuser;
-  petsckp::Deflation *defl;
-  KSPDCGSpaceType     built; /* the space actually built */
-  PetscInt            built_blocks[3];
-} KSP_DCG;
-
-static PetscErrorCode KSPDCGInitializeEvents(void)
-{
-  static PetscBool done = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (done) PetscFunctionReturn(PETSC_SUCCESS);
-  done = PETSC_TRUE;
-  PetscCall(PetscLogEventRegister("KSPDCGSetup", KSP_CLASSID, &KSP_DCG_Setup));
-  PetscCall(PetscLogEventRegister("KSPDCGDeflate", KSP_CLASSID, &KSP_DCG_Deflate));
-  PetscCall(PetscLogEventRegister("KSPDCGVecOps", KSP_CLASSID, &KSP_DCG_VecOps));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+struct KSP_DCG {
+  KSPDCGSpaceType     space              = KSP_DCG_SPACE_CHUNKS; /* chunks, blocks, user, none; default: blocks with a DMDA, chunks otherwise */
+  PetscBool           space_set          = PETSC_FALSE;          /* the user chose the space */
+  PetscInt            subdomains         = 0;                    /* number of chunks (0: default 2 sqrt(N)) */
+  PetscInt            blocks[3]          = {0, 0, 0};            /* DMDA boxes per direction (0: default) */
+  KSPDCGCoarseType    coarse             = KSP_DCG_COARSE_CHOLESKY;
+  PetscReal           pivot_rtol         = 1e-13; /* relative Cholesky pivot below which E is declared singular */
+  PetscBool           final_correction   = PETSC_TRUE;
+  PetscBool           monitor_projection = PETSC_FALSE;
+  Mat                 Zuser              = nullptr;
+  petsckp::Deflation *defl               = nullptr;
+  KSPDCGSpaceType     built              = KSP_DCG_SPACE_NONE; /* the space actually built */
+  PetscInt            built_blocks[3]    = {0, 0, 0};
+};
 
 /* builds (or rebuilds, after an operator change) Z, AZ and E with the shared space builder of src/sys */
 static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
@@ -59,7 +44,6 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(PetscObjectStateGet((PetscObject)A, &st));
   if (dcg->defl && dcg->defl->Aref == A && dcg->defl->Astate == st) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(KSPDCGInitializeEvents());
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(KSP_DCG_Setup, ksp, 0, 0, 0));
   opt.type       = (petsckp::DeflationSpaceType)dcg->space;
@@ -331,6 +315,7 @@ static PetscErrorCode KSPDestroy_DCG(KSP ksp)
   PetscCall(MatDestroy(&dcg->Zuser));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetDeflationSpace_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGCreateSpaceMat_C", NULL));
+  PetscCall(petsckp::TypeDataDestroy<KSP_DCG>(&ksp->data));
   PetscCall(KSPDestroyDefault(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -469,18 +454,7 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
   KSP_DCG *dcg;
 
   PetscFunctionBegin;
-  PetscCall(PetscNew(&dcg));
-  ksp->data               = (void *)dcg;
-  dcg->space              = KSP_DCG_SPACE_CHUNKS;
-  dcg->space_set          = PETSC_FALSE;
-  dcg->subdomains         = 0;
-  dcg->blocks[0]          = dcg->blocks[1] = dcg->blocks[2] = 0;
-  dcg->coarse             = KSP_DCG_COARSE_CHOLESKY;
-  dcg->pivot_rtol         = 1e-13;
-  dcg->final_correction   = PETSC_TRUE;
-  dcg->monitor_projection = PETSC_FALSE;
-  dcg->Zuser              = NULL;
-  dcg->defl               = nullptr;
+  PetscCall(petsckp::TypeDataCreate(&ksp->data, &dcg));
 
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 2));

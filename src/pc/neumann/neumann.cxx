@@ -18,44 +18,28 @@
 
 const char *const PCNeumannDeflationVariants[] = {"adef2", "bnn", "PCNeumannDeflationVariant", "PC_NEUMANN_DEFLATION_", nullptr};
 
-static PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
-
-typedef struct {
-  PetscInt                  terms; /* k: highest power of (-L D^-1) kept in the series */
-  PetscKPDeviceMat          dm;    /* device copy of the preconditioning matrix */
-  petsckp::NeumannFactors  *F;     /* L D^-1, D^-1 U, D^-1 of the rank-local diagonal block */
-  petsckp::View<PetscScalar> *work; /* two work views of the local size */
-  PetscReal                 normB; /* max over ranks of || L D^-1 ||_inf */
+struct PC_Neumann {
+  PetscInt                    terms = 1;       /* k: highest power of (-L D^-1) kept in the series */
+  PetscKPDeviceMat            dm    = nullptr; /* device copy of the preconditioning matrix */
+  petsckp::NeumannFactors    *F     = nullptr; /* L D^-1, D^-1 U, D^-1 of the rank-local diagonal block */
+  petsckp::View<PetscScalar> *work  = nullptr; /* two work views of the local size */
+  PetscReal                   normB = 0;       /* max over ranks of || L D^-1 ||_inf */
   /* the two-level (deflated) variant */
-  PetscBool                 deflation;    /* requested (-pc_neumann_deflation, or a space other than none) */
-  KSPDCGSpaceType           dspace;       /* requested space, when dspace_set */
-  PetscBool                 dspace_set;   /* otherwise: the user's Z if given, else DMDA blocks, else chunks */
-  PetscInt                  dsubdomains;  /* chunks (0: 2 sqrt(N)) */
-  PetscInt                  dblocks[3];   /* DMDA boxes per direction (0: min(8, n/4)) */
-  KSPDCGCoarseType          dcoarse;
-  PetscReal                 dpivot_rtol;
-  PCNeumannDeflationVariant variant;
-  Mat                       Zuser;
-  petsckp::Deflation       *defl;
-  KSPDCGSpaceType           dbuilt;       /* the space built */
-  PetscInt                  dbuilt_blocks[3];
-  Vec                       dwork;
-  PetscBool                 restore_guess; /* PCPreSolve turned the KSP's zero initial guess into Q b */
-} PC_Neumann;
-
-static PetscErrorCode PCNeumannInitializeEvents(void)
-{
-  static PetscBool done = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (done) PetscFunctionReturn(PETSC_SUCCESS);
-  done = PETSC_TRUE;
-  PetscCall(PetscLogEventRegister("PCNeumannSetup", PC_CLASSID, &PC_Neumann_Setup));
-  PetscCall(PetscLogEventRegister("PCNeumannApply", PC_CLASSID, &PC_Neumann_Apply));
-  PetscCall(PetscLogEventRegister("PCNeumannDeflSetup", PC_CLASSID, &PC_Neumann_DeflSetup));
-  PetscCall(PetscLogEventRegister("PCNeumannDeflate", PC_CLASSID, &PC_Neumann_Deflate));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  PetscBool                 deflation   = PETSC_FALSE;        /* requested (-pc_neumann_deflation, or a space other than none) */
+  KSPDCGSpaceType           dspace      = KSP_DCG_SPACE_NONE; /* requested space, when dspace_set (none is shown by -help) */
+  PetscBool                 dspace_set  = PETSC_FALSE;        /* otherwise: the user's Z if given, else DMDA blocks, else chunks */
+  PetscInt                  dsubdomains = 0;                  /* chunks (0: 2 sqrt(N)) */
+  PetscInt                  dblocks[3]  = {0, 0, 0};          /* DMDA boxes per direction (0: min(8, n/4)) */
+  KSPDCGCoarseType          dcoarse     = KSP_DCG_COARSE_CHOLESKY;
+  PetscReal                 dpivot_rtol = 1e-13;
+  PCNeumannDeflationVariant variant     = PC_NEUMANN_DEFLATION_ADEF2;
+  Mat                       Zuser       = nullptr;
+  petsckp::Deflation       *defl        = nullptr;
+  KSPDCGSpaceType           dbuilt      = KSP_DCG_SPACE_NONE; /* the space built */
+  PetscInt                  dbuilt_blocks[3] = {0, 0, 0};
+  Vec                       dwork         = nullptr;
+  PetscBool                 restore_guess = PETSC_FALSE; /* PCPreSolve turned the KSP's zero initial guess into Q b */
+};
 
 /* builds (or rebuilds, after a change of the operator Amat or of the options) Z, AZ and E of the two-level variant
    with the space builder shared with KSPDCG; a no-op when nothing changed */
@@ -75,7 +59,6 @@ static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
   PetscCheck(pc->mat, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER, "PCNEUMANN deflation needs the operators (PCSetOperators())");
   PetscCall(PetscObjectStateGet((PetscObject)pc->mat, &st));
   if (nm->defl && nm->defl->Aref == pc->mat && nm->defl->Astate == st) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PCNeumannInitializeEvents());
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(PC_Neumann_DeflSetup, pc, 0, 0, 0));
   opt.type       = (petsckp::DeflationSpaceType)nm->dspace;
@@ -168,7 +151,6 @@ static PetscErrorCode PCSetUp_Neumann(PC pc)
   PetscReal                  nb;
 
   PetscFunctionBegin;
-  PetscCall(PCNeumannInitializeEvents());
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(PC_Neumann_Setup, pc, 0, 0, 0));
   if (nm->dm && nm->dm->A != pc->pmat) PetscCall(PetscKPDeviceMatDestroy(&nm->dm));
@@ -341,7 +323,7 @@ static PetscErrorCode PCDestroy_Neumann(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCNeumannSetDeflationSpace_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCNeumannSetDeflationVariant_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCNeumannCreateDeflationSpaceMat_C", NULL));
-  PetscCall(PetscFree(pc->data));
+  PetscCall(petsckp::TypeDataDestroy<PC_Neumann>(&pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -470,26 +452,7 @@ PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC pc)
   PC_Neumann *nm;
 
   PetscFunctionBegin;
-  PetscCall(PetscNew(&nm));
-  pc->data = (void *)nm;
-  nm->terms = 1;
-  nm->dm    = NULL;
-  nm->F     = NULL;
-  nm->work  = NULL;
-  nm->normB = 0;
-  nm->deflation     = PETSC_FALSE;
-  nm->dspace        = KSP_DCG_SPACE_NONE; /* shown by -help; the default space applies unless dspace_set */
-  nm->dspace_set    = PETSC_FALSE;
-  nm->dsubdomains   = 0;
-  nm->dblocks[0]    = nm->dblocks[1] = nm->dblocks[2] = 0;
-  nm->dcoarse       = KSP_DCG_COARSE_CHOLESKY;
-  nm->dpivot_rtol   = 1e-13;
-  nm->variant       = PC_NEUMANN_DEFLATION_ADEF2;
-  nm->Zuser         = NULL;
-  nm->defl          = nullptr;
-  nm->dbuilt        = KSP_DCG_SPACE_NONE;
-  nm->dwork         = NULL;
-  nm->restore_guess = PETSC_FALSE;
+  PetscCall(petsckp::TypeDataCreate(&pc->data, &nm));
 
   pc->ops->apply               = PCApply_Neumann;
   pc->ops->applysymmetricleft  = PCApplySymmetricLeft_Neumann;

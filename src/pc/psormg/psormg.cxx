@@ -28,8 +28,6 @@ enum PSORMGEdgeRule {
 };
 static const char *const PSORMGEdgeRules[] = {"auto", "zero", "constant"};
 
-static PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
-
 /* one grid of the hierarchy */
 struct PSORMGLevel {
   PetscInt         M[3] = {1, 1, 1};  /* global grid points per direction */
@@ -880,8 +878,7 @@ static PetscErrorCode PCDestroy_PSORMG(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetLevels_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCycleType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetSmooths_C", NULL));
-  PetscCallCXX(delete mg);
-  pc->data = nullptr;
+  PetscCall(TypeDataDestroy<PC_PSORMG>(&pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1049,20 +1046,11 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 M*/
 PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC pc)
 {
-  PC_PSORMG       *mg;
-  static PetscBool registered = PETSC_FALSE;
+  PC_PSORMG *mg;
 
   PetscFunctionBegin;
-  PetscCall(PetscKPInitializePackage());
-  if (!registered) {
-    registered = PETSC_TRUE;
-    PetscCall(PetscLogEventRegister("PCPSORMGSetUp", PC_CLASSID, &PC_PSORMG_SetUp));
-    PetscCall(PetscLogEventRegister("PCPSORMGCycle", PC_CLASSID, &PC_PSORMG_Cycle));
-    PetscCall(PetscLogEventRegister("PCPSORMGSweep", PC_CLASSID, &PC_PSORMG_Sweep));
-  }
   PetscCall(KokkosInitializeOnce());
-  PetscCallCXX(mg = new PC_PSORMG());
-  pc->data = (void *)mg;
+  PetscCall(TypeDataCreate(&pc->data, &mg));
 
   pc->ops->setup           = PCSetUp_PSORMG;
   pc->ops->apply           = PCApply_PSORMG;

@@ -6,9 +6,8 @@
    Routines: TaoSetUp_LBFGSB, TaoSolve_LBFGSB, TaoSetFromOptions_LBFGSB, TaoView_LBFGSB, TaoDestroy_LBFGSB,
    TaoCreate_LBFGSB, and the composed TaoLBFGSBSetMemory, TaoLBFGSBSetCauchyType, TaoLBFGSBSetFactr.
 */
-#include "petsckp.h"
-#include "petsckp_types.h" /*I "petsctao.h" I*/
-#include "kp_vec.hpp"
+#include "petsckp_types.h" /*I "petsckp.h" I*/
+#include "kp_sys.hpp"
 #include "lbfgsb_kernels.hpp"
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
@@ -29,47 +28,45 @@ static const char *const TaoLBFGSBGrams[]       = {"incremental", "full", NULL};
 
 const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
 
-static PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update, TAOLBFGSB_Breakpoints;
-static PetscBool     TaoLBFGSBEventsRegistered = PETSC_FALSE;
 
-typedef struct {
+struct TAO_LBFGSB {
   /* parameters */
-  PetscInt            m;            /* number of stored correction pairs */
-  TaoLBFGSBCauchyType cauchy;       /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
-  PetscReal           factr;        /* relative f-decrease test factr * eps */
-  PetscInt            maxls;        /* most f/g evaluations per line search */
-  PetscReal           ls_ftol, ls_gtol, ls_xtol;
-  PetscInt            chunk;        /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
-  PetscInt            scan;         /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
-  PetscInt            gnorm;        /* norm of P(x - g) - x given to TAO's tests and monitors: 0 inf (L-BFGS-B's pgtol), 1 two-norm */
-  PetscInt            gram;         /* masked Gram blocks of formk: 0 updated with the free-set changes (reference), 1 from scratch */
+  PetscInt            m       = 10;                      /* number of stored correction pairs */
+  TaoLBFGSBCauchyType cauchy  = TAO_LBFGSB_CAUCHY_EXACT; /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
+  PetscReal           factr   = 1e7;                     /* relative f-decrease test factr * eps */
+  PetscInt            maxls   = 20;                      /* most f/g evaluations per line search */
+  PetscReal           ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
+  PetscInt            chunk   = 64; /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  PetscInt            scan    = 0;  /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
+  PetscInt            gnorm   = 0;  /* norm of P(x - g) - x given to TAO's tests and monitors: 0 inf (L-BFGS-B's pgtol), 1 two-norm */
+  PetscInt            gram    = 0;  /* masked Gram blocks of formk: 0 updated with the free-set changes (reference), 1 from scratch */
   /* work vectors */
-  Vec      *S, *Y;                  /* ring buffers of s and y */
-  Vec       d, z, r, xold, gold, t, work;
-  Vec       XL, XU;                 /* own +-infinity bounds when the problem has none */
-  View<Int> iwhere, idx;
+  Vec       *S = nullptr, *Y = nullptr; /* ring buffers of s and y */
+  Vec        d = nullptr, z = nullptr, r = nullptr, xold = nullptr, gold = nullptr, t = nullptr, work = nullptr;
+  Vec        XL = nullptr, XU = nullptr; /* own +-infinity bounds when the problem has none */
+  View<Int>  iwhere, idx;
   View<Real> tsort;
   View<Real> records;
-  View<Real> recall, tkeys, p0dev, Mdev, carry, segout;   /* device Cauchy scan: gathered records, sort keys, p0, M */
+  View<Real> recall, tkeys, p0dev, Mdev, carry, segout; /* device Cauchy scan: gathered records, sort keys, p0, M */
   View<Int>  perm;
-  Kokkos::View<int64_t *, MemSpace> keys;
-  Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre;  /* prefix sums of a chunk, (cnt + 1) x (4 col + 1) */
-  Kokkos::View<VecPtr *, MemSpace> gvecs;                   /* device pointers of (y_0..y_col-1, s_0..s_col-1), chronological */
-  Kokkos::View<GramProduct *, MemSpace> gprods;             /* masked Gram: products, partial sums, results */
+  Kokkos::View<int64_t *, MemSpace>                    keys;
+  Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>  pre;    /* prefix sums of a chunk, (cnt + 1) x (4 col + 1) */
+  Kokkos::View<VecPtr *, MemSpace>                     gvecs;  /* device pointers of (y_0..y_col-1, s_0..s_col-1), chronological */
+  Kokkos::View<GramProduct *, MemSpace>                gprods; /* masked Gram: products, partial sums, results */
   Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> gpartial;
-  View<Real> gout;
-  View<Int>  gfree, chg;         /* free flags of the stored Gram blocks; the variables whose state changed */
-  View<Real> pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
+  View<Real>                                           gout;
+  View<Int>                                            gfree, chg;            /* free flags of the stored Gram blocks; the variables whose state changed */
+  View<Real>                                           pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
   std::vector<PetscReal> gyy, gss, gszy, gsay; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (upper), s'AA'y (strictly lower) */
-  PetscInt  nlocal, rstart;
+  PetscInt               nlocal = 0, rstart = 0;
   /* limited-memory state */
   Memory    mem;
-  PetscInt  head, iupdat;
-  PetscBool updatd;
+  PetscInt  head = 0, iupdat = 0;
+  PetscBool updatd = PETSC_FALSE;
   /* statistics */
-  PetscInt  nfgv, nskip, nreset, nbreakscan, nbreakpassed, ntruncated, nprojected, nbacktrack, nlsfail, ngramchanged;
-  const char *termination;
-} TAO_LBFGSB;
+  PetscInt    nfgv = 0, nskip = 0, nreset = 0, nbreakscan = 0, nbreakpassed = 0, ntruncated = 0, nprojected = 0, nbacktrack = 0, nlsfail = 0, ngramchanged = 0;
+  const char *termination = "none";
+};
 
 /* ---------------------------------------------------------------------------------------------------- helpers */
 
@@ -1192,15 +1189,10 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
 
   PetscFunctionBegin;
   PetscCall(TaoLBFGSBFreeWork(lb));
-  lb->mem.~Memory();
-  lb->gyy.~vector();
-  lb->gss.~vector();
-  lb->gszy.~vector();
-  lb->gsay.~vector();
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", NULL));
-  PetscCall(PetscFree(tao->data));
+  PetscCall(TypeDataDestroy<TAO_LBFGSB>(&tao->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1254,54 +1246,7 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
 
   PetscFunctionBegin;
   PetscCall(KokkosInitializeOnce());
-  if (!TaoLBFGSBEventsRegistered) {
-    TaoLBFGSBEventsRegistered = PETSC_TRUE;
-    PetscCall(PetscLogEventRegister("LBFGSBCauchy", TAO_CLASSID, &TAOLBFGSB_Cauchy));
-    PetscCall(PetscLogEventRegister("LBFGSBBreakScan", TAO_CLASSID, &TAOLBFGSB_Breakpoints));
-    PetscCall(PetscLogEventRegister("LBFGSBSubspace", TAO_CLASSID, &TAOLBFGSB_Subspace));
-    PetscCall(PetscLogEventRegister("LBFGSBLineSearch", TAO_CLASSID, &TAOLBFGSB_LineSearch));
-    PetscCall(PetscLogEventRegister("LBFGSBUpdate", TAO_CLASSID, &TAOLBFGSB_Update));
-  }
-  PetscCall(PetscNew(&lb));
-  new (&lb->mem) Memory();
-  new (&lb->iwhere) View<Int>();
-  new (&lb->idx) View<Int>();
-  new (&lb->tsort) View<Real>();
-  new (&lb->records) View<Real>();
-  new (&lb->recall) View<Real>();
-  new (&lb->tkeys) View<Real>();
-  new (&lb->p0dev) View<Real>();
-  new (&lb->Mdev) View<Real>();
-  new (&lb->carry) View<Real>();
-  new (&lb->segout) View<Real>();
-  new (&lb->perm) View<Int>();
-  new (&lb->keys) Kokkos::View<int64_t *, MemSpace>();
-  new (&lb->pre) Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace>();
-  new (&lb->gvecs) Kokkos::View<VecPtr *, MemSpace>();
-  new (&lb->gprods) Kokkos::View<GramProduct *, MemSpace>();
-  new (&lb->gpartial) Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>();
-  new (&lb->gout) View<Real>();
-  new (&lb->gfree) View<Int>();
-  new (&lb->chg) View<Int>();
-  new (&lb->pscratch) View<Real>();
-  new (&lb->pout) View<Real>();
-  new (&lb->pcoef) View<Real>();
-  new (&lb->gyy) std::vector<PetscReal>();
-  new (&lb->gss) std::vector<PetscReal>();
-  new (&lb->gszy) std::vector<PetscReal>();
-  new (&lb->gsay) std::vector<PetscReal>();
-  tao->data    = (void *)lb;
-  lb->m        = 10;
-  lb->cauchy   = TAO_LBFGSB_CAUCHY_EXACT;
-  lb->factr    = 1e7;
-  lb->maxls    = 20;
-  lb->ls_ftol  = 1e-3;
-  lb->ls_gtol  = 0.9;
-  lb->ls_xtol  = 0.1;
-  lb->chunk    = 64;
-  lb->gnorm    = 0;
-  lb->gram     = 0;
-  lb->termination = "none";
+  PetscCall(TypeDataCreate(&tao->data, &lb));
 
   tao->ops->setup          = TaoSetUp_LBFGSB;
   tao->ops->solve          = TaoSolve_LBFGSB;
