@@ -1,0 +1,155 @@
+#!/bin/bash
+# Builds the GPU stack of petsc-kokkos-plugins from source trees or tarballs that the user supplies (it never
+# downloads anything), for the NVIDIA GPU it finds, then configures and builds petsckp against it.
+#
+#   tools/build-gpu-stack.sh --petsc <dir|tarball> --kokkos <dir|tarball> [--gtest <dir|tarball>]
+#                            [--prefix <dir>] [--jobs N] [--arch SM] [--build <petsckp build dir>] [--no-petsckp]
+#
+#   --petsc   PETSc >= 3.24 source (git checkout, release tarball, or `git archive` tarball)
+#   --kokkos  Kokkos >= 4.3 source; built separately with the CUDA backend for the GPU's architecture
+#   --gtest   GoogleTest source (e.g. Debian's /usr/src/googletest) for the unit tests; without it the unit tests
+#             are not built
+#   --prefix  where everything is built and installed (default: .gpu/stack); PETSc's PETSC_ARCH is arch-cuda
+#   --arch    compute capability as digits, e.g. 90 (default: nvidia-smi's, for the first GPU)
+#   --build   petsckp's build directory (default: build-gpu)
+#
+# Writes <prefix>/env.sh (PETSC_DIR, PETSC_ARCH, Kokkos_ROOT, GTest_ROOT, PATH), which later shells source.
+# The Kokkos and PETSc builds run side by side. Kokkos snapshots that predate CUDA 13 are adapted to its runtime API
+# (cudaMemPrefetchAsync takes a cudaMemLocation, cudaGraphAddDependencies edge data) and nvcc_wrapper's default architecture is set to the GPU's.
+set -euo pipefail
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+die() { echo "build-gpu-stack: $*" >&2; exit 1; }
+
+PETSC_SRC="" KOKKOS_SRC="" GTEST_SRC="" PREFIX=".gpu/stack" JOBS=$(nproc) ARCH="" BUILD="build-gpu" PETSCKP=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --petsc) PETSC_SRC=$2; shift 2 ;;
+  --kokkos) KOKKOS_SRC=$2; shift 2 ;;
+  --gtest) GTEST_SRC=$2; shift 2 ;;
+  --prefix) PREFIX=$2; shift 2 ;;
+  --jobs) JOBS=$2; shift 2 ;;
+  --arch) ARCH=$2; shift 2 ;;
+  --build) BUILD=$2; shift 2 ;;
+  --no-petsckp) PETSCKP=0; shift ;;
+  -h | --help) usage 0 ;;
+  *) echo "unknown argument $1" >&2; usage 1 ;;
+  esac
+done
+[ -n "$PETSC_SRC" ] || die "missing --petsc <PETSc source directory or tarball> (PETSc >= 3.24, e.g. a release tarball from petsc.org)"
+[ -n "$KOKKOS_SRC" ] || die "missing --kokkos <Kokkos source directory or tarball> (Kokkos >= 4.3 from github.com/kokkos/kokkos)"
+command -v nvcc > /dev/null || die "nvcc not found: put the CUDA toolkit's bin directory on PATH"
+command -v mpicc > /dev/null || die "mpicc not found: an MPI (e.g. OpenMPI) is needed"
+command -v cmake > /dev/null || die "cmake not found"
+if [ -z "$ARCH" ]; then
+  command -v nvidia-smi > /dev/null || die "nvidia-smi not found: give the compute capability with --arch (e.g. 90 for H100/H200)"
+  ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+  [ -n "$ARCH" ] || die "nvidia-smi gave no compute capability: give it with --arch"
+fi
+case "$ARCH" in
+70) KARCH=VOLTA70 ;; 75) KARCH=TURING75 ;; 80) KARCH=AMPERE80 ;; 86) KARCH=AMPERE86 ;; 89) KARCH=ADA89 ;;
+90) KARCH=HOPPER90 ;; 100) KARCH=BLACKWELL100 ;; 120) KARCH=BLACKWELL120 ;;
+*) die "compute capability $ARCH has no Kokkos architecture name known to this script" ;;
+esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mkdir -p "$PREFIX"
+PREFIX=$(cd "$PREFIX" && pwd)
+LOG="$PREFIX/logs"
+mkdir -p "$LOG"
+echo "build-gpu-stack: sm_$ARCH (Kokkos_ARCH_$KARCH), $JOBS jobs, in $PREFIX; logs in $LOG"
+
+# unpack or link a source into $PREFIX/<name>
+source_tree() {
+  local src=$1 name=$2
+  rm -rf "${PREFIX:?}/$name"
+  if [ -d "$src" ]; then
+    ln -s "$(cd "$src" && pwd)" "$PREFIX/$name"
+  elif [ -f "$src" ]; then
+    mkdir -p "$PREFIX/$name"
+    tar -xf "$src" -C "$PREFIX/$name" --strip-components=1
+  else
+    die "$src is neither a directory nor a tarball"
+  fi
+}
+source_tree "$PETSC_SRC" petsc
+source_tree "$KOKKOS_SRC" kokkos-src
+[ -f "$PREFIX/petsc/include/petscversion.h" ] || die "$PETSC_SRC is not a PETSc source tree (no include/petscversion.h)"
+[ -f "$PREFIX/kokkos-src/core/src/Kokkos_Core.hpp" ] || die "$KOKKOS_SRC is not a Kokkos source tree (no core/src/Kokkos_Core.hpp)"
+
+# Kokkos snapshots older than its CUDA 13 support: the runtime's cudaMemPrefetchAsync takes a cudaMemLocation and
+# flags, cudaGraphAddDependencies an edge-data array; nvcc_wrapper's default architecture (used for every nvcc call) is the GPU's
+KS="$PREFIX/kokkos-src"
+if ! grep -q "CUDART_VERSION >= 13000" "$KS/core/src/Cuda/Kokkos_Cuda_Instance.hpp"; then
+  python3 - "$KS/core/src/Cuda/Kokkos_Cuda_Instance.hpp" << 'EOF'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    return cudaMemPrefetchAsync(devPtr, count, dstDevice, m_stream);\n"
+new = ("#if CUDART_VERSION >= 13000\n"
+       "    cudaMemLocation loc;\n"
+       "    loc.type = cudaMemLocationTypeDevice;\n"
+       "    loc.id   = dstDevice;\n"
+       "    return cudaMemPrefetchAsync(devPtr, count, loc, 0, m_stream);\n"
+       "#else\n" + old + "#endif\n")
+if old in s:
+    s = s.replace(old, new)
+    print("build-gpu-stack: Kokkos adapted to the CUDA 13 cudaMemPrefetchAsync")
+old = "    return cudaGraphAddDependencies(graph, from, to, numDependencies);\n"
+new = ("#if CUDART_VERSION >= 13000\n"
+       "    return cudaGraphAddDependencies(graph, from, to, nullptr, numDependencies);\n"
+       "#else\n" + old + "#endif\n")
+if old in s:
+    s = s.replace(old, new)
+    print("build-gpu-stack: Kokkos adapted to the CUDA 13 cudaGraphAddDependencies (edge data)")
+open(p, "w").write(s)
+EOF
+fi
+sed -i "s/^default_arch=\"sm_[0-9]*\"/default_arch=\"sm_$ARCH\"/" "$KS/bin/nvcc_wrapper"
+
+# Kokkos (CUDA + Serial host backend) and PETSc (CUDA) side by side
+KOKKOS_ROOT="$PREFIX/kokkos"
+(
+  cmake -S "$KS" -B "$PREFIX/kokkos-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$KOKKOS_ROOT" \
+    -DCMAKE_CXX_COMPILER="$KS/bin/nvcc_wrapper" -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_SERIAL=ON \
+    -DKokkos_ARCH_$KARCH=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DBUILD_SHARED_LIBS=ON -DKokkos_ENABLE_TESTS=OFF &&
+    cmake --build "$PREFIX/kokkos-build" -j "$JOBS" && cmake --install "$PREFIX/kokkos-build"
+) > "$LOG/kokkos.log" 2>&1 &
+KPID=$!
+PETSC_ARCH=arch-cuda
+(
+  cd "$PREFIX/petsc" &&
+    python3 ./configure PETSC_ARCH=$PETSC_ARCH --with-cuda --with-cuda-arch="$ARCH" --with-debugging=0 --with-fc=0 \
+      --with-shared-libraries --with-x=0 --with-blaslapack-lib="-lopenblas" --with-cc=mpicc --with-cxx=mpicxx \
+      COPTFLAGS=-O3 CXXOPTFLAGS=-O3 CUDAOPTFLAGS=-O3 &&
+    make PETSC_DIR="$PREFIX/petsc" PETSC_ARCH=$PETSC_ARCH -j "$JOBS" all
+) > "$LOG/petsc.log" 2>&1 &
+PPID_=$!
+if [ -n "$GTEST_SRC" ]; then
+  source_tree "$GTEST_SRC" gtest-src
+  (cmake -S "$PREFIX/gtest-src" -B "$PREFIX/gtest-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX/gtest" &&
+    cmake --build "$PREFIX/gtest-build" -j 4 && cmake --install "$PREFIX/gtest-build") > "$LOG/gtest.log" 2>&1 ||
+    die "GoogleTest failed to build: see $LOG/gtest.log"
+fi
+wait $KPID || { tail -40 "$LOG/kokkos.log"; die "Kokkos failed to build: see $LOG/kokkos.log"; }
+echo "build-gpu-stack: Kokkos installed in $KOKKOS_ROOT"
+wait $PPID_ || { grep -E "error|Error|\*\*\*" "$LOG/petsc.log" | tail -30; die "PETSc failed to configure or build: see $LOG/petsc.log and $PREFIX/petsc/configure.log"; }
+echo "build-gpu-stack: PETSc built in $PREFIX/petsc ($PETSC_ARCH)"
+
+cat > "$PREFIX/env.sh" << EOF
+export PETSC_DIR="$PREFIX/petsc" PETSC_ARCH=$PETSC_ARCH Kokkos_ROOT="$KOKKOS_ROOT"
+export GTest_ROOT="$([ -n "$GTEST_SRC" ] && echo "$PREFIX/gtest")"
+export PATH="$KOKKOS_ROOT/bin:\$PATH" LD_LIBRARY_PATH="$PREFIX/petsc/$PETSC_ARCH/lib:$KOKKOS_ROOT/lib:\${LD_LIBRARY_PATH:-}"
+EOF
+echo "build-gpu-stack: wrote $PREFIX/env.sh"
+
+if [ "$PETSCKP" = 1 ]; then
+  # shellcheck disable=SC1091
+  . "$PREFIX/env.sh"
+  GPUARGS="-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0 -options_left 0"
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$KOKKOS_ROOT/bin/nvcc_wrapper" \
+    -DKokkos_ROOT="$KOKKOS_ROOT" -DGTest_ROOT="$GTest_ROOT" "-DPETSCKP_TEST_ARGS=$GPUARGS" > "$LOG/petsckp.log" 2>&1 &&
+    cmake --build "$BUILD" -j "$JOBS" >> "$LOG/petsckp.log" 2>&1 ||
+    { grep -E "error" -A3 "$LOG/petsckp.log" | head -40; die "petsckp failed to configure or build: see $LOG/petsckp.log"; }
+  echo "build-gpu-stack: petsckp built in $BUILD; run its tests with"
+  echo "  . $PREFIX/env.sh && PETSC_OPTIONS='-use_gpu_aware_mpi 0' ctest --test-dir $BUILD"
+fi
