@@ -8,5 +8,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config python3 \
   petsc-dev libpetsc3.18-dev-examples libtrilinos-kokkos-dev libgtest-dev \
-  openmpi-bin libopenmpi-dev python3-numpy python3-scipy >/dev/null
+  openmpi-bin libopenmpi-dev python3-numpy python3-scipy valgrind >/dev/null
 echo "petsckp: Debian packages installed"
