@@ -17,7 +17,7 @@ $L --out $D/1.md --events $E --label "PETSc CG+jacobi" -- "$B/examples/poisson" 
 $L --out $D/1.md --events $E --label "CG+jacobi on petsckp SpMV" -- "$B/examples/poisson" -dim 3 -n $N -pc_type jacobi -use_kp_operator -ksp_converged_reason $A >/dev/null
 $L --out $D/1.md --events $E --label "PETSc CG+gamg" -- "$B/examples/poisson" -dim 3 -n $N -pc_type gamg -ksp_converged_reason $A >/dev/null
 
-# 2. seed 002: bubbly-flow pressure Poisson (3D, 8 bubbles, contrast 1e-6), 48^3
+# 2. dcg + neumann (Gupta, van Gijzen, Vuik): bubbly-flow pressure Poisson (3D, 8 bubbles, contrast 1e-6), 48^3
 E=KSPSolve,PCSetUp,PCApply,MatMult
 P="-dim 3 -n 48 -geometry bubble8 -contrast 1e-6"
 $L --out $D/2.md --events $E --label "petsckp dcg + neumann(2)" -- "$B/examples/bubbly" $P -ksp_type dcg -pc_type neumann -pc_neumann_terms 2 $A >/dev/null
@@ -25,12 +25,12 @@ $L --out $D/2.md --events $E --label "petsckp cg + neumann(2) + deflation" -- "$
 $L --out $D/2.md --events $E --label "PETSc cg + jacobi" -- "$B/examples/bubbly" $P -ksp_type cg -pc_type jacobi $A >/dev/null
 $L --out $D/2.md --events $E --label "PETSc cg + gamg" -- "$B/examples/bubbly" $P -ksp_type cg -pc_type gamg $A >/dev/null
 
-# 3. seed 000: obstacle problem (hemisphere, 257^2): psormg against SNESVI and TAO gpcg on the same discretisation
+# 3. psormg (Klement, Oberhuber): obstacle problem (hemisphere, 257^2): psormg against SNESVI and TAO gpcg on the same discretisation
 E=KSPSolve,PCSetUp,SNESSolve,TaoSolve
 $L --out $D/3.md --events $E --label "petsckp richardson + psormg" -- "$B/examples/obstacle" -problem hemisphere -n 257 -ksp_rtol 1e-8 $A >/dev/null
 $L --out $D/3.md --events $E --label "psormg, then PETSc SNESVI vinewtonrsls" -- "$B/examples/obstacle" -problem hemisphere -n 257 -ksp_rtol 1e-8 -compare snesvi $A >/dev/null
 
-# 4. seed 004: MINPACK-2 bound-constrained problems, 256^2
+# 4. lbfgsb (Byrd, Lu, Nocedal, Zhu; Fei et al.): MINPACK-2 bound-constrained problems, 256^2
 E=TaoSolve,MP2FunctionGrad,TaoTermObjGrad,TaoObjGradEval   # the example's f/g event; TAO's f/g event is TaoTermObjGrad in PETSc 3.25, TaoObjGradEval before
 for prob in pjb ssc; do
   $L --out $D/4.md --events $E --label "$prob: petsckp lbfgsb" -- "$B/examples/minpack2" -problem $prob -nx 256 -ny 256 -check 0 -tao_type lbfgsb $A >/dev/null
@@ -39,9 +39,9 @@ done
 
 {
   echo "## 3D Poisson ($N^3): device SpMV (src/sys)"; cat $D/1.md; echo
-  echo "## Bubbly flow, 48^3, 8 bubbles, contrast 1e-6 (seed 002)"; cat $D/2.md; echo
-  echo "## Obstacle, hemisphere 257^2 (seed 000; the SNESVI row includes the psormg solve)"; cat $D/3.md; echo
-  echo "## MINPACK-2, 256^2 (seed 004)"; cat $D/4.md
+  echo "## Bubbly flow, 48^3, 8 bubbles, contrast 1e-6 (dcg, neumann)"; cat $D/2.md; echo
+  echo "## Obstacle, hemisphere 257^2 (psormg; the SNESVI row includes the psormg solve)"; cat $D/3.md; echo
+  echo "## MINPACK-2, 256^2 (lbfgsb)"; cat $D/4.md
 } > "$R"
 rm -rf $D
 cat "$R"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# GPU benchmark of seed 002 (KSPDCG + PCNEUMANN) against PETSc's solvers on the bubbly-flow problems, and the
+# GPU benchmark of KSPDCG + PCNEUMANN (Gupta, van Gijzen, Vuik, VECPAR 2012) against PETSc's solvers on the bubbly-flow problems, and the
 # iteration counts of the paper's Tables 2-4.
 #   bench/run_bubbly.sh <build dir> <output dir> [--cpu]       time table (+ paper table with BUBBLY_PAPER=1)
 #   bench/run_bubbly.sh <build dir> <output dir> --logview     kernel breakdown: 256^3, 8 bubbles, contrast 1e-3,

@@ -46,7 +46,7 @@ paper_omp() { case $1 in 256) echo 6.4 ;; 512) echo 61 ;; 1024) echo 935 ;; *) e
   echo "Device: $DEVICE. Date: $(date -u +%Y-%m-%d). Our times: whole time loop (assembly of A and b on the host with"
   echo "MatSetValuesCOO, LCP solves with richardson + psormg including the hierarchy setup of the first step), seconds."
   echo "Paper: GTX 480 / one Core2 Duo core (Table I) and 12-core Opteron with OpenMP (Table II), whole computation, unknown"
-  echo "number of time steps and tolerance (see the digest, sec. 6)."
+  echo "number of time steps and tolerance."
   echo
   echo "Edge detector presmoothing: 1/256 of the image side (-sigma_domain 0.00390625)."
   echo

@@ -69,14 +69,14 @@ petsckp_add_tutorial(ksp_ex45 ksp/ksp/tutorials/ex45.c)
 petsckp_add_tutorial_test(ex45_dll_append ksp_ex45 NSIZE 2 ARGS -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -info :sys -ksp_converged_reason
                           EXPECT "Loading registered routines from .*libpetsckp" "CONVERGED_RTOL")
 
-# seed 002: DCG + Neumann in at most half the iterations of CG + Jacobi (same norm, same tolerance)
+# Gupta, van Gijzen, Vuik (VECPAR 2012): DCG + Neumann in at most half the iterations of CG + Jacobi (same norm, same tolerance)
 foreach(np 1 2)
   petsckp_add_tutorial_compare(ex45_dcg_neumann_np${np} ksp_ex45 ${np} 0.5
     "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type cg -pc_type jacobi -ksp_norm_type unpreconditioned -ksp_converged_reason"
     "-da_grid_x 21 -da_grid_y 21 -da_grid_z 21 -ksp_type dcg -pc_type neumann -ksp_norm_type unpreconditioned -ksp_converged_reason")
 endforeach()
 
-# seed 004: unmodified jbearing2 and plate2 with -tao_type lbfgsb reach BLMVM's optimum in no more iterations
+# L-BFGS-B (Byrd, Lu, Nocedal, Zhu; Fei et al. on the GPU): unmodified jbearing2 and plate2 with -tao_type lbfgsb reach BLMVM's optimum in no more iterations
 petsckp_add_tutorial(jbearing2 tao/bound/tutorials/jbearing2.c)
 petsckp_add_tutorial(plate2 tao/bound/tutorials/plate2.c)
 if(PETSCKP_ENABLE_TESTS)
@@ -94,7 +94,7 @@ if(PETSCKP_ENABLE_TESTS)
   endforeach()
 endif()
 
-# seed 000: PETSc's SNESVI obstacle tutorial, the anchor of bench/run_psormg.sh (built here so that the benchmark does
+# Klement and Oberhuber (projected-SOR multigrid): PETSc's SNESVI obstacle tutorial, the anchor of bench/run_psormg.sh (built here so that the benchmark does
 # not depend on compilers and pkg-config on the GPU machine); a small run checks that it works in this build. The
 # benchmark's CG + GAMG runs on PETSc 3.25, but PETSc 3.18's GAMG stops at the second Newton step of vinewtonrsls
 # ("Cannot change local size of Amat after use": its levels keep the size of the previous inactive set), so the
@@ -104,7 +104,7 @@ petsckp_add_tutorial_test(snes_ex9_vinewtonrsls snes_ex9 NSIZE 1
   ARGS -da_grid_x 33 -da_grid_y 33 -snes_type vinewtonrsls -snes_max_it 50 -ksp_type cg -pc_type jacobi -snes_converged_reason
   EXPECT "Nonlinear solve converged due to" "errors on 33 x 33 grid")
 
-# seed 000: unconstrained psormg preconditions CG on ex45 (65^3, DMDA given with KSPSetDM) in <= 20 iterations
+# Klement and Oberhuber: unconstrained psormg preconditions CG on ex45 (65^3, DMDA given with KSPSetDM) in <= 20 iterations
 foreach(np 1 2 4)
   petsckp_add_tutorial_test(ex45_psormg_cg ksp_ex45 NSIZE ${np}
     ARGS -da_grid_x 65 -da_grid_y 65 -da_grid_z 65 -ksp_type cg -pc_type psormg -ksp_rtol 1e-8 -ksp_max_it 20 -ksp_error_if_not_converged -ksp_converged_reason

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The solver benchmarks on the GPU machine, each capped in time so that a part fits in one 10-minute device call.
-#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: seed002 | seed004 | seed000 | seed000+004>
+#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb>
 # Each solver's script writes its markdown table into <output dir>; copy them to bench/results/.
 set -u
 B=$1; O=$2; PART=$3
@@ -8,18 +8,18 @@ mkdir -p "$O"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 export DEVICE="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 case "$PART" in
-  seed002)
+  dcg)
     BUBBLY_QUICK=${BUBBLY_QUICK:-0} BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-128 256} timeout ${BUBBLY_TOTAL:-420} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
     echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -60 ;;
-  seed004)
+  lbfgsb)
     LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null ;;
-  seed000)
+  psormg)
     PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=75 PSORMG_BENCH_TIMEOUT=100 timeout 290 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;
-  seed000+004)
+  psormg+lbfgsb)
     LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null
     PSORMG_ANCHOR_MAX=1025 PSORMG_ANCHOR_TIMEOUT=60 PSORMG_BENCH_TIMEOUT=60 timeout 220 bash bench/run_psormg.sh "$B" "$O/psormg" 1025 2049 4097 > "$O/psormg.log" 2>&1

@@ -21,8 +21,8 @@ PETSC_INTERN PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Su
 PETSC_INTERN PetscErrorCode PCCreate_Neumann(PC);
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP);
 
-/* TAO lbfgsb (seed 004) */
+/* TAO lbfgsb */
 PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);
 
-/* psormg (seed 000) */
+/* psormg */
 PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC);

@@ -1,6 +1,6 @@
 /*
-   types.cxx - the list of solver types of libpetsckp. Each solver issue adds its registration here, and
-   only once the solver works.
+   types.cxx - the list of solver types of libpetsckp. A type is registered here only once it
+   works.
 */
 #include <petsckp.h>
 #include "petsckp_types.h"
