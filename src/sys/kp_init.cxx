@@ -3,6 +3,7 @@
 */
 #include "kp_kokkos.hpp"
 #include <petscdevice.h>
+#include <cstdlib>
 #if defined(KOKKOS_ENABLE_CUDA)
   #include <cuda_runtime.h>
 #endif
@@ -18,14 +19,22 @@ ExecSpace exec()
   return ExecSpace();
 }
 
-static PetscErrorCode KokkosFinalizeIfOurs(void)
+/* PetscFinalize(): forget the execution space instance, which wraps PETSc's stream */
+static PetscErrorCode ExecInstanceRelease(void)
 {
   PetscFunctionBegin;
   if (g_exec) PetscCallCXX(delete g_exec);
   g_exec = nullptr;
-  if (g_we_initialized && Kokkos::is_initialized()) PetscCallCXX(Kokkos::finalize());
-  g_we_initialized = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Kokkos cannot be initialised again once finalised, and an application may call PetscInitialize() again after
+   PetscFinalize(): Kokkos, when petsckp started it, is finalised at the exit of the process (registered after the
+   CUDA runtime's own exit handler, so it runs first) */
+static void KokkosFinalizeAtExit(void)
+{
+  if (g_we_initialized && Kokkos::is_initialized()) Kokkos::finalize();
+  g_we_initialized = PETSC_FALSE;
 }
 
 /* Run on PETSc's CUDA stream when PETSc's vectors live on the same device, so that no synchronisation is
@@ -68,9 +77,12 @@ PetscErrorCode KokkosInitializeOnce()
 #endif
     PetscCallCXX(compat::kokkos_initialize(device_id));
     g_we_initialized = PETSC_TRUE;
-    PetscCall(PetscRegisterFinalize(KokkosFinalizeIfOurs));
+    PetscCheck(std::atexit(KokkosFinalizeAtExit) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "petsckp: cannot register the finalisation of Kokkos at exit");
   }
-  PetscCall(SetExecInstance());
+  if (!g_exec) {
+    PetscCall(SetExecInstance());
+    PetscCall(PetscRegisterFinalize(ExecInstanceRelease));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace petsckp

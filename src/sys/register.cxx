@@ -86,7 +86,8 @@ PetscErrorCode PetscKPInitializePackage(void)
   `PetscDLLibraryRegister_petsckp()`, which calls it.
 
   Kokkos is initialised at the first use of a petsckp solver, unless it is already initialised (as in PETSc
-  builds with Kokkos), and finalised in `PetscFinalize()` when petsckp initialised it.
+  builds with Kokkos), and finalised at the exit of the process when petsckp initialised it, so that an application
+  may call `PetscInitialize()` again after `PetscFinalize()` (the class, events and types are then registered again).
 
 .seealso: `PetscKPInitializePackage()`
 @*/
