@@ -298,7 +298,7 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 {
   char *buf = (char *)ctx;
 
-  if (p == PETSC_ERROR_INITIAL && !buf[0] && mess) PetscStrncpy(buf, mess, 1024);
+  if (p == PETSC_ERROR_INITIAL && !buf[0] && mess) (void)PetscStrncpy(buf, mess, 1024);
   return n;
 }
 

@@ -179,20 +179,21 @@ OperatorInfo CheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao)
 
 BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
 {
-  const bool havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
-  const Int  n      = (Int)(havelo ? lo.extent(0) : up.extent(0));
-  Int        r[5]   = {n, n, n, n, n};
-  BoundsInfo info;
+  const bool   havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
+  const Int    n      = (Int)(havelo ? lo.extent(0) : up.extent(0));
+  const Scalar inf    = INFINITY;
+  Int          r[5]   = {n, n, n, n, n};
+  BoundsInfo   info;
 
   if (n == 0) return info;
   Kokkos::parallel_reduce(
     "petsckp::psormg::CheckBounds", range(n),
     KOKKOS_LAMBDA(Int i, Int & nanlo, Int & nanup, Int & pinflo, Int & ninfup, Int & crossed) {
-      const Scalar l = havelo ? lo(i) : -INFINITY, u = haveup ? up(i) : INFINITY;
+      const Scalar l = havelo ? lo(i) : -inf, u = haveup ? up(i) : inf;
       if (l != l && i < nanlo) nanlo = i;
       if (u != u && i < nanup) nanup = i;
-      if (l == INFINITY && i < pinflo) pinflo = i;
-      if (u == -INFINITY && i < ninfup) ninfup = i;
+      if (l == inf && i < pinflo) pinflo = i;
+      if (u == -inf && i < ninfup) ninfup = i;
       if (l > u && i < crossed) crossed = i;
     },
     Kokkos::Min<Int>(r[0]), Kokkos::Min<Int>(r[1]), Kokkos::Min<Int>(r[2]), Kokkos::Min<Int>(r[3]), Kokkos::Min<Int>(r[4]));
