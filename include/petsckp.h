@@ -97,14 +97,47 @@ typedef enum {
   PC_PSORMG_OBSTACLE_LINEAR
 } PCPSORMGObstacleRestriction;
 PETSC_EXTERN const char *const PCPSORMGObstacleRestrictions[];
+/*E
+  PCPSORMGEdgeInterpolation - how the interpolation of `PCPSORMG` gives the last point of an even grid line, which lies
+  past the last coarse point
+
+  Values:
++ `PC_PSORMG_EDGE_AUTO`     - chosen per level and direction from the operator's rows at that edge (Dirichlet: zero, Neumann: constant)
+. `PC_PSORMG_EDGE_ZERO`     - half the last coarse value: linear interpolation to an eliminated zero Dirichlet value
+- `PC_PSORMG_EDGE_CONSTANT` - the last coarse value: constant extrapolation, for Neumann (natural) boundaries
+
+  Level: advanced
+
+.seealso: `PCPSORMG`, `PCPSORMGSetEdgeInterpolation()`
+E*/
+typedef enum {
+  PC_PSORMG_EDGE_AUTO,
+  PC_PSORMG_EDGE_ZERO,
+  PC_PSORMG_EDGE_CONSTANT
+} PCPSORMGEdgeInterpolation;
+PETSC_EXTERN const char *const PCPSORMGEdgeInterpolations[];
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetVariableBounds(PC, Vec, Vec);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetVariableBounds(PC, Vec *, Vec *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetObstacleRestriction(PC, PCPSORMGObstacleRestriction);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetObstacleRestriction(PC, PCPSORMGObstacleRestriction *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetOmega(PC, PetscReal *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetLevels(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetCoarseSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetCoarseSize(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetCycleType(PC, PCMGCycleType);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetCycleType(PC, PCMGCycleType *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetSmooths(PC, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetSmooths(PC, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetCoarseSolve(PC, PetscReal, PetscInt, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetCoarseSolve(PC, PetscReal *, PetscInt *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetEdgeInterpolation(PC, PCPSORMGEdgeInterpolation);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetEdgeInterpolation(PC, PCPSORMGEdgeInterpolation *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetProjectCorrection(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetProjectCorrection(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetDeviceSetup(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetDeviceSetup(PC, PetscBool *);
 /* ---- TAO lbfgsb (seed 004) */
 #define TAOLBFGSB "lbfgsb"
 typedef enum {

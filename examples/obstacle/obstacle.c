@@ -13,6 +13,9 @@ Options:\n\
   -max_cycles <k>             : fail if PCPSORMG needed more than k cycles\n\
   -require_reference <bool>   : fail when the reference solver does not converge (default true)\n\
   -check_fallback             : check that a KSP monitor (which disables PCApplyRichardson) gives an error\n\
+  -check_bad_data             : solve again with a NaN or Inf in b, a NaN entry, zero or negative diagonal in A, a NaN or\n\
+                                crossing bound at the grid centre: each must be refused (an error naming the entry, or\n\
+                                KSP_DIVERGED_NANORINF for b), never hidden by the projections\n\
   -print_times                : print the wall-clock times of the setup (KSPSetUp, i.e. PCSetUp), of the solve and of the\n\
                                 reference solve, device work completed (for benchmarks; -log_view has no PCSetUp time on GPUs)\n\n";
 
@@ -290,6 +293,141 @@ static PetscErrorCode Infeasibility(Vec x, Vec lo, Vec up, Vec w, PetscReal *inf
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the message of the first error raised while this handler is pushed */
+static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  char *buf = (char *)ctx;
+
+  if (p == PETSC_ERROR_INITIAL && !buf[0] && mess) (void)PetscStrncpy(buf, mess, 1024);
+  return n;
+}
+
+typedef enum {
+  BAD_NAN_RHS,
+  BAD_INF_RHS,
+  BAD_NAN_MATRIX,
+  BAD_NAN_DIAGONAL,
+  BAD_ZERO_DIAGONAL,
+  BAD_NEGATIVE_DIAGONAL,
+  BAD_NAN_LOWER,
+  BAD_NAN_UPPER,
+  BAD_CROSSED_BOUNDS,
+  BAD_NUM
+} BadData;
+static const char *const BadDataNames[] = {"NaN in b", "-Inf in b", "NaN off-diagonal entry of A", "NaN diagonal entry of A", "zero diagonal entry of A", "negative diagonal entry of A", "NaN lower bound", "NaN upper bound", "lower bound above the upper bound"};
+
+/* Each kind of bad data at the grid centre (and, for an off-diagonal entry, its neighbour in x): the solve with
+   PCPSORMG must refuse it, with an error whose message names the entry (PETSc's global index) or, for a NaN/Inf
+   right-hand side, with KSP_DIVERGED_NANORINF after 0 cycles. */
+static PetscErrorCode CheckBadData(DM da, Mat A, Vec b, Vec lo, Vec up)
+{
+  PetscInt    dim, M, N, P, nat[2], idx[2];
+  AO          ao;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  nat[0] = M / 2 + (dim > 1 ? M * (N / 2) : 0) + (dim > 2 ? M * N * (P / 2) : 0);
+  nat[1] = nat[0] + 1;
+  PetscCall(DMDAGetAO(da, &ao));
+  idx[0] = nat[0], idx[1] = nat[1];
+  PetscCall(AOApplicationToPetsc(ao, 2, idx));
+  for (int c = 0; c < BAD_NUM; c++) {
+    Mat                A2;
+    Vec                b2, x2, lo2, up2 = NULL;
+    KSP                ksp;
+    PC                 pc;
+    PetscErrorCode     ierr;
+    char               msg[1024] = "", word[32], *hit;
+    KSPConvergedReason reason;
+    PetscInt           its;
+    PetscScalar        lv = 0;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+    PetscCall(VecDuplicate(b, &b2));
+    PetscCall(VecCopy(b, b2));
+    PetscCall(VecDuplicate(b, &x2));
+    PetscCall(VecSet(x2, 0.0));
+    PetscCall(VecDuplicate(b, &lo2));
+    if (lo) PetscCall(VecCopy(lo, lo2));
+    else PetscCall(VecSet(lo2, PETSC_NINFINITY));
+    if (up || c == BAD_NAN_UPPER || c == BAD_CROSSED_BOUNDS) {
+      PetscCall(VecDuplicate(b, &up2));
+      if (up) PetscCall(VecCopy(up, up2));
+      else PetscCall(VecSet(up2, PETSC_INFINITY));
+    }
+    if (lo) {
+      PetscReal lvr = 0;
+      const PetscScalar *la;
+      PetscInt rs, re;
+      PetscCall(VecGetOwnershipRange(lo, &rs, &re));
+      PetscCall(VecGetArrayRead(lo, &la));
+      if (idx[0] >= rs && idx[0] < re) lvr = PetscRealPart(la[idx[0] - rs]);
+      PetscCall(VecRestoreArrayRead(lo, &la));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &lvr, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+      lv = lvr;
+    }
+    if (!rank) {
+      if (c == BAD_NAN_RHS) PetscCall(VecSetValue(b2, idx[0], NAN, INSERT_VALUES));
+      if (c == BAD_INF_RHS) PetscCall(VecSetValue(b2, idx[0], PETSC_NINFINITY, INSERT_VALUES));
+      if (c == BAD_NAN_MATRIX) PetscCall(MatSetValue(A2, idx[0], idx[1], NAN, INSERT_VALUES));
+      if (c == BAD_NAN_DIAGONAL) PetscCall(MatSetValue(A2, idx[0], idx[0], NAN, INSERT_VALUES));
+      if (c == BAD_ZERO_DIAGONAL) PetscCall(MatSetValue(A2, idx[0], idx[0], 0.0, INSERT_VALUES));
+      if (c == BAD_NEGATIVE_DIAGONAL) PetscCall(MatSetValue(A2, idx[0], idx[0], -4.0, INSERT_VALUES));
+      if (c == BAD_NAN_LOWER) PetscCall(VecSetValue(lo2, idx[0], NAN, INSERT_VALUES));
+      if (c == BAD_NAN_UPPER) PetscCall(VecSetValue(up2, idx[0], NAN, INSERT_VALUES));
+      if (c == BAD_CROSSED_BOUNDS) PetscCall(VecSetValue(up2, idx[0], lv - 0.5, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A2, MAT_FINAL_ASSEMBLY));
+    {
+      Vec vs[3] = {b2, lo2, up2};
+      for (int q = 0; q < 3; q++) {
+        if (!vs[q]) continue;
+        PetscCall(VecAssemblyBegin(vs[q]));
+        PetscCall(VecAssemblyEnd(vs[q]));
+      }
+    }
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetDM(ksp, da));
+    PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(KSPSetOperators(ksp, A2, A2));
+    PetscCall(KSPSetType(ksp, KSPRICHARDSON));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCPSORMG));
+    PetscCall(PCPSORMGSetVariableBounds(pc, lo2, up2));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 200));
+    PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PetscPushErrorHandler(CaptureError, msg));
+    ierr = KSPSolve(ksp, b2, x2);
+    PetscCall(PetscPopErrorHandler());
+    if (c == BAD_NAN_RHS || c == BAD_INF_RHS) {
+      PetscCheck(!ierr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: KSPSolve failed (%d): %s", BadDataNames[c], (int)ierr, msg);
+      PetscCall(KSPGetConvergedReason(ksp, &reason));
+      PetscCall(KSPGetIterationNumber(ksp, &its));
+      PetscCheck(reason == KSP_DIVERGED_NANORINF && its == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the solve returned %s after %" PetscInt_FMT " cycles", BadDataNames[c], KSPConvergedReasons[reason], its);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s after %" PetscInt_FMT " cycles\n", BadDataNames[c], KSPConvergedReasons[reason], its));
+    } else {
+      PetscCheck(ierr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s was not refused", BadDataNames[c]);
+      /* the message names the entry: its index is printed as <entry>, the same on any number of processes */
+      PetscCall(PetscSNPrintf(word, sizeof(word), " %" PetscInt_FMT, idx[0]));
+      PetscCall(PetscStrstr(msg, word, &hit));
+      PetscCheck(hit && (hit[strlen(word)] == 0 || hit[strlen(word)] == ' ' || hit[strlen(word)] == ':' || hit[strlen(word)] == ';'), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the error does not name entry %" PetscInt_FMT ": %s", BadDataNames[c], idx[0], msg);
+      *hit = 0;
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: error %d: %s <entry>%s\n", BadDataNames[c], (int)ierr, msg, hit + strlen(word)));
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(MatDestroy(&A2));
+    PetscCall(VecDestroy(&b2));
+    PetscCall(VecDestroy(&x2));
+    PetscCall(VecDestroy(&lo2));
+    PetscCall(VecDestroy(&up2));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM                 da;
@@ -302,7 +440,7 @@ int main(int argc, char **argv)
   BoundsType         bounds  = BOUNDS_LOWER;
   CompareType        cmp     = COMPARE_NONE;
   PetscInt           dim = 2, n = 65, max_cycles = 1000, its, levels;
-  PetscBool          check_fallback = PETSC_FALSE, require_ref = PETSC_TRUE, print_times = PETSC_FALSE;
+  PetscBool          check_fallback = PETSC_FALSE, check_bad = PETSC_FALSE, require_ref = PETSC_TRUE, print_times = PETSC_FALSE;
   PetscLogDouble     t0, t1, t2;
   PetscReal          err, nrm, infeas;
   KSPConvergedReason reason;
@@ -321,6 +459,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-require_reference", "fail when the reference solver does not converge (benchmarks: false)", NULL, require_ref, &require_ref, NULL));
   PetscCall(PetscOptionsBool("-print_times", "print the setup, solve and reference-solve wall times", NULL, print_times, &print_times, NULL));
   PetscCall(PetscOptionsBool("-check_fallback", "check the error when PCApplyRichardson is bypassed", NULL, check_fallback, &check_fallback, NULL));
+  PetscCall(PetscOptionsBool("-check_bad_data", "check that NaN/Inf or a bad diagonal in the data, and bad bounds, are refused", NULL, check_bad, &check_bad, NULL));
   PetscOptionsEnd();
   PetscCheck(n >= 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 3");
   if (problem == PROBLEM_MEMBRANE) dim = 1;
@@ -429,6 +568,8 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCApply with bounds refused: yes\n"));
   }
 
+  if (check_bad) PetscCall(CheckBadData(da, A, b, lo, up));
+
   PetscCall(KSPDestroy(&ksp));
   PetscCall(MatDestroy(&A));
   PetscCall(VecDestroy(&x));
@@ -506,6 +647,21 @@ int main(int argc, char **argv)
     nsize: {{1 2 4}}
     args: -problem manufactured -dim 3 -n 17 -bounds box -max_cycles 30
     output_file: output/obstacle_manufactured_3d.out
+
+  # bad data is refused, not hidden by the projections: NaN/Inf in b (KSP_DIVERGED_NANORINF), NaN or a non-positive
+  # diagonal in A, NaN or crossing bounds (errors naming the entry)
+  test:
+    suffix: bad_data
+    nsize: {{1 2}}
+    args: -problem hemisphere -n 33 -max_cycles 35 -check_bad_data -pc_psormg_device_setup {{true false}}
+    output_file: output/obstacle_bad_data.out
+
+  # -help offers the cycle types v and w (PETSc's PCMGCycleTypes table starts with "invalid")
+  test:
+    suffix: help_cycle_type
+    args: -problem membrane -n 15 -help
+    filter: grep -- "-pc_psormg_cycle_type" | sed "s/.*(choose one of)//"
+    output_file: output/obstacle_help_cycle_type.out
 
   test:
     suffix: manufactured_compare

@@ -1,7 +1,13 @@
 /* Unit tests of src/pc/psormg/psormg_kernels against plain serial references: coloured projected SOR sweep,
-   obstacle restriction (monotone, linear), LCP measures, structured colourings, row lists, interpolation stencil. */
+   obstacle restriction (monotone, linear), LCP measures, structured colourings, row lists, interpolation stencil,
+   checks of the operator and of the bounds; and of PCPSORMG itself: bad data (NaN/Inf in b, A or the bounds,
+   non-positive diagonals, crossing bounds) is reported, and every option is checked by its setter. */
 #include "kp_test.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
+#include <petscdmda.h>
+#include <petsckp.h>
+#include <cstring>
+#include <string>
 
 using namespace kptest;
 using namespace petsckp::psormg;
@@ -224,6 +230,95 @@ TEST_P(PsormgSizes, ColoursAndConflicts)
   EXPECT_EQ(ColourConflicts(A, O, UView<const Int>(done.data(), n), UView<const Scalar>()), n > 0 ? 2 * (n - 1) : 0);
 }
 
+TEST_P(PsormgSizes, CheckOperatorFindsFirstBadRow)
+{
+  const Int n = GetParam(), ng = 5;
+  HostCsr   Ah = Tridiag(n, 2.5);
+  HostCsr   Oh = RandomCsr(n, ng, 61 + (unsigned)n, 2);
+  /* serial reference: smallest row with a non-finite entry (either block), smallest row with a diagonal <= 0 */
+  auto reference = [&](Int &nf, Int &bad, double &dv) {
+    nf = bad = -1, dv = 0;
+    for (Int i = n - 1; i >= 0; i--) {
+      double d  = 0;
+      bool   ok = true;
+      for (Int k = Ah.rowptr[i]; k < Ah.rowptr[i + 1]; k++) {
+        if (!std::isfinite(Ah.vals[k])) ok = false;
+        if (Ah.colidx[k] == i) d += Ah.vals[k];
+      }
+      for (Int k = Oh.rowptr[i]; k < Oh.rowptr[i + 1]; k++)
+        if (!std::isfinite(Oh.vals[k])) ok = false;
+      if (!ok) nf = i;
+      if (!(d > 0)) bad = i, dv = d;
+    }
+  };
+  for (int variant = 0; variant < 5; variant++) {
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    if (n > 0) {
+      const Int i = (Int)(n * 2 / 3), j = (Int)(n / 3);
+      if (variant == 1 && Ah.rowptr[i + 1] > Ah.rowptr[i]) Ah.vals[Ah.rowptr[i + 1] - 1] = NAN;         /* NaN in the local block */
+      if (variant == 2 && Oh.rowptr[j + 1] > Oh.rowptr[j]) Oh.vals[Oh.rowptr[j]] = INFINITY;             /* Inf in the ghost block */
+      if (variant == 3)
+        for (Int k = Ah.rowptr[i]; k < Ah.rowptr[i + 1]; k++)
+          if (Ah.colidx[k] == i) Ah.vals[k] = 0; /* zero diagonal */
+      if (variant == 4)
+        for (Int k = Ah.rowptr[j]; k < Ah.rowptr[j + 1]; k++)
+          if (Ah.colidx[k] == j) Ah.vals[k] = -3; /* negative diagonal, before the zero one */
+    }
+    Int    nf, bad;
+    double dv;
+    reference(nf, bad, dv);
+    OperatorInfo info = CheckOperator(ToDeviceCsr(Ah), ToDeviceCsr(Oh));
+    EXPECT_EQ(info.nonfinite_row, nf);
+    EXPECT_EQ(info.bad_diag_row, bad);
+    if (bad >= 0 && std::isfinite(dv)) EXPECT_EQ(info.diag_value, dv);
+  }
+}
+
+TEST_P(PsormgSizes, CheckBoundsFindsFirstBadEntry)
+{
+  const Int n = GetParam();
+  for (int variant = 0; variant < 6; variant++) {
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    auto lo = WithInfinities(RandomVector(n, 71, -2, -1), -INFINITY, 4), up = WithInfinities(RandomVector(n, 73, 1, 2), INFINITY, 3);
+    if (n > 0) {
+      const Int i = n - 1 - n / 4, j = n / 5;
+      if (variant == 1) lo[i] = NAN, lo[n - 1] = NAN;
+      if (variant == 2) up[j] = NAN;
+      if (variant == 3) lo[i] = INFINITY;
+      if (variant == 4) up[j] = -INFINITY;
+      if (variant == 5) lo[i] = 0.5, up[i] = 0.25, lo[n - 1] = 3;
+    }
+    Int ref[5] = {-1, -1, -1, -1, -1};
+    for (Int i = n - 1; i >= 0; i--) {
+      if (std::isnan(lo[i])) ref[0] = i;
+      if (std::isnan(up[i])) ref[1] = i;
+      if (lo[i] == INFINITY) ref[2] = i;
+      if (up[i] == -INFINITY) ref[3] = i;
+      if (lo[i] > up[i]) ref[4] = i;
+    }
+    auto       dl = ToDevice(lo), du = ToDevice(up);
+    BoundsInfo b  = CheckBounds(UView<const Scalar>(dl.data(), n), UView<const Scalar>(du.data(), n));
+    EXPECT_EQ(b.nan_lo, ref[0]);
+    EXPECT_EQ(b.nan_up, ref[1]);
+    EXPECT_EQ(b.pinf_lo, ref[2]);
+    EXPECT_EQ(b.ninf_up, ref[3]);
+    EXPECT_EQ(b.crossed, ref[4]);
+    if (ref[4] >= 0) {
+      EXPECT_EQ(b.lo_crossed, lo[ref[4]]);
+      EXPECT_EQ(b.up_crossed, up[ref[4]]);
+    }
+    /* one side only */
+    BoundsInfo l = CheckBounds(UView<const Scalar>(dl.data(), n), UView<const Scalar>());
+    EXPECT_EQ(l.nan_lo, ref[0]);
+    EXPECT_EQ(l.pinf_lo, ref[2]);
+    EXPECT_EQ(l.crossed, -1);
+    BoundsInfo u = CheckBounds(UView<const Scalar>(), UView<const Scalar>(du.data(), n));
+    EXPECT_EQ(u.nan_up, ref[1]);
+    EXPECT_EQ(u.ninf_up, ref[3]);
+    EXPECT_EQ(u.crossed, -1);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, PsormgSizes, ::testing::ValuesIn(Sizes()));
 
 TEST(Psormg, Prolong1DIsLinearInterpolation)
@@ -358,4 +453,303 @@ TEST(Psormg, EdgeRowSumsMatchHostLoop)
         if (M[d] > 2 && ref[2] > 0) EXPECT_EQ(neumann, got[0] <= 0.5 * got[1]); /* the rule decides Neumann/Dirichlet */
       }
     }
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* PCPSORMG on a DMDA: bad data is reported, options are checked */
+
+#define KP_OK(expr) ASSERT_EQ((int)(expr), 0)
+
+/* the message of the first error raised while this handler is pushed */
+static PetscErrorCode CaptureError(MPI_Comm, int, const char *, const char *, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  std::string *s = (std::string *)ctx;
+  if (p == PETSC_ERROR_INITIAL && s->empty() && mess) *s = mess;
+  return n;
+}
+
+/* an obstacle problem on a 2D n x n DMDA: 5-point Laplacian with eliminated Dirichlet boundary, b = +-1 (left half
+   pushes down onto the lower bound 0, the right half lifts off it), x0 = 0 on the bound; KSPRICHARDSON + PCPSORMG */
+struct PsormgLcp {
+  DM  da  = nullptr;
+  Mat A   = nullptr;
+  Vec b   = nullptr, x = nullptr, lo = nullptr, up = nullptr;
+  KSP ksp = nullptr;
+  PC  pc  = nullptr;
+  PetscInt n = 0;
+
+  void Create(PetscInt nn, PetscBool device_setup, PetscBool upper)
+  {
+    PetscInt xs, ys, xm, ym;
+    n = nn;
+    KP_OK(DMDACreate2d(PETSC_COMM_SELF, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, 1, 1, 1, 1, NULL, NULL, &da));
+    KP_OK(DMSetUp(da));
+    KP_OK(DMCreateMatrix(da, &A));
+    KP_OK(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++) {
+        MatStencil  row = {0, j, i, 0}, col[5];
+        PetscScalar v[5];
+        PetscInt    c = 0;
+        col[c] = row, v[c++] = 4;
+        const PetscInt nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+        for (auto &q : nb)
+          if (q[0] >= 0 && q[0] < n && q[1] >= 0 && q[1] < n) col[c].i = q[0], col[c].j = q[1], col[c].k = 0, col[c].c = 0, v[c++] = -1;
+        KP_OK(MatSetValuesStencil(A, 1, &row, c, col, v, INSERT_VALUES));
+      }
+    KP_OK(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(DMCreateGlobalVector(da, &b));
+    KP_OK(VecDuplicate(b, &x));
+    KP_OK(VecDuplicate(b, &lo));
+    KP_OK(VecSet(lo, 0.0));
+    if (upper) {
+      KP_OK(VecDuplicate(b, &up));
+      KP_OK(VecSet(up, 0.5));
+    }
+    for (PetscInt t = 0; t < n * n; t++) KP_OK(VecSetValue(b, t, t % n < n / 2 ? -1.0 : 1.0, INSERT_VALUES));
+    KP_OK(VecAssemblyBegin(b));
+    KP_OK(VecAssemblyEnd(b));
+    KP_OK(KSPCreate(PETSC_COMM_SELF, &ksp));
+    KP_OK(KSPSetDM(ksp, da));
+    KP_OK(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
+    KP_OK(KSPSetOperators(ksp, A, A));
+    KP_OK(KSPSetType(ksp, KSPRICHARDSON));
+    KP_OK(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 50));
+    KP_OK(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+    KP_OK(KSPGetPC(ksp, &pc));
+    KP_OK(PCSetType(pc, PCPSORMG));
+    KP_OK(PCPSORMGSetDeviceSetup(pc, device_setup));
+    KP_OK(PCPSORMGSetVariableBounds(pc, lo, up));
+    KP_OK(VecSet(x, 0.0));
+  }
+  /* KSPSetUp and KSPSolve with errors returned, not printed: the error code, the message in *msg */
+  PetscErrorCode Solve(std::string *msg, PetscBool setup_only = PETSC_FALSE)
+  {
+    PetscErrorCode ierr;
+    msg->clear();
+    PetscPushErrorHandler(CaptureError, msg);
+    ierr = KSPSetUp(ksp);
+    if (!ierr && !setup_only) ierr = KSPSolve(ksp, b, x);
+    PetscPopErrorHandler();
+    return ierr;
+  }
+  ~PsormgLcp()
+  {
+    KSPDestroy(&ksp);
+    MatDestroy(&A);
+    VecDestroy(&b);
+    VecDestroy(&x);
+    VecDestroy(&lo);
+    VecDestroy(&up);
+    DMDestroy(&da);
+  }
+};
+
+class PsormgPC : public ::testing::TestWithParam<bool> { };
+
+TEST_P(PsormgPC, SolvesTheObstacleProblem)
+{
+  PsormgLcp          p;
+  std::string        msg;
+  KSPConvergedReason reason;
+  PetscReal          mn;
+  ASSERT_NO_FATAL_FAILURE(p.Create(33, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+  KP_OK(KSPGetConvergedReason(p.ksp, &reason));
+  EXPECT_TRUE(reason == KSP_CONVERGED_RTOL || reason == KSP_CONVERGED_ATOL) << KSPConvergedReasons[reason];
+  KP_OK(VecMin(p.x, NULL, &mn));
+  EXPECT_GE(mn, 0.0);
+}
+
+/* NaN or Inf in b at a point on the bound: the projected residual there is max(r_i, 0), which drops the NaN, and the
+   projected sweeps clamp x_i back onto the bound, so the iteration used to run all its cycles and return a finite x */
+TEST_P(PsormgPC, NonFiniteRightHandSideIsDivergedNanOrInf)
+{
+  for (PetscScalar bad : {(PetscScalar)NAN, (PetscScalar)-INFINITY}) {
+    PsormgLcp          p;
+    std::string        msg;
+    KSPConvergedReason reason;
+    PetscInt           its;
+    ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE));
+    KP_OK(VecSetValue(p.b, 8 * 17 + 3, bad, INSERT_VALUES)); /* in the left half: x = 0 is on the lower bound there */
+    KP_OK(VecAssemblyBegin(p.b));
+    KP_OK(VecAssemblyEnd(p.b));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    KP_OK(KSPGetConvergedReason(p.ksp, &reason));
+    KP_OK(KSPGetIterationNumber(p.ksp, &its));
+    EXPECT_EQ(reason, KSP_DIVERGED_NANORINF) << "b_i = " << (double)bad << ": " << KSPConvergedReasons[reason] << " after " << its << " cycles";
+    EXPECT_EQ(its, 0);
+  }
+}
+
+/* a NaN entry of A, a zero or negative diagonal: an error at setup naming the row */
+TEST_P(PsormgPC, BadOperatorIsAnErrorNamingTheRow)
+{
+  const PetscInt row = 5 * 17 + 4;
+  struct {
+    PetscInt       col;
+    PetscScalar    v;
+    PetscErrorCode err;
+  } cases[] = {{row + 1, (PetscScalar)NAN, PETSC_ERR_FP}, {row, (PetscScalar)INFINITY, PETSC_ERR_FP}, {row, 0, PETSC_ERR_MAT_LU_ZRPVT}, {row, -4, PETSC_ERR_MAT_LU_ZRPVT}};
+  for (auto &c : cases) {
+    PsormgLcp   p;
+    std::string msg;
+    ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE));
+    KP_OK(MatSetValue(p.A, row, c.col, c.v, INSERT_VALUES));
+    KP_OK(MatAssemblyBegin(p.A, MAT_FINAL_ASSEMBLY));
+    KP_OK(MatAssemblyEnd(p.A, MAT_FINAL_ASSEMBLY));
+    EXPECT_EQ((int)p.Solve(&msg, PETSC_TRUE), (int)c.err) << "a(" << row << ", " << c.col << ") = " << (double)c.v << ": " << msg;
+    EXPECT_NE(msg.find("row " + std::to_string(row)), std::string::npos) << msg;
+  }
+  /* a new operator with the same pattern (the numeric update path) is checked too */
+  {
+    PsormgLcp   p;
+    std::string msg;
+    ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    KP_OK(MatSetValue(p.A, row, row + 17, (PetscScalar)NAN, INSERT_VALUES));
+    KP_OK(MatAssemblyBegin(p.A, MAT_FINAL_ASSEMBLY));
+    KP_OK(MatAssemblyEnd(p.A, MAT_FINAL_ASSEMBLY));
+    KP_OK(KSPSetOperators(p.ksp, p.A, p.A));
+    EXPECT_EQ((int)p.Solve(&msg), (int)PETSC_ERR_FP) << msg;
+    EXPECT_NE(msg.find("row " + std::to_string(row)), std::string::npos) << msg;
+  }
+}
+
+/* a NaN bound (either side) and crossing bounds: an error naming the entry */
+TEST_P(PsormgPC, BadBoundsAreAnErrorNamingTheEntry)
+{
+  const PetscInt k = 11 * 17 + 2;
+  struct {
+    bool        upper;
+    PetscScalar v;
+    const char *text;
+  } cases[] = {{false, (PetscScalar)NAN, "lower bound "}, {true, (PetscScalar)NAN, "upper bound "}, {false, 0.75, "cross at entry "}, {false, (PetscScalar)INFINITY, "lower bound "}, {true, (PetscScalar)-INFINITY, "upper bound "}};
+  for (auto &c : cases) {
+    PsormgLcp   p;
+    std::string msg;
+    ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+    KP_OK(VecSetValue(c.upper ? p.up : p.lo, k, c.v, INSERT_VALUES));
+    KP_OK(VecAssemblyBegin(c.upper ? p.up : p.lo));
+    KP_OK(VecAssemblyEnd(c.upper ? p.up : p.lo));
+    EXPECT_EQ((int)p.Solve(&msg), (int)PETSC_ERR_ARG_OUTOFRANGE) << (c.upper ? "upper " : "lower ") << (double)c.v << ": " << msg;
+    EXPECT_NE(msg.find(c.text + std::to_string(k)), std::string::npos) << msg;
+  }
+  /* bounds of another layout */
+  {
+    PsormgLcp   p;
+    std::string msg;
+    Vec         small;
+    ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE));
+    KP_OK(VecCreateSeq(PETSC_COMM_SELF, 17, &small));
+    KP_OK(VecSet(small, 0.0));
+    KP_OK(PCPSORMGSetVariableBounds(p.pc, small, NULL));
+    EXPECT_EQ((int)p.Solve(&msg), (int)PETSC_ERR_ARG_SIZ) << msg;
+    VecDestroy(&small);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DeviceSetup, PsormgPC, ::testing::Bool());
+
+/* every setter checks its argument and names the option with the PC's prefix; getters return what was set */
+TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
+{
+  PC          pc;
+  std::string msg;
+  KP_OK(PCCreate(PETSC_COMM_SELF, &pc));
+  KP_OK(PCSetType(pc, PCPSORMG));
+  KP_OK(PCSetOptionsPrefix(pc, "sub_"));
+  auto expect_error = [&](PetscErrorCode ierr, const char *option) {
+    EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE) << option;
+    EXPECT_NE(msg.find(std::string("-sub_pc_psormg_") + option), std::string::npos) << msg;
+    msg.clear();
+  };
+  PetscPushErrorHandler(CaptureError, &msg);
+  expect_error(PCPSORMGSetLevels(pc, -1), "levels");
+  expect_error(PCPSORMGSetCoarseSize(pc, 0), "coarse_size");
+  expect_error(PCPSORMGSetCycleType(pc, (PCMGCycleType)0), "cycle_type");
+  expect_error(PCPSORMGSetCycleType(pc, (PCMGCycleType)7), "cycle_type");
+  expect_error(PCPSORMGSetSmooths(pc, -1, 2), "pre_smooths");
+  expect_error(PCPSORMGSetSmooths(pc, 0, 0), "post_smooths");
+  expect_error(PCPSORMGSetOmega(pc, 2.0), "omega");
+  expect_error(PCPSORMGSetOmega(pc, (PetscReal)NAN), "omega");
+  expect_error(PCPSORMGSetCoarseSolve(pc, 0.0, 10, 1e-8), "coarse_omega");
+  expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 0, 1e-8), "coarse_max_it");
+  expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, (PetscReal)NAN), "coarse_rtol");
+  expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, -1.0), "coarse_rtol");
+  expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)5), "obstacle_restriction");
+  expect_error(PCPSORMGSetEdgeInterpolation(pc, (PCPSORMGEdgeInterpolation)-1), "edge_interpolation");
+  PetscPopErrorHandler();
+
+  /* set, then get */
+  {
+    PetscInt                    levels, csize, pre, post, cmax;
+    PetscReal                   omega, comega, crtol;
+    PCMGCycleType               cycle;
+    PCPSORMGObstacleRestriction r;
+    PCPSORMGEdgeInterpolation   e;
+    PetscBool                   proj, dev;
+    KP_OK(PCPSORMGSetCoarseSize(pc, 9));
+    KP_OK(PCPSORMGSetCycleType(pc, PC_MG_CYCLE_W));
+    KP_OK(PCPSORMGSetSmooths(pc, 3, 0));
+    KP_OK(PCPSORMGSetOmega(pc, 1.25));
+    KP_OK(PCPSORMGSetCoarseSolve(pc, 1.4, 77, 1e-6));
+    KP_OK(PCPSORMGSetObstacleRestriction(pc, PC_PSORMG_OBSTACLE_LINEAR));
+    KP_OK(PCPSORMGSetEdgeInterpolation(pc, PC_PSORMG_EDGE_CONSTANT));
+    KP_OK(PCPSORMGSetProjectCorrection(pc, PETSC_FALSE));
+    KP_OK(PCPSORMGSetDeviceSetup(pc, PETSC_FALSE));
+    KP_OK(PCPSORMGGetLevels(pc, &levels));
+    KP_OK(PCPSORMGGetCoarseSize(pc, &csize));
+    KP_OK(PCPSORMGGetCycleType(pc, &cycle));
+    KP_OK(PCPSORMGGetSmooths(pc, &pre, &post));
+    KP_OK(PCPSORMGGetOmega(pc, &omega));
+    KP_OK(PCPSORMGGetCoarseSolve(pc, &comega, &cmax, &crtol));
+    KP_OK(PCPSORMGGetObstacleRestriction(pc, &r));
+    KP_OK(PCPSORMGGetEdgeInterpolation(pc, &e));
+    KP_OK(PCPSORMGGetProjectCorrection(pc, &proj));
+    KP_OK(PCPSORMGGetDeviceSetup(pc, &dev));
+    EXPECT_EQ(levels, 0); /* nothing built yet */
+    EXPECT_EQ(csize, 9);
+    EXPECT_EQ(cycle, PC_MG_CYCLE_W);
+    EXPECT_EQ(pre, 3);
+    EXPECT_EQ(post, 0);
+    EXPECT_EQ(omega, 1.25);
+    EXPECT_EQ(comega, 1.4);
+    EXPECT_EQ(cmax, 77);
+    EXPECT_EQ(crtol, 1e-6);
+    EXPECT_EQ(r, PC_PSORMG_OBSTACLE_LINEAR);
+    EXPECT_EQ(e, PC_PSORMG_EDGE_CONSTANT);
+    EXPECT_EQ(proj, PETSC_FALSE);
+    EXPECT_EQ(dev, PETSC_FALSE);
+  }
+
+  /* from the options database: values go through the setters; the cycle types are v and w only */
+  {
+    const char *bad[][2] = {{"-sub_pc_psormg_coarse_rtol", "nan"}, {"-sub_pc_psormg_coarse_max_it", "-3"}, {"-sub_pc_psormg_coarse_omega", "2.5"}, {"-sub_pc_psormg_coarse_size", "0"}, {"-sub_pc_psormg_omega", "inf"}};
+    for (auto &o : bad) {
+      KP_OK(PetscOptionsSetValue(NULL, o[0], o[1]));
+      PetscPushErrorHandler(CaptureError, &msg);
+      PetscErrorCode ierr = PCSetFromOptions(pc);
+      PetscPopErrorHandler();
+      EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE) << o[0] << " " << o[1] << ": " << msg;
+      EXPECT_NE(msg.find(o[0]), std::string::npos) << msg;
+      msg.clear();
+      KP_OK(PetscOptionsClearValue(NULL, o[0]));
+    }
+    PCMGCycleType cycle;
+    KP_OK(PetscOptionsSetValue(NULL, "-sub_pc_psormg_cycle_type", "v"));
+    KP_OK(PCSetFromOptions(pc));
+    KP_OK(PCPSORMGGetCycleType(pc, &cycle));
+    EXPECT_EQ(cycle, PC_MG_CYCLE_V);
+    KP_OK(PetscOptionsSetValue(NULL, "-sub_pc_psormg_cycle_type", "invalid"));
+    PetscPushErrorHandler(CaptureError, &msg);
+    PetscErrorCode ierr = PCSetFromOptions(pc);
+    PetscPopErrorHandler();
+    EXPECT_NE((int)ierr, 0) << "-sub_pc_psormg_cycle_type invalid was accepted";
+    EXPECT_EQ(msg.find("-sub_pc_psormg_cycle_type must be"), std::string::npos) << "'invalid' was offered as a cycle type: " << msg;
+    msg.clear();
+    KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_cycle_type"));
+  }
+  KP_OK(PCDestroy(&pc));
 }

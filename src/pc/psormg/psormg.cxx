@@ -18,15 +18,27 @@ using namespace petsckp;
 using petsckp::psormg::GridColouring;
 using petsckp::psormg::ObstacleRestriction;
 
-const char *const PCPSORMGObstacleRestrictions[] = {"monotone", "linear", "PCPSORMGObstacleRestriction", "PC_PSORMG_OBSTACLE_", nullptr};
+const char *const PCPSORMGObstacleRestrictions[]  = {"monotone", "linear", "PCPSORMGObstacleRestriction", "PC_PSORMG_OBSTACLE_", nullptr};
+const char *const PCPSORMGEdgeInterpolations[]    = {"auto", "zero", "constant", "PCPSORMGEdgeInterpolation", "PC_PSORMG_EDGE_", nullptr};
+static const char *const PSORMGCycleTypes[]       = {"v", "w"}; /* PCMGCycleTypes starts with "invalid": PC_MG_CYCLE_V is 1 */
+static const PCMGCycleType PSORMGCycleTypeValues[] = {PC_MG_CYCLE_V, PC_MG_CYCLE_W};
 
-/* interpolation of the last fine point past the last coarse point of an even grid line (see psormg::Prolong1D) */
-enum PSORMGEdgeRule {
-  PSORMG_EDGE_AUTO,    /* from the operator's rows at that edge, per level and direction */
-  PSORMG_EDGE_ZERO,    /* half the last coarse value: linear interpolation to an eliminated zero Dirichlet value */
-  PSORMG_EDGE_CONSTANT /* the last coarse value: constant extrapolation (Neumann/natural boundaries) */
+/* the option name with the PC's prefix, for error messages: "-" prefix "pc_psormg_" name */
+struct PSORMGOptionName {
+  char text[256];
+  PSORMGOptionName(PC pc, const char *name)
+  {
+    const char *pre = ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : "";
+    (void)PetscSNPrintf(text, sizeof(text), "-%spc_psormg_%s", pre, name);
+  }
 };
-static const char *const PSORMGEdgeRules[] = {"auto", "zero", "constant"};
+#define PSORMG_OPT(pc, name) (PSORMGOptionName(pc, name).text)
+
+/* names of enum values for the viewer, safe for a value outside the table */
+static const char *PSORMGEnumName(const char *const *table, PetscInt n, PetscInt value)
+{
+  return value >= 0 && value < n ? table[value] : "unknown";
+}
 
 /* one grid of the hierarchy */
 struct PSORMGLevel {
@@ -62,8 +74,8 @@ struct PC_PSORMG {
   PetscReal                   coarse_rtol   = 1e-10;      /* coarsest-grid PSOR relative projected residual */
   PCPSORMGObstacleRestriction restriction   = PC_PSORMG_OBSTACLE_MONOTONE;
   PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
-  PSORMGEdgeRule              edge          = PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
-  PetscBool                   monitor       = PETSC_FALSE; /* print per-cycle measures */
+  PCPSORMGEdgeInterpolation   edge          = PC_PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
+  PetscViewerAndFormat       *monitor       = nullptr;     /* -pc_psormg_monitor: per-cycle measures */
   PetscBool                   device_setup  = PETSC_TRUE;  /* form P, R and R A P on the device (one process) */
   PetscBool                   device_used   = PETSC_FALSE; /* the hierarchy was built by the device setup */
   /* bounds (referenced) */
@@ -174,8 +186,8 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
 
     F.edgeconst[d] = PETSC_FALSE, F.edgeratio[d] = -1;
     if (psormg::CoarseSize1D(F.M[d]) == F.M[d] || F.M[d] % 2) continue;
-    if (mg->edge != PSORMG_EDGE_AUTO) {
-      F.edgeconst[d] = mg->edge == PSORMG_EDGE_CONSTANT ? PETSC_TRUE : PETSC_FALSE;
+    if (mg->edge != PC_PSORMG_EDGE_AUTO) {
+      F.edgeconst[d] = mg->edge == PC_PSORMG_EDGE_CONSTANT ? PETSC_TRUE : PETSC_FALSE;
       continue;
     }
     if (mg->device_used) {
@@ -511,7 +523,15 @@ static PetscErrorCode PCPSORMGSetObstacleRestriction_PSORMG(PC pc, PCPSORMGObsta
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
+  PetscCheck(type == PC_PSORMG_OBSTACLE_MONOTONE || type == PC_PSORMG_OBSTACLE_LINEAR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s must be monotone or linear (PC_PSORMG_OBSTACLE_MONOTONE or PC_PSORMG_OBSTACLE_LINEAR), not %d", PSORMG_OPT(pc, "obstacle_restriction"), (int)type);
   mg->restriction = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetObstacleRestriction_PSORMG(PC pc, PCPSORMGObstacleRestriction *type)
+{
+  PetscFunctionBegin;
+  *type = ((PC_PSORMG *)pc->data)->restriction;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -520,8 +540,15 @@ static PetscErrorCode PCPSORMGSetOmega_PSORMG(PC pc, PetscReal omega)
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(omega > 0 && omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG relaxation factor omega must lie in (0, 2), not %g", (double)omega);
+  PetscCheck(omega > 0 && omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (the relaxation factor of projected SOR) must lie in (0, 2), not %g", PSORMG_OPT(pc, "omega"), (double)omega);
   mg->omega = omega;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetOmega_PSORMG(PC pc, PetscReal *omega)
+{
+  PetscFunctionBegin;
+  *omega = ((PC_PSORMG *)pc->data)->omega;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -530,7 +557,7 @@ static PetscErrorCode PCPSORMGSetLevels_PSORMG(PC pc, PetscInt levels)
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(levels >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG number of levels must be >= 1 (or 0 for automatic), not %" PetscInt_FMT, levels);
+  PetscCheck(levels >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s must be >= 1 (or 0: coarsen down to the coarse size), not %" PetscInt_FMT, PSORMG_OPT(pc, "levels"), levels);
   if (levels != mg->levels_max && pc->setupcalled) pc->setupcalled = 0; /* rebuild the hierarchy */
   mg->levels_max = levels;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -545,13 +572,38 @@ static PetscErrorCode PCPSORMGGetLevels_PSORMG(PC pc, PetscInt *levels)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PCPSORMGSetCoarseSize_PSORMG(PC pc, PetscInt size)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (the number of unknowns at which coarsening stops) must be >= 1, not %" PetscInt_FMT, PSORMG_OPT(pc, "coarse_size"), size);
+  if (size != mg->coarse_size && pc->setupcalled) pc->setupcalled = 0; /* rebuild the hierarchy */
+  mg->coarse_size = size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetCoarseSize_PSORMG(PC pc, PetscInt *size)
+{
+  PetscFunctionBegin;
+  *size = ((PC_PSORMG *)pc->data)->coarse_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCPSORMGSetCycleType_PSORMG(PC pc, PCMGCycleType type)
 {
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(type == PC_MG_CYCLE_V || type == PC_MG_CYCLE_W, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG cycle type must be v or w");
+  PetscCheck(type == PC_MG_CYCLE_V || type == PC_MG_CYCLE_W, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s must be v or w (PC_MG_CYCLE_V or PC_MG_CYCLE_W), not %d", PSORMG_OPT(pc, "cycle_type"), (int)type);
   mg->cycle_type = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetCycleType_PSORMG(PC pc, PCMGCycleType *type)
+{
+  PetscFunctionBegin;
+  *type = ((PC_PSORMG *)pc->data)->cycle_type;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -560,9 +612,94 @@ static PetscErrorCode PCPSORMGSetSmooths_PSORMG(PC pc, PetscInt pre, PetscInt po
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(pre >= 0 && post >= 0 && pre + post > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG needs pre >= 0, post >= 0 and pre + post >= 1 smoothing sweeps, not %" PetscInt_FMT " and %" PetscInt_FMT, pre, post);
+  PetscCheck(pre >= 0 && post >= 0 && pre + post > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s and %s must be >= 0 with at least one sweep in all, not %" PetscInt_FMT " and %" PetscInt_FMT, PSORMG_OPT(pc, "pre_smooths"), PSORMG_OPT(pc, "post_smooths"), pre, post);
   mg->nu1 = pre;
   mg->nu2 = post;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetSmooths_PSORMG(PC pc, PetscInt *pre, PetscInt *post)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  if (pre) *pre = mg->nu1;
+  if (post) *post = mg->nu2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetCoarseSolve_PSORMG(PC pc, PetscReal omega, PetscInt max_it, PetscReal rtol)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+  MPI_Comm   comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  PetscCheck(omega > 0 && omega < 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the relaxation factor of the coarsest-grid projected SOR) must lie in (0, 2), not %g", PSORMG_OPT(pc, "coarse_omega"), (double)omega);
+  PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the most coarsest-grid sweeps) must be >= 1, not %" PetscInt_FMT, PSORMG_OPT(pc, "coarse_max_it"), max_it);
+  PetscCheck(rtol > 0 && rtol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the relative projected residual of the coarsest grid) must lie in (0, 1), not %g", PSORMG_OPT(pc, "coarse_rtol"), (double)rtol);
+  mg->coarse_omega  = omega;
+  mg->coarse_max_it = max_it;
+  mg->coarse_rtol   = rtol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetCoarseSolve_PSORMG(PC pc, PetscReal *omega, PetscInt *max_it, PetscReal *rtol)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  if (omega) *omega = mg->coarse_omega;
+  if (max_it) *max_it = mg->coarse_max_it;
+  if (rtol) *rtol = mg->coarse_rtol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetEdgeInterpolation_PSORMG(PC pc, PCPSORMGEdgeInterpolation type)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(type == PC_PSORMG_EDGE_AUTO || type == PC_PSORMG_EDGE_ZERO || type == PC_PSORMG_EDGE_CONSTANT, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s must be auto, zero or constant (PC_PSORMG_EDGE_AUTO, PC_PSORMG_EDGE_ZERO or PC_PSORMG_EDGE_CONSTANT), not %d", PSORMG_OPT(pc, "edge_interpolation"), (int)type);
+  if (type != mg->edge && pc->setupcalled) pc->setupcalled = 0; /* rebuild the hierarchy */
+  mg->edge = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetEdgeInterpolation_PSORMG(PC pc, PCPSORMGEdgeInterpolation *type)
+{
+  PetscFunctionBegin;
+  *type = ((PC_PSORMG *)pc->data)->edge;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetProjectCorrection_PSORMG(PC pc, PetscBool flg)
+{
+  PetscFunctionBegin;
+  ((PC_PSORMG *)pc->data)->project = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetProjectCorrection_PSORMG(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((PC_PSORMG *)pc->data)->project;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGSetDeviceSetup_PSORMG(PC pc, PetscBool flg)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  if (flg != mg->device_setup && pc->setupcalled) pc->setupcalled = 0; /* rebuild the hierarchy */
+  mg->device_setup = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSORMGGetDeviceSetup_PSORMG(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((PC_PSORMG *)pc->data)->device_setup;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -596,6 +733,30 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the fine operator (its device copy) has finite entries and a positive diagonal: projected SOR divides by the
+   diagonal, and a NaN would otherwise be swallowed by the projections onto the bounds */
+static PetscErrorCode PSORMGCheckOperator(PC pc)
+{
+  PC_PSORMG           *mg   = (PC_PSORMG *)pc->data;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)pc);
+  psormg::OperatorInfo info;
+  PetscInt             rstart, loc[2], glob[2];
+
+  PetscFunctionBegin;
+  PetscCallCXX(info = psormg::CheckOperator(DeviceMatLocalCsr(mg->levels[0].Ad), DeviceMatGhostCsr(mg->levels[0].Ad)));
+  PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
+  loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
+  loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
+  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_INT, MPI_MIN, comm));
+  PetscCheck(glob[0] == PETSC_MAX_INT, comm, PETSC_ERR_FP, "PCPSORMG: the operator has a NaN or Inf entry in row %" PetscInt_FMT, glob[0]);
+  if (glob[1] != PETSC_MAX_INT) {
+    PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
+    PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, comm));
+    SETERRQ(comm, PETSC_ERR_MAT_LU_ZRPVT, "PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix), but row %" PetscInt_FMT " of the operator has diagonal %g%s", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_PSORMG(PC pc)
 {
   PC_PSORMG      *mg = (PC_PSORMG *)pc->data;
@@ -617,6 +778,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
     if (mg->device_used) {
       PetscCall(PetscKPDeviceMatUpdateValues(mg->levels[0].Ad));
+      PetscCall(PSORMGCheckOperator(pc));
       for (size_t l = 0; l + 1 < mg->levels.size(); l++) {
         PSORMGLevel &F  = mg->levels[l];
         CsrMatrix    Ac = DeviceMatLocalCsr(mg->levels[l + 1].Ad); /* shares the views of the coarse device matrix */
@@ -635,6 +797,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
         if (L.A != L.Ah) PetscCall(MatCopy(L.Ah, L.A, SAME_NONZERO_PATTERN));
       }
       PetscCall(PetscKPDeviceMatUpdateValues(L.Ad));
+      if (l == 0) PetscCall(PSORMGCheckOperator(pc));
     }
     PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -671,6 +834,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
        stencil and far-edge rules as the host path), R = P^T and every coarse operator R A P are formed there by
        kernels, and the coarse levels are device CSR matrices only (no PETSc Mat, nothing O(n) on the host). */
     PetscCall(PetscKPDeviceMatCreate(mg->levels[0].A, PETSCKP_FORMAT_CSR, &mg->levels[0].Ad));
+    PetscCall(PSORMGCheckOperator(pc));
     for (;;) {
       PSORMGLevel   &F = mg->levels.back();
       const PetscInt N = F.M[0] * F.M[1] * F.M[2];
@@ -712,6 +876,8 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscKPDeviceMatCreate(mg->levels[0].A, PETSCKP_FORMAT_CSR, &mg->levels[0].Ad));
+  PetscCall(PSORMGCheckOperator(pc));
   PetscCall(MatGetHostAIJ(mg->levels[0].A, &mg->levels[0].Ah));
   /* Coarsen while the grid is large enough. The Galerkin products are formed on host AIJ copies and converted to
      the operator's type: PETSc's cuSPARSE MatPtAP (seqaijcusparse, one process on a GPU) returned a zero matrix
@@ -737,7 +903,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   }
   for (size_t l = 0; l < mg->levels.size(); l++) {
     PSORMGLevel &L = mg->levels[l];
-    PetscCall(PetscKPDeviceMatCreate(L.A, PETSCKP_FORMAT_CSR, &L.Ad));
+    if (l > 0) PetscCall(PetscKPDeviceMatCreate(L.A, PETSCKP_FORMAT_CSR, &L.Ad)); /* level 0: made (and checked) above */
     if (L.P) {
       PetscCall(PetscKPDeviceMatCreate(L.P, PETSCKP_FORMAT_CSR, &L.Pd));
       PetscCall(PetscKPDeviceMatCreate(L.R, PETSCKP_FORMAT_CSR, &L.Rd));
@@ -755,30 +921,53 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* bounds of a solve: validated (xl <= xu, no +inf lower / -inf upper bound); lo/up of level 0 point to them */
+/* bounds of a solve, validated (layout of the operator, no NaN, no +inf lower / -inf upper bound, xl <= xu);
+   lo/up of level 0 point to them */
 static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
 {
-  PC_PSORMG   *mg = (PC_PSORMG *)pc->data;
-  PSORMGLevel &F  = mg->levels[0];
-  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
-  PetscInt     loc;
-  PetscReal    v;
+  PC_PSORMG         *mg   = (PC_PSORMG *)pc->data;
+  PSORMGLevel       &F    = mg->levels[0];
+  MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
+  psormg::BoundsInfo info;
+  DeviceVec          lv, uv;
+  PetscInt           n, rstart, loc[5], glob[5];
+  PetscBool          bad = PETSC_FALSE;
 
   PetscFunctionBegin;
   mg->havelo = mg->xl ? PETSC_TRUE : PETSC_FALSE;
   mg->haveup = mg->xu ? PETSC_TRUE : PETSC_FALSE;
-  if (mg->xl) {
-    PetscCall(VecMax(mg->xl, &loc, &v));
-    PetscCheck(v < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: lower bound %" PetscInt_FMT " is +infinity: the problem is infeasible", loc);
-  }
-  if (mg->xu) {
-    PetscCall(VecMin(mg->xu, &loc, &v));
-    PetscCheck(v > PETSC_NINFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: upper bound %" PetscInt_FMT " is -infinity: the problem is infeasible", loc);
-  }
-  if (mg->xl && mg->xu) {
-    PetscCall(VecWAXPY(F.w, -1.0, mg->xl, mg->xu));
-    PetscCall(VecMin(F.w, &loc, &v));
-    PetscCheck(v >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: the bounds cross at entry %" PetscInt_FMT " (xu - xl = %g < 0); PCPSORMGSetVariableBounds() needs xl <= xu", loc, (double)v);
+  if (mg->havelo || mg->haveup) {
+    PetscCall(VecGetLocalSize(F.r, &n));
+    for (Vec v : {mg->xl, mg->xu}) {
+      PetscInt nv;
+      if (!v) continue;
+      PetscCall(VecGetLocalSize(v, &nv));
+      if (nv != n) bad = PETSC_TRUE;
+    }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, comm));
+    PetscCheck(!bad, comm, PETSC_ERR_ARG_SIZ, "PCPSORMG: the bounds of PCPSORMGSetVariableBounds() must have the layout of the operator (create them with DMCreateGlobalVector() or MatCreateVecs())");
+    if (mg->havelo) PetscCall(lv.Get(mg->xl, Access::Read));
+    if (mg->haveup) PetscCall(uv.Get(mg->xu, Access::Read));
+    PetscCallCXX(info = psormg::CheckBounds(lv.cview(), uv.cview()));
+    PetscCall(uv.Restore());
+    PetscCall(lv.Restore());
+    PetscCall(VecGetOwnershipRange(F.r, &rstart, NULL));
+    loc[0] = info.nan_lo >= 0 ? rstart + info.nan_lo : PETSC_MAX_INT;
+    loc[1] = info.nan_up >= 0 ? rstart + info.nan_up : PETSC_MAX_INT;
+    loc[2] = info.pinf_lo >= 0 ? rstart + info.pinf_lo : PETSC_MAX_INT;
+    loc[3] = info.ninf_up >= 0 ? rstart + info.ninf_up : PETSC_MAX_INT;
+    loc[4] = info.crossed >= 0 ? rstart + info.crossed : PETSC_MAX_INT;
+    PetscCall(MPIU_Allreduce(loc, glob, 5, MPIU_INT, MPI_MIN, comm));
+    PetscCheck(glob[0] == PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: lower bound %" PetscInt_FMT " is NaN; use PETSC_NINFINITY for an entry without a lower bound (PCPSORMGSetVariableBounds())", glob[0]);
+    PetscCheck(glob[1] == PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: upper bound %" PetscInt_FMT " is NaN; use PETSC_INFINITY for an entry without an upper bound (PCPSORMGSetVariableBounds())", glob[1]);
+    PetscCheck(glob[2] == PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: lower bound %" PetscInt_FMT " is +infinity: the problem is infeasible", glob[2]);
+    PetscCheck(glob[3] == PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: upper bound %" PetscInt_FMT " is -infinity: the problem is infeasible", glob[3]);
+    if (glob[4] != PETSC_MAX_INT) {
+      PetscReal v[2] = {0, 0};
+      if (loc[4] == glob[4]) v[0] = info.lo_crossed, v[1] = info.up_crossed;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_REAL, MPIU_SUM, comm));
+      SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: the bounds cross at entry %" PetscInt_FMT " (xl = %g > xu = %g): the problem is infeasible; PCPSORMGSetVariableBounds() needs xl <= xu", glob[4], (double)v[0], (double)v[1]);
+    }
   }
   F.x  = x;
   F.b  = b;
@@ -802,8 +991,8 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
   psormg::LcpMeasures m;
-  PetscReal           p0, pn;
-  PetscViewer         viewer = PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)pc));
+  PetscReal           p0, pn, rn;
+  const PetscBool     all = mg->monitor ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   (void)w;
@@ -818,20 +1007,32 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
     PetscCall(VecNorm(F.w, NORM_INFINITY, &pn));
     if (pn > 0) PetscCall(PetscInfo(pc, "initial guess was infeasible by %g: projected onto the bounds\n", (double)pn));
   }
-  PetscCall(LevelMeasures(pc, F, mg->monitor, &m));
-  p0 = pn = PetscSqrtReal(m.pnorm2);
-  if (mg->monitor) PetscCall(PetscViewerASCIIPrintf(viewer, "  %3d PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", 0, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
   *reason = (PCRichardsonConvergedReason)0;
   *outits = 0;
+  PetscCall(LevelMeasures(pc, F, all, &m));
+  /* the projected residual hides a NaN or Inf of b, of the initial guess or of A x at a point on a bound (there it
+     is max(r_i, 0) or min(r_i, 0)), and the projected sweeps would then clamp the iterate to a finite value: check
+     the full initial residual, as the Krylov methods check theirs. KSPRICHARDSON copies this reason into the KSP's. */
+  PetscCall(VecNorm(F.r, NORM_2, &rn));
+  if (PetscIsInfOrNanReal(rn)) {
+    PetscCall(PetscInfo(pc, "the initial residual b - A x has norm %g: the right-hand side or the initial guess has NaN or Inf entries\n", (double)rn));
+    *reason        = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
+    mg->last_its   = 0;
+    mg->last_pnorm = rn;
+    PetscCall(PSORMGEndSolve(pc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  p0 = pn = PetscSqrtReal(m.pnorm2);
+  PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "%3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", (PetscInt)0, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
   if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
   for (PetscInt k = 0; k < its && !*reason; k++) {
     PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
     PetscCall(PSORMGCycle(pc, 0));
     PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
-    PetscCall(LevelMeasures(pc, F, mg->monitor, &m));
+    PetscCall(LevelMeasures(pc, F, all, &m));
     pn      = PetscSqrtReal(m.pnorm2);
     *outits = k + 1;
-    if (mg->monitor) PetscCall(PetscViewerASCIIPrintf(viewer, "  %3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", k + 1, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
+    PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "%3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", k + 1, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
     PetscCheck(!PetscIsInfOrNanReal(pn), PetscObjectComm((PetscObject)pc), PETSC_ERR_FP, "PCPSORMG: the projected residual is %g after cycle %" PetscInt_FMT "; check the operator (SPD M-matrix expected), the bounds and omega", (double)pn, k + 1);
     if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
     else if (pn <= rtol * p0) *reason = PCRICHARDSON_CONVERGED_RTOL;
@@ -870,14 +1071,29 @@ static PetscErrorCode PCDestroy_PSORMG(PC pc)
   PetscCall(PCReset_PSORMG(pc));
   PetscCall(VecDestroy(&mg->xl));
   PetscCall(VecDestroy(&mg->xu));
+  if (mg->monitor) PetscCall(PetscViewerAndFormatDestroy(&mg->monitor)); /* PETSc 3.18's destroy does not accept NULL */
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetVariableBounds_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetVariableBounds_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetObstacleRestriction_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetObstacleRestriction_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetOmega_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetOmega_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetLevels_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetLevels_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCoarseSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCoarseSize_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCycleType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCycleType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetSmooths_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetSmooths_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCoarseSolve_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCoarseSolve_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetEdgeInterpolation_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetEdgeInterpolation_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetProjectCorrection_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetProjectCorrection_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetDeviceSetup_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetDeviceSetup_C", NULL));
   PetscCall(TypeDataDestroy<PC_PSORMG>(&pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -885,52 +1101,41 @@ static PetscErrorCode PCDestroy_PSORMG(PC pc)
 static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
 {
   PC_PSORMG                  *mg = (PC_PSORMG *)pc->data;
-  PetscInt                    levels = mg->levels_max, pre = mg->nu1, post = mg->nu2;
-  PetscReal                   omega  = mg->omega;
-  PCMGCycleType               cycle  = mg->cycle_type;
-  PCPSORMGObstacleRestriction rtype  = mg->restriction;
-  PetscBool                   flg, flg2;
+  PetscInt                    levels = mg->levels_max, csize = mg->coarse_size, pre = mg->nu1, post = mg->nu2, cmax = mg->coarse_max_it, cycle = 0;
+  PetscReal                   omega = mg->omega, comega = mg->coarse_omega, crtol = mg->coarse_rtol;
+  PCPSORMGObstacleRestriction rtype = mg->restriction;
+  PCPSORMGEdgeInterpolation   edge  = mg->edge;
+  PetscBool                   project = mg->project, dev = mg->device_setup, flg, flg2, flg3;
 
   PetscFunctionBegin;
+  for (PetscInt c = 0; c < 2; c++)
+    if (PSORMGCycleTypeValues[c] == mg->cycle_type) cycle = c;
   PetscOptionsHeadBegin(PetscOptionsObject, "PSORMG options (projected SOR multigrid for complementarity problems)");
   PetscCall(PetscOptionsInt("-pc_psormg_levels", "Maximum number of levels (0 = coarsen down to -pc_psormg_coarse_size)", "PCPSORMGSetLevels", levels, &levels, &flg));
   if (flg) PetscCall(PCPSORMGSetLevels(pc, levels));
-  PetscCall(PetscOptionsInt("-pc_psormg_coarse_size", "Stop coarsening at this many unknowns", "PCPSORMG", mg->coarse_size, &mg->coarse_size, &flg));
-  if (flg && pc->setupcalled) pc->setupcalled = 0;
-  PetscCall(PetscOptionsEnum("-pc_psormg_cycle_type", "Multigrid cycle", "PCPSORMGSetCycleType", PCMGCycleTypes, (PetscEnum)cycle, (PetscEnum *)&cycle, &flg));
-  if (flg) PetscCall(PCPSORMGSetCycleType(pc, cycle));
+  PetscCall(PetscOptionsInt("-pc_psormg_coarse_size", "Stop coarsening at this many unknowns (>= 1)", "PCPSORMGSetCoarseSize", csize, &csize, &flg));
+  if (flg) PetscCall(PCPSORMGSetCoarseSize(pc, csize));
+  PetscCall(PetscOptionsEList("-pc_psormg_cycle_type", "Multigrid cycle", "PCPSORMGSetCycleType", PSORMGCycleTypes, 2, PSORMGCycleTypes[cycle], &cycle, &flg));
+  if (flg) PetscCall(PCPSORMGSetCycleType(pc, PSORMGCycleTypeValues[cycle]));
   PetscCall(PetscOptionsInt("-pc_psormg_pre_smooths", "Projected SOR sweeps before the coarse correction", "PCPSORMGSetSmooths", pre, &pre, &flg));
   PetscCall(PetscOptionsInt("-pc_psormg_post_smooths", "Projected SOR sweeps after the coarse correction", "PCPSORMGSetSmooths", post, &post, &flg2));
   if (flg || flg2) PetscCall(PCPSORMGSetSmooths(pc, pre, post));
   PetscCall(PetscOptionsReal("-pc_psormg_omega", "Relaxation factor of the smoothing sweeps, in (0, 2)", "PCPSORMGSetOmega", omega, &omega, &flg));
   if (flg) PetscCall(PCPSORMGSetOmega(pc, omega));
-  PetscCall(PetscOptionsReal("-pc_psormg_coarse_omega", "Relaxation factor of the coarsest-grid projected SOR, in (0, 2)", "PCPSORMG", mg->coarse_omega, &mg->coarse_omega, NULL));
-  PetscCall(PetscOptionsInt("-pc_psormg_coarse_max_it", "Coarsest-grid projected SOR sweeps at most", "PCPSORMG", mg->coarse_max_it, &mg->coarse_max_it, NULL));
-  PetscCall(PetscOptionsReal("-pc_psormg_coarse_rtol", "Coarsest-grid relative projected residual", "PCPSORMG", mg->coarse_rtol, &mg->coarse_rtol, NULL));
+  PetscCall(PetscOptionsReal("-pc_psormg_coarse_omega", "Relaxation factor of the coarsest-grid projected SOR, in (0, 2)", "PCPSORMGSetCoarseSolve", comega, &comega, &flg));
+  PetscCall(PetscOptionsInt("-pc_psormg_coarse_max_it", "Coarsest-grid projected SOR sweeps at most (>= 1)", "PCPSORMGSetCoarseSolve", cmax, &cmax, &flg2));
+  PetscCall(PetscOptionsReal("-pc_psormg_coarse_rtol", "Coarsest-grid relative projected residual, in (0, 1)", "PCPSORMGSetCoarseSolve", crtol, &crtol, &flg3));
+  if (flg || flg2 || flg3) PetscCall(PCPSORMGSetCoarseSolve(pc, comega, cmax, crtol));
   PetscCall(PetscOptionsEnum("-pc_psormg_obstacle_restriction", "Restriction of the bounds to the coarse grids", "PCPSORMGSetObstacleRestriction", PCPSORMGObstacleRestrictions, (PetscEnum)rtype, (PetscEnum *)&rtype, &flg));
   if (flg) PetscCall(PCPSORMGSetObstacleRestriction(pc, rtype));
-  {
-    PetscInt rule = (PetscInt)mg->edge;
-    PetscCall(PetscOptionsEList("-pc_psormg_edge_interpolation", "Interpolation of the last fine point past the last coarse point of even grid lines: auto (from the operator's edge rows), zero (half the coarse value, Dirichlet) or constant (Neumann)", "PCPSORMG", PSORMGEdgeRules, 3, PSORMGEdgeRules[mg->edge], &rule, &flg));
-    if (flg && (PSORMGEdgeRule)rule != mg->edge) {
-      mg->edge = (PSORMGEdgeRule)rule;
-      if (pc->setupcalled) pc->setupcalled = 0;
-    }
-  }
-  PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMG", mg->project, &mg->project, NULL));
-  {
-    PetscBool dev = mg->device_setup;
-    PetscCall(PetscOptionsBool("-pc_psormg_device_setup", "Form the interpolation, its transpose and the Galerkin coarse operators on the device (one process; under MPI the host MatPtAP path is used)", "PCPSORMG", dev, &dev, &flg));
-    if (flg && dev != mg->device_setup) {
-      mg->device_setup = dev;
-      if (pc->setupcalled) pc->setupcalled = 0;
-    }
-  }
-  PetscCall(PetscOptionsBool("-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", mg->monitor, &mg->monitor, NULL));
+  PetscCall(PetscOptionsEnum("-pc_psormg_edge_interpolation", "Interpolation of the last fine point past the last coarse point of even grid lines: auto (from the operator's edge rows), zero (half the coarse value, Dirichlet) or constant (Neumann)", "PCPSORMGSetEdgeInterpolation", PCPSORMGEdgeInterpolations, (PetscEnum)edge, (PetscEnum *)&edge, &flg));
+  if (flg) PetscCall(PCPSORMGSetEdgeInterpolation(pc, edge));
+  PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMGSetProjectCorrection", project, &project, &flg));
+  if (flg) PetscCall(PCPSORMGSetProjectCorrection(pc, project));
+  PetscCall(PetscOptionsBool("-pc_psormg_device_setup", "Form the interpolation, its transpose and the Galerkin coarse operators on the device (one process; under MPI the host MatPtAP path is used)", "PCPSORMGSetDeviceSetup", dev, &dev, &flg));
+  if (flg) PetscCall(PCPSORMGSetDeviceSetup(pc, dev));
+  PetscCall(MonitorSetFromOptions(PetscOptionsObject, "-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", &mg->monitor));
   PetscOptionsHeadEnd();
-  PetscCheck(mg->coarse_size >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_size must be >= 1");
-  PetscCheck(mg->coarse_max_it >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_max_it must be >= 1");
-  PetscCheck(mg->coarse_omega > 0 && mg->coarse_omega < 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_psormg_coarse_omega must lie in (0, 2)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -942,30 +1147,35 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "projected SOR multigrid: %s-cycle, %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g\n", mg->cycle_type == PC_MG_CYCLE_V ? "V" : "W", mg->nu1, mg->nu2, (double)mg->omega));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "projected SOR multigrid: %s-cycle, %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g\n", mg->cycle_type == PC_MG_CYCLE_V ? "V" : (mg->cycle_type == PC_MG_CYCLE_W ? "W" : "unknown"), mg->nu1, mg->nu2, (double)mg->omega));
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: max %" PetscInt_FMT " (0 = automatic), coarse size %" PetscInt_FMT "\n", mg->levels_max, mg->coarse_size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PCPSORMGObstacleRestrictions[mg->restriction], mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PSORMGEnumName(PCPSORMGObstacleRestrictions, 2, mg->restriction), mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEdgeRules[mg->edge]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEnumName(PCPSORMGEdgeInterpolations, 3, mg->edge)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "device setup (P, R = P^T, R A P formed on the device; one process only): %s\n", mg->device_setup ? "requested" : "off"));
   if (!mg->levels.empty()) {
     MatType type;
     PetscCall(MatGetType(mg->levels[0].A, &type));
     if (mg->device_used) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory); operator of type %s\n", kDeviceExec ? "device" : "host", type));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the host: coarse operators R A P by MatPtAP on host AIJ copies, converted to type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
     for (size_t l = 0; l < mg->levels.size(); l++) {
       const PSORMGLevel &L = mg->levels[l];
       PetscInt           nnz;
       PetscCall(PetscKPDeviceMatGetInfo(L.Ad, NULL, &nnz, NULL, NULL));
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
+      PetscCall(PetscViewerASCIIPushTab(viewer));
       for (int d = 0; d < 3; d++) {
-        if (!L.P || psormg::CoarseSize1D(L.M[d]) == L.M[d] || L.M[d] % 2) continue;
-        if (L.edgeratio[d] >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "    direction %d, last point past the last coarse one: %s (edge row sum / coupling inwards %g)\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value", (double)L.edgeratio[d]));
-        else PetscCall(PetscViewerASCIIPrintf(viewer, "    direction %d, last point past the last coarse one: %s\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value"));
+        if (!L.P && !L.Pd) continue;
+        if (psormg::CoarseSize1D(L.M[d]) == L.M[d] || L.M[d] % 2) continue;
+        if (L.edgeratio[d] >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "direction %d, last point past the last coarse one: %s (edge row sum / coupling inwards %g)\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value", (double)L.edgeratio[d]));
+        else PetscCall(PetscViewerASCIIPrintf(viewer, "direction %d, last point past the last coarse one: %s\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value"));
       }
+      PetscCall(PetscViewerASCIIPopTab(viewer));
     }
+    PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -975,20 +1185,20 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    A x >= b, xl <= x <= xu with complementarity, A symmetric positive definite (an M-matrix in practice), on a DMDA.
 
    Options Database Keys:
-+  -pc_psormg_levels <0>                            - maximum number of levels (0: coarsen down to the coarse size)
-.  -pc_psormg_coarse_size <64>                      - stop coarsening at this many unknowns
-.  -pc_psormg_cycle_type <v,w>                       - V or W cycle
-.  -pc_psormg_pre_smooths <2>                       - projected SOR sweeps (all colours) before the coarse correction
-.  -pc_psormg_post_smooths <2>                      - projected SOR sweeps after it (colours in reverse order)
-.  -pc_psormg_omega <1>                             - relaxation factor of the smoother, in (0, 2)
-.  -pc_psormg_coarse_omega <1.5>                    - relaxation factor of the coarsest-grid projected SOR
-.  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann)
-.  -pc_psormg_coarse_max_it <500>                   - coarsest-grid sweeps at most
-.  -pc_psormg_coarse_rtol <1e-10>                   - coarsest-grid relative projected residual
-.  -pc_psormg_obstacle_restriction <monotone,linear> - how the bounds reach the coarse grids
-.  -pc_psormg_project_correction <true>             - project onto the bounds after x += P e
-.  -pc_psormg_device_setup <true>                   - form P, R = P^T and the coarse operators R A P on the device (one process)
--  -pc_psormg_monitor                               - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
++  -pc_psormg_levels <0>                              - maximum number of levels (0: coarsen down to the coarse size), `PCPSORMGSetLevels()`
+.  -pc_psormg_coarse_size <64>                        - stop coarsening at this many unknowns, `PCPSORMGSetCoarseSize()`
+.  -pc_psormg_cycle_type <v,w>                        - V or W cycle, `PCPSORMGSetCycleType()`
+.  -pc_psormg_pre_smooths <2>                         - projected SOR sweeps (all colours) before the coarse correction, `PCPSORMGSetSmooths()`
+.  -pc_psormg_post_smooths <2>                        - projected SOR sweeps after it (colours in reverse order), `PCPSORMGSetSmooths()`
+.  -pc_psormg_omega <1>                               - relaxation factor of the smoother, in (0, 2), `PCPSORMGSetOmega()`
+.  -pc_psormg_coarse_omega <1.5>                      - relaxation factor of the coarsest-grid projected SOR, in (0, 2), `PCPSORMGSetCoarseSolve()`
+.  -pc_psormg_coarse_max_it <500>                     - coarsest-grid sweeps at most, `PCPSORMGSetCoarseSolve()`
+.  -pc_psormg_coarse_rtol <1e-10>                     - coarsest-grid relative projected residual, in (0, 1), `PCPSORMGSetCoarseSolve()`
+.  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann), `PCPSORMGSetEdgeInterpolation()`
+.  -pc_psormg_obstacle_restriction <monotone,linear>  - how the bounds reach the coarse grids, `PCPSORMGSetObstacleRestriction()`
+.  -pc_psormg_project_correction <true>              - project onto the bounds after x += P e, `PCPSORMGSetProjectCorrection()`
+.  -pc_psormg_device_setup <true>                     - form P, R = P^T and the coarse operators R A P on the device (one process), `PCPSORMGSetDeviceSetup()`
+-  -pc_psormg_monitor [ascii[:file[:format]]]         - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
 
    Level: intermediate
 
@@ -1027,6 +1237,10 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    auto`, shown by `-pc_view`) or forced with `zero` / `constant`. P stays >= 0 with row sums <= 1, as the
    monotone obstacle restriction needs.
 
+   The operator must have finite entries and a positive diagonal (`PCSetUp()` raises an error naming the first row
+   that has not); the bounds must not be NaN, nor cross (an error naming the entry at the start of the solve). A
+   right-hand side or initial guess with NaN or Inf entries stops the solve at once with `KSP_DIVERGED_NANORINF`.
+
    Bounds are given with `PCPSORMGSetVariableBounds()` (NULL or entries of +-`PETSC_INFINITY` mean unbounded).
    The projected iteration runs through `PCApplyRichardson()`: use `-ksp_type richardson -pc_type psormg`; the
    KSP tolerances (`-ksp_rtol`, `-ksp_atol`, `-ksp_max_it`) apply to the Euclidean norm of the projected residual
@@ -1042,7 +1256,9 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    (1994), for the monotone constraint restriction.
 
 .seealso: `PCPSORMGSetVariableBounds()`, `PCPSORMGSetObstacleRestriction()`, `PCPSORMGSetOmega()`, `PCPSORMGSetLevels()`,
-          `PCPSORMGSetCycleType()`, `PCPSORMGSetSmooths()`, `KSPRICHARDSON`, `SNESVINEWTONRSLS`, `TAOGPCG`
+          `PCPSORMGSetCoarseSize()`, `PCPSORMGSetCycleType()`, `PCPSORMGSetSmooths()`, `PCPSORMGSetCoarseSolve()`,
+          `PCPSORMGSetEdgeInterpolation()`, `PCPSORMGSetProjectCorrection()`, `PCPSORMGSetDeviceSetup()`, `KSPRICHARDSON`,
+          `SNESVINEWTONRSLS`, `TAOGPCG`
 M*/
 PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC pc)
 {
@@ -1063,11 +1279,25 @@ PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetVariableBounds_C", PCPSORMGSetVariableBounds_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetVariableBounds_C", PCPSORMGGetVariableBounds_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetObstacleRestriction_C", PCPSORMGSetObstacleRestriction_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetObstacleRestriction_C", PCPSORMGGetObstacleRestriction_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetOmega_C", PCPSORMGSetOmega_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetOmega_C", PCPSORMGGetOmega_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetLevels_C", PCPSORMGSetLevels_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetLevels_C", PCPSORMGGetLevels_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCoarseSize_C", PCPSORMGSetCoarseSize_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCoarseSize_C", PCPSORMGGetCoarseSize_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCycleType_C", PCPSORMGSetCycleType_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCycleType_C", PCPSORMGGetCycleType_PSORMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetSmooths_C", PCPSORMGSetSmooths_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetSmooths_C", PCPSORMGGetSmooths_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetCoarseSolve_C", PCPSORMGSetCoarseSolve_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetCoarseSolve_C", PCPSORMGGetCoarseSolve_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetEdgeInterpolation_C", PCPSORMGSetEdgeInterpolation_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetEdgeInterpolation_C", PCPSORMGGetEdgeInterpolation_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetProjectCorrection_C", PCPSORMGSetProjectCorrection_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetProjectCorrection_C", PCPSORMGGetProjectCorrection_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGSetDeviceSetup_C", PCPSORMGSetDeviceSetup_PSORMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSORMGGetDeviceSetup_C", PCPSORMGGetDeviceSetup_PSORMG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1138,7 +1368,7 @@ PetscErrorCode PCPSORMGGetVariableBounds(PC pc, Vec *xl, Vec *xu)
 
   Level: intermediate
 
-.seealso: `PCPSORMG`, `PCPSORMGObstacleRestriction`
+.seealso: `PCPSORMG`, `PCPSORMGObstacleRestriction`, `PCPSORMGGetObstacleRestriction()`
 @*/
 PetscErrorCode PCPSORMGSetObstacleRestriction(PC pc, PCPSORMGObstacleRestriction type)
 {
@@ -1146,6 +1376,30 @@ PetscErrorCode PCPSORMGSetObstacleRestriction(PC pc, PCPSORMGObstacleRestriction
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(pc, type, 2);
   PetscTryMethod(pc, "PCPSORMGSetObstacleRestriction_C", (PC, PCPSORMGObstacleRestriction), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetObstacleRestriction - gets how `PCPSORMG` restricts the bounds to the coarse grids
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - `PC_PSORMG_OBSTACLE_MONOTONE` or `PC_PSORMG_OBSTACLE_LINEAR`
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGObstacleRestriction`, `PCPSORMGSetObstacleRestriction()`
+@*/
+PetscErrorCode PCPSORMGGetObstacleRestriction(PC pc, PCPSORMGObstacleRestriction *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(pc, "PCPSORMGGetObstacleRestriction_C", (PC, PCPSORMGObstacleRestriction *), (pc, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1163,7 +1417,7 @@ PetscErrorCode PCPSORMGSetObstacleRestriction(PC pc, PCPSORMGObstacleRestriction
 
   Level: intermediate
 
-.seealso: `PCPSORMG`
+.seealso: `PCPSORMG`, `PCPSORMGGetOmega()`, `PCPSORMGSetCoarseSolve()`
 @*/
 PetscErrorCode PCPSORMGSetOmega(PC pc, PetscReal omega)
 {
@@ -1171,6 +1425,30 @@ PetscErrorCode PCPSORMGSetOmega(PC pc, PetscReal omega)
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscValidLogicalCollectiveReal(pc, omega, 2);
   PetscTryMethod(pc, "PCPSORMGSetOmega_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetOmega - gets the relaxation factor of the projected SOR smoother of `PCPSORMG`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. omega - the factor
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetOmega()`
+@*/
+PetscErrorCode PCPSORMGGetOmega(PC pc, PetscReal *omega)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(omega, 2);
+  PetscUseMethod(pc, "PCPSORMGGetOmega_C", (PC, PetscReal *), (pc, omega));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1188,7 +1466,7 @@ PetscErrorCode PCPSORMGSetOmega(PC pc, PetscReal omega)
 
   Level: intermediate
 
-.seealso: `PCPSORMG`, `PCPSORMGGetLevels()`
+.seealso: `PCPSORMG`, `PCPSORMGGetLevels()`, `PCPSORMGSetCoarseSize()`
 @*/
 PetscErrorCode PCPSORMGSetLevels(PC pc, PetscInt levels)
 {
@@ -1212,6 +1490,9 @@ PetscErrorCode PCPSORMGSetLevels(PC pc, PetscInt levels)
 
   Level: intermediate
 
+  Note:
+  This is the number of grids of the hierarchy, at most the maximum set with `PCPSORMGSetLevels()`.
+
 .seealso: `PCPSORMG`, `PCPSORMGSetLevels()`
 @*/
 PetscErrorCode PCPSORMGGetLevels(PC pc, PetscInt *levels)
@@ -1220,6 +1501,60 @@ PetscErrorCode PCPSORMGGetLevels(PC pc, PetscInt *levels)
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscKPAssertPointer(levels, 2);
   PetscUseMethod(pc, "PCPSORMGGetLevels_C", (PC, PetscInt *), (pc, levels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetCoarseSize - number of unknowns at which `PCPSORMG` stops coarsening
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+- size - the number of unknowns, >= 1; default 64
+
+  Options Database Key:
+. -pc_psormg_coarse_size <size> - the number of unknowns
+
+  Level: intermediate
+
+  Note:
+  A grid is coarsened while it has more than `size` unknowns (and more than 2 points in some direction), unless the
+  maximum number of levels of `PCPSORMGSetLevels()` is reached. The coarsest grid is solved by projected SOR to the
+  tolerance of `PCPSORMGSetCoarseSolve()`.
+
+.seealso: `PCPSORMG`, `PCPSORMGGetCoarseSize()`, `PCPSORMGSetLevels()`, `PCPSORMGSetCoarseSolve()`
+@*/
+PetscErrorCode PCPSORMGSetCoarseSize(PC pc, PetscInt size)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, size, 2);
+  PetscTryMethod(pc, "PCPSORMGSetCoarseSize_C", (PC, PetscInt), (pc, size));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetCoarseSize - gets the number of unknowns at which `PCPSORMG` stops coarsening
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. size - the number of unknowns
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetCoarseSize()`
+@*/
+PetscErrorCode PCPSORMGGetCoarseSize(PC pc, PetscInt *size)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(size, 2);
+  PetscUseMethod(pc, "PCPSORMGGetCoarseSize_C", (PC, PetscInt *), (pc, size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1237,7 +1572,7 @@ PetscErrorCode PCPSORMGGetLevels(PC pc, PetscInt *levels)
 
   Level: intermediate
 
-.seealso: `PCPSORMG`
+.seealso: `PCPSORMG`, `PCPSORMGGetCycleType()`
 @*/
 PetscErrorCode PCPSORMGSetCycleType(PC pc, PCMGCycleType type)
 {
@@ -1249,14 +1584,38 @@ PetscErrorCode PCPSORMGSetCycleType(PC pc, PCMGCycleType type)
 }
 
 /*@
+  PCPSORMGGetCycleType - gets the cycle of `PCPSORMG`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - `PC_MG_CYCLE_V` or `PC_MG_CYCLE_W`
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetCycleType()`
+@*/
+PetscErrorCode PCPSORMGGetCycleType(PC pc, PCMGCycleType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(pc, "PCPSORMGGetCycleType_C", (PC, PCMGCycleType *), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   PCPSORMGSetSmooths - numbers of projected SOR sweeps before and after the coarse correction of `PCPSORMG`
 
   Logically Collective
 
   Input Parameters:
 + pc   - the preconditioner context
-. pre  - sweeps before (default 2)
-- post - sweeps after (default 2; 0 reproduces the paper's cycle; equal numbers make `PCApply()` symmetric)
+. pre  - sweeps before (default 2), >= 0
+- post - sweeps after (default 2), >= 0; 0 reproduces the paper's cycle; equal numbers make `PCApply()` symmetric
 
   Options Database Keys:
 + -pc_psormg_pre_smooths <pre>   - sweeps before
@@ -1264,7 +1623,10 @@ PetscErrorCode PCPSORMGSetCycleType(PC pc, PCMGCycleType type)
 
   Level: intermediate
 
-.seealso: `PCPSORMG`
+  Note:
+  At least one sweep in all (pre + post >= 1).
+
+.seealso: `PCPSORMG`, `PCPSORMGGetSmooths()`, `PCPSORMGSetOmega()`
 @*/
 PetscErrorCode PCPSORMGSetSmooths(PC pc, PetscInt pre, PetscInt post)
 {
@@ -1273,5 +1635,250 @@ PetscErrorCode PCPSORMGSetSmooths(PC pc, PetscInt pre, PetscInt post)
   PetscValidLogicalCollectiveInt(pc, pre, 2);
   PetscValidLogicalCollectiveInt(pc, post, 3);
   PetscTryMethod(pc, "PCPSORMGSetSmooths_C", (PC, PetscInt, PetscInt), (pc, pre, post));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetSmooths - gets the numbers of projected SOR sweeps before and after the coarse correction of `PCPSORMG`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameters:
++ pre  - sweeps before (or NULL)
+- post - sweeps after (or NULL)
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetSmooths()`
+@*/
+PetscErrorCode PCPSORMGGetSmooths(PC pc, PetscInt *pre, PetscInt *post)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSORMGGetSmooths_C", (PC, PetscInt *, PetscInt *), (pc, pre, post));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetCoarseSolve - the projected SOR iteration of `PCPSORMG` on the coarsest grid
+
+  Logically Collective
+
+  Input Parameters:
++ pc     - the preconditioner context
+. omega  - relaxation factor, in (0, 2); default 1.5
+. max_it - most sweeps, >= 1; default 500
+- rtol   - relative decrease of the projected residual at which the iteration stops, in (0, 1); default 1e-10
+
+  Options Database Keys:
++ -pc_psormg_coarse_omega <omega>   - relaxation factor
+. -pc_psormg_coarse_max_it <max_it> - most sweeps
+- -pc_psormg_coarse_rtol <rtol>     - relative decrease of the projected residual
+
+  Level: intermediate
+
+  Note:
+  The coarsest grid runs symmetric pairs of sweeps (colours forward, then backward) and measures the projected
+  residual every 8 sweeps. To change one of the three values, get all three with `PCPSORMGGetCoarseSolve()` first.
+
+.seealso: `PCPSORMG`, `PCPSORMGGetCoarseSolve()`, `PCPSORMGSetCoarseSize()`, `PCPSORMGSetOmega()`
+@*/
+PetscErrorCode PCPSORMGSetCoarseSolve(PC pc, PetscReal omega, PetscInt max_it, PetscReal rtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscValidLogicalCollectiveInt(pc, max_it, 3);
+  PetscValidLogicalCollectiveReal(pc, rtol, 4);
+  PetscTryMethod(pc, "PCPSORMGSetCoarseSolve_C", (PC, PetscReal, PetscInt, PetscReal), (pc, omega, max_it, rtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetCoarseSolve - gets the parameters of the coarsest-grid projected SOR of `PCPSORMG`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameters:
++ omega  - relaxation factor (or NULL)
+. max_it - most sweeps (or NULL)
+- rtol   - relative decrease of the projected residual (or NULL)
+
+  Level: intermediate
+
+.seealso: `PCPSORMG`, `PCPSORMGSetCoarseSolve()`
+@*/
+PetscErrorCode PCPSORMGGetCoarseSolve(PC pc, PetscReal *omega, PetscInt *max_it, PetscReal *rtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSORMGGetCoarseSolve_C", (PC, PetscReal *, PetscInt *, PetscReal *), (pc, omega, max_it, rtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetEdgeInterpolation - how the interpolation of `PCPSORMG` treats the last point of an even grid line
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+- type - `PC_PSORMG_EDGE_AUTO` (default), `PC_PSORMG_EDGE_ZERO` or `PC_PSORMG_EDGE_CONSTANT`
+
+  Options Database Key:
+. -pc_psormg_edge_interpolation <auto,zero,constant> - the rule
+
+  Level: advanced
+
+  Note:
+  On a line of an even number of points the last fine point lies past the last coarse point. `PC_PSORMG_EDGE_AUTO`
+  chooses, per level and direction, from the rows of the operator at that edge: half the last coarse value where
+  the boundary is an eliminated Dirichlet one, the last coarse value where it is Neumann (natural). `-pc_view`
+  shows the choice.
+
+.seealso: `PCPSORMG`, `PCPSORMGEdgeInterpolation`, `PCPSORMGGetEdgeInterpolation()`
+@*/
+PetscErrorCode PCPSORMGSetEdgeInterpolation(PC pc, PCPSORMGEdgeInterpolation type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCPSORMGSetEdgeInterpolation_C", (PC, PCPSORMGEdgeInterpolation), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetEdgeInterpolation - gets how the interpolation of `PCPSORMG` treats the last point of an even grid line
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. type - `PC_PSORMG_EDGE_AUTO`, `PC_PSORMG_EDGE_ZERO` or `PC_PSORMG_EDGE_CONSTANT`
+
+  Level: advanced
+
+.seealso: `PCPSORMG`, `PCPSORMGEdgeInterpolation`, `PCPSORMGSetEdgeInterpolation()`
+@*/
+PetscErrorCode PCPSORMGGetEdgeInterpolation(PC pc, PCPSORMGEdgeInterpolation *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(pc, "PCPSORMGGetEdgeInterpolation_C", (PC, PCPSORMGEdgeInterpolation *), (pc, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetProjectCorrection - whether `PCPSORMG` projects the iterate onto the bounds after adding the coarse correction
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- flg - `PETSC_TRUE` (default) to project after x += P e
+
+  Options Database Key:
+. -pc_psormg_project_correction <true,false> - project or not
+
+  Level: advanced
+
+  Note:
+  With the monotone obstacle restriction the corrected iterate is feasible already (up to rounding); with the linear
+  restriction it need not be, and the projection keeps it feasible.
+
+.seealso: `PCPSORMG`, `PCPSORMGGetProjectCorrection()`, `PCPSORMGSetObstacleRestriction()`
+@*/
+PetscErrorCode PCPSORMGSetProjectCorrection(PC pc, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, flg, 2);
+  PetscTryMethod(pc, "PCPSORMGSetProjectCorrection_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetProjectCorrection - gets whether `PCPSORMG` projects the iterate onto the bounds after the coarse correction
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when it projects
+
+  Level: advanced
+
+.seealso: `PCPSORMG`, `PCPSORMGSetProjectCorrection()`
+@*/
+PetscErrorCode PCPSORMGGetProjectCorrection(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(flg, 2);
+  PetscUseMethod(pc, "PCPSORMGGetProjectCorrection_C", (PC, PetscBool *), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGSetDeviceSetup - whether `PCPSORMG` forms its grid hierarchy on the device
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- flg - `PETSC_TRUE` (default): on one process, P, R = P^T and the coarse operators R A P are formed on the device;
+        `PETSC_FALSE`: on the host with `MatPtAP()` (the path always taken under MPI)
+
+  Options Database Key:
+. -pc_psormg_device_setup <true,false> - device or host setup
+
+  Level: advanced
+
+  Note:
+  Both paths give the same operators up to rounding; `-pc_view` says which was taken.
+
+.seealso: `PCPSORMG`, `PCPSORMGGetDeviceSetup()`
+@*/
+PetscErrorCode PCPSORMGSetDeviceSetup(PC pc, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, flg, 2);
+  PetscTryMethod(pc, "PCPSORMGSetDeviceSetup_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSORMGGetDeviceSetup - gets whether `PCPSORMG` forms its grid hierarchy on the device (when on one process)
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when the device setup is requested
+
+  Level: advanced
+
+.seealso: `PCPSORMG`, `PCPSORMGSetDeviceSetup()`
+@*/
+PetscErrorCode PCPSORMGGetDeviceSetup(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(flg, 2);
+  PetscUseMethod(pc, "PCPSORMGGetDeviceSetup_C", (PC, PetscBool *), (pc, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -132,6 +132,85 @@ LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UVi
   return m;
 }
 
+OperatorInfo CheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao)
+{
+  const Int    n     = Ad.nrows;
+  const bool   haveo = Ao.nrows > 0;
+  auto         rp    = Ad.rowptr;
+  auto         ci    = Ad.colidx;
+  auto         va    = Ad.vals;
+  auto         orp   = Ao.rowptr;
+  auto         ova   = Ao.vals;
+  Int          nonfinite = n, bad = n;
+  OperatorInfo info;
+
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "petsckp::psormg::CheckOperator", range(n),
+    KOKKOS_LAMBDA(Int i, Int & lnf, Int & lbad) {
+      Scalar d  = 0;
+      bool   ok = true;
+      for (Int k = rp(i); k < rp(i + 1); k++) {
+        if (!cm::isfinite(va(k))) ok = false;
+        if (ci(k) == i) d += va(k);
+      }
+      if (haveo)
+        for (Int k = orp(i); k < orp(i + 1); k++)
+          if (!cm::isfinite(ova(k))) ok = false;
+      if (!ok && i < lnf) lnf = i;
+      if (!(d > 0) && i < lbad) lbad = i;
+    },
+    Kokkos::Min<Int>(nonfinite), Kokkos::Min<Int>(bad));
+  info.nonfinite_row = nonfinite < n ? nonfinite : -1;
+  info.bad_diag_row  = bad < n ? bad : -1;
+  if (bad < n) {
+    Real d = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::psormg::CheckOperatorDiagonal", range(bad, bad + 1),
+      KOKKOS_LAMBDA(Int i, Real & s) {
+        for (Int k = rp(i); k < rp(i + 1); k++)
+          if (ci(k) == i) s += va(k);
+      },
+      d);
+    info.diag_value = d;
+  }
+  return info;
+}
+
+BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
+{
+  const bool   havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
+  const Int    n      = (Int)(havelo ? lo.extent(0) : up.extent(0));
+  const Scalar inf    = INFINITY;
+  Int          r[5]   = {n, n, n, n, n};
+  BoundsInfo   info;
+
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "petsckp::psormg::CheckBounds", range(n),
+    KOKKOS_LAMBDA(Int i, Int & nanlo, Int & nanup, Int & pinflo, Int & ninfup, Int & crossed) {
+      const Scalar l = havelo ? lo(i) : -inf, u = haveup ? up(i) : inf;
+      if (l != l && i < nanlo) nanlo = i;
+      if (u != u && i < nanup) nanup = i;
+      if (l == inf && i < pinflo) pinflo = i;
+      if (u == -inf && i < ninfup) ninfup = i;
+      if (l > u && i < crossed) crossed = i;
+    },
+    Kokkos::Min<Int>(r[0]), Kokkos::Min<Int>(r[1]), Kokkos::Min<Int>(r[2]), Kokkos::Min<Int>(r[3]), Kokkos::Min<Int>(r[4]));
+  info.nan_lo  = r[0] < n ? r[0] : -1;
+  info.nan_up  = r[1] < n ? r[1] : -1;
+  info.pinf_lo = r[2] < n ? r[2] : -1;
+  info.ninf_up = r[3] < n ? r[3] : -1;
+  info.crossed = r[4] < n ? r[4] : -1;
+  if (info.crossed >= 0) { /* both bounds exist where they cross */
+    Scalar l, u;
+    Kokkos::deep_copy(l, Kokkos::subview(lo, info.crossed));
+    Kokkos::deep_copy(u, Kokkos::subview(up, info.crossed));
+    info.lo_crossed = l, info.up_crossed = u;
+  }
+  return info;
+}
+
 void StructuredColours(GridColouring scheme, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour, UView<Scalar> colourscalar)
 {
   const Int  n  = xm * ym * zm;

@@ -48,6 +48,24 @@ struct LcpMeasures {
 };
 LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all);
 
+/* Checks of the operator of an LCP (local part): the smallest row of the local block Ad or of the ghost block Ao
+   with a NaN or Inf entry, and the smallest row whose diagonal (the sum of its entries a_ii in Ad, 0 when absent)
+   is not positive, with that diagonal; -1 where there is no such row. */
+struct OperatorInfo {
+  Int  nonfinite_row = -1, bad_diag_row = -1;
+  Real diag_value    = 0;
+};
+OperatorInfo CheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao);
+
+/* Checks of the bounds of an LCP (local part; lo / up empty = absent): the smallest index with a NaN lower bound,
+   a NaN upper bound, a lower bound +inf, an upper bound -inf, and lo_i > up_i (with lo and up there); -1 where
+   there is no such index. */
+struct BoundsInfo {
+  Int  nan_lo = -1, nan_up = -1, pinf_lo = -1, ninf_up = -1, crossed = -1;
+  Real lo_crossed = 0, up_crossed = 0;
+};
+BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up);
+
 /* Colour of each point of the local block [xs, xs+xm) x [ys, ys+ym) x [zs, zs+zm) of a structured grid, x fastest:
    RedBlack: (i + j + k) mod 2 (valid for 3/5/7-point stencils); Parity: (i mod 2) + 2 (j mod 2) + 4 (k mod 2)
    (valid for 9/27-point stencils: 2^dim colours). colourscalar (optional, may be empty) receives the same colours
