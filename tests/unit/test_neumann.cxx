@@ -684,6 +684,12 @@ TEST(Neumann, OptionsCheckedAndNamedWithPrefix)
   PCNeumannSetDeflationVariant(pc, PC_NEUMANN_DEFLATION_BNN);
   PCNeumannGetDeflationVariant(pc, &v);
   EXPECT_EQ(v, PC_NEUMANN_DEFLATION_BNN);
+  PCNeumannSetDeflation(pc, PETSC_FALSE); /* off, and on again with the same space type */
+  PCNeumannGetDeflationSpaceType(pc, &st);
+  EXPECT_EQ(st, PC_NEUMANN_DEFLATION_SPACE_NONE);
+  PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_BLOCKS);
+  PCNeumannGetDeflation(pc, &on);
+  EXPECT_EQ(on, PETSC_TRUE);
   PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_NONE);
   PCNeumannGetDeflation(pc, &on);
   EXPECT_EQ(on, PETSC_FALSE);

@@ -164,7 +164,7 @@ static PetscErrorCode PCNeumannSetDeflationSpaceType_Neumann(PC pc, PCNeumannDef
 
   PetscFunctionBegin;
   PetscCheck(type >= PC_NEUMANN_DEFLATION_SPACE_NONE && type <= PC_NEUMANN_DEFLATION_SPACE_USER, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-%spc_neumann_deflation_space: %d is not a PCNeumannDeflationSpaceType (none, chunks, blocks or user)", OptionsPrefix(pc), (int)type);
-  if (nm->dspace_set && type == nm->dspace) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nm->dspace_set && type == nm->dspace && nm->deflation == (type != PC_NEUMANN_DEFLATION_SPACE_NONE ? PETSC_TRUE : PETSC_FALSE)) PetscFunctionReturn(PETSC_SUCCESS);
   nm->dspace     = type;
   nm->dspace_set = PETSC_TRUE;
   nm->deflation  = type == PC_NEUMANN_DEFLATION_SPACE_NONE ? PETSC_FALSE : PETSC_TRUE;
