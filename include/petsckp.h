@@ -60,6 +60,42 @@ PETSC_EXTERN const char *const KSPDCGCoarseTypes[];
 PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
 PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
 /*E
+  PCNeumannDeflationSpaceType - the deflation space of the two-level (deflated) variant of `PCNEUMANN`
+
+  Values:
++ `PC_NEUMANN_DEFLATION_SPACE_NONE`   - no deflation: the one-level preconditioner
+. `PC_NEUMANN_DEFLATION_SPACE_CHUNKS` - contiguous ranges of the rows (of the natural grid ordering with a DMDA)
+. `PC_NEUMANN_DEFLATION_SPACE_BLOCKS` - boxes of the DMDA of the PC (or of its KSP)
+- `PC_NEUMANN_DEFLATION_SPACE_USER`   - the space given with `PCNeumannSetDeflationSpace()`
+
+  Level: intermediate
+
+.seealso: `PCNEUMANN`, `PCNeumannSetDeflationSpaceType()`, `PCNeumannGetDeflationSpaceType()`, `KSPDCG`
+E*/
+typedef enum {
+  PC_NEUMANN_DEFLATION_SPACE_NONE,
+  PC_NEUMANN_DEFLATION_SPACE_CHUNKS,
+  PC_NEUMANN_DEFLATION_SPACE_BLOCKS,
+  PC_NEUMANN_DEFLATION_SPACE_USER
+} PCNeumannDeflationSpaceType;
+PETSC_EXTERN const char *const PCNeumannDeflationSpaceTypes[];
+/*E
+  PCNeumannDeflationCoarseType - how the two-level variant of `PCNEUMANN` solves with the coarse matrix E = Z^T A Z
+
+  Values:
++ `PC_NEUMANN_DEFLATION_COARSE_CHOLESKY` - through the Cholesky factor E = L L^T (L^-1 kept: two triangular products per solve)
+- `PC_NEUMANN_DEFLATION_COARSE_INVERSE`  - through the explicit inverse (one product per solve)
+
+  Level: intermediate
+
+.seealso: `PCNEUMANN`, `PCNeumannSetDeflationCoarseType()`, `PCNeumannGetDeflationCoarseType()`
+E*/
+typedef enum {
+  PC_NEUMANN_DEFLATION_COARSE_CHOLESKY,
+  PC_NEUMANN_DEFLATION_COARSE_INVERSE
+} PCNeumannDeflationCoarseType;
+PETSC_EXTERN const char *const PCNeumannDeflationCoarseTypes[];
+/*E
   PCNeumannDeflationVariant - the two-level (deflated) form of `PCNEUMANN`, with P = I - A Q, Q = Z E^-1 Z^T
 
   Values:
@@ -68,16 +104,28 @@ PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
 
   Level: intermediate
 
-.seealso: `PCNEUMANN`, `PCNeumannSetDeflationVariant()`
+.seealso: `PCNEUMANN`, `PCNeumannSetDeflationVariant()`, `PCNeumannGetDeflationVariant()`
 E*/
 typedef enum {
   PC_NEUMANN_DEFLATION_ADEF2,
   PC_NEUMANN_DEFLATION_BNN
 } PCNeumannDeflationVariant;
 PETSC_EXTERN const char *const PCNeumannDeflationVariants[];
-PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSpaceType(PC, KSPDCGSpaceType);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflation(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflation(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSpaceType(PC, PCNeumannDeflationSpaceType);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationSpaceType(PC, PCNeumannDeflationSpaceType *);
 PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSpace(PC, Mat);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationSubdomains(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationSubdomains(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationBlocks(PC, PetscInt, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationBlocks(PC, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationCoarseType(PC, PCNeumannDeflationCoarseType);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationCoarseType(PC, PCNeumannDeflationCoarseType *);
+PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationCoarsePivotRtol(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationCoarsePivotRtol(PC, PetscReal *);
 PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationVariant(PC, PCNeumannDeflationVariant);
+PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationVariant(PC, PCNeumannDeflationVariant *);
 PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
 /* ---- PC psormg (seed 000) */
 #define PCPSORMG "psormg"

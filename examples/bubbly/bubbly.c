@@ -341,7 +341,7 @@ int main(int argc, char **argv)
       PetscInt k;
       PetscCall(PCNeumannGetTerms(pc, &k));
       PetscCall(PCNeumannSetTerms(pcin, k));
-      PetscCall(PCNeumannSetDeflationSpaceType(pcin, KSP_DCG_SPACE_NONE)); /* PCDEFLATION deflates */
+      PetscCall(PCNeumannSetDeflationSpaceType(pcin, PC_NEUMANN_DEFLATION_SPACE_NONE)); /* PCDEFLATION deflates */
     }
     PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
     PetscCall(KSPSetResidualHistory(kc, NULL, PETSC_DECIDE, PETSC_TRUE));
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 
     PetscCheck(!strcmp(ptype, PCNEUMANN), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-check_one_level needs -pc_type neumann");
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCNeumannSetDeflationSpaceType(pc, KSP_DCG_SPACE_NONE));
+    PetscCall(PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_NONE));
     PetscCall(Solve(ksp, A, b, x0, x, &its1, &relres, &reason));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one-level comparison: %" PetscInt_FMT " iterations with deflation, %" PetscInt_FMT " without\n", its, its1));
     PetscCheck(reason > 0 && (PetscReal)its <= one_level_ratio * its1, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "the two-level preconditioner needs %" PetscInt_FMT " iterations, more than %g times the %" PetscInt_FMT " of the one-level one", its, (double)one_level_ratio, its1);

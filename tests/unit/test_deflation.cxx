@@ -397,7 +397,7 @@ void ConfCGNeumannChunks(KSP ksp, Mat, void *v)
 {
   PC pc;
   KSPGetPC(ksp, &pc);
-  PCNeumannSetDeflationSpaceType(pc, KSP_DCG_SPACE_CHUNKS);
+  PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_CHUNKS);
   PetscOptionsSetValue(NULL, "-pc_neumann_deflation_subdomains", "12");
   KSPSetFromOptions(ksp);
   PetscOptionsClearValue(NULL, "-pc_neumann_deflation_subdomains");

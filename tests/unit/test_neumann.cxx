@@ -3,6 +3,10 @@
 #include "kp_test.hpp"
 #include "kp_sys.hpp"
 #include "pc/neumann/neumann_kernels.hpp"
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
 
 using namespace kptest;
 
@@ -370,4 +374,512 @@ TEST(Neumann, PCMatchesJacobiAndChecksDiagonal)
   VecDestroy(&x);
   VecDestroy(&y1);
   VecDestroy(&y2);
+}
+
+/* ---- the depth of L D^-1 (the cap of the number of terms) and the NaN/Inf scan */
+namespace
+{
+/* strictly lower part of a random pattern */
+HostCsr RandomStrictlyLower(Int n, unsigned seed)
+{
+  HostCsr r = RandomCsr(n, n, seed), L;
+  L.nrows = L.ncols = n;
+  L.rowptr.push_back(0);
+  for (Int i = 0; i < n; i++) {
+    for (Int q = r.rowptr[i]; q < r.rowptr[i + 1]; q++)
+      if (r.colidx[q] < i) L.colidx.push_back(r.colidx[q]), L.vals.push_back(r.vals[q]);
+    L.rowptr.push_back((Int)L.colidx.size());
+  }
+  return L;
+}
+
+/* reference depth by level sets: R_1 = rows with an entry, R_j = rows with an entry in a column of R_{j-1};
+   the depth is the last j with R_j not empty */
+Int RefDepth(const HostCsr &L)
+{
+  std::vector<char> in(L.nrows, 1), next(L.nrows);
+  Int               j = 0;
+  for (;;) {
+    bool any = false;
+    for (Int i = 0; i < L.nrows; i++) {
+      next[i] = 0;
+      for (Int q = L.rowptr[i]; q < L.rowptr[i + 1]; q++)
+        if (in[L.colidx[q]]) next[i] = 1;
+      any = any || next[i];
+    }
+    if (!any) return j;
+    in.swap(next);
+    j++;
+  }
+}
+} // namespace
+
+TEST(Neumann, SeriesDepthAgainstLevelSets)
+{
+  for (Int n : Sizes()) {
+    auto L = RandomStrictlyLower(n, 17 + (unsigned)n);
+    EXPECT_EQ(NeumannSeriesDepth(DeviceCsr(L)), RefDepth(L)) << "n = " << n;
+  }
+  /* the 5-point stencil on an m x m grid: 2m - 2, through the factors of the setup */
+  for (Int m : {1, 2, 5, 25}) {
+    NeumannFactors   F;
+    NeumannSetupInfo info;
+    NeumannSetup(DeviceCsr(Laplace2d(m)), F, info);
+    EXPECT_EQ(NeumannSeriesDepth(F.B), 2 * m - 2) << "m = " << m;
+  }
+}
+
+TEST(Neumann, FirstNonfiniteRow)
+{
+  for (Int n : Sizes()) {
+    auto h = RandomCsr(n, std::max<Int>(n, 1), 5 + (unsigned)n);
+    EXPECT_EQ(CsrFirstNonfiniteRow(DeviceCsr(h)), -1) << "n = " << n;
+    if (h.vals.empty()) continue;
+    /* plant an Inf, then a NaN in an earlier row: the smallest row is reported */
+    Int q1 = (Int)(h.vals.size() * 2 / 3), q2 = (Int)(h.vals.size() / 3);
+    h.vals[q1] = INFINITY;
+    Int row1 = (Int)(std::upper_bound(h.rowptr.begin(), h.rowptr.end(), q1) - h.rowptr.begin()) - 1;
+    EXPECT_EQ(CsrFirstNonfiniteRow(DeviceCsr(h)), row1) << "n = " << n;
+    h.vals[q2] = NAN;
+    Int row2 = (Int)(std::upper_bound(h.rowptr.begin(), h.rowptr.end(), q2) - h.rowptr.begin()) - 1;
+    EXPECT_EQ(CsrFirstNonfiniteRow(DeviceCsr(h)), std::min(row1, row2)) << "n = " << n;
+  }
+}
+
+/* ---- PETSc level: options, messages, the stopping test with deflation */
+namespace
+{
+/* the first message of the first error raised while the handler is pushed */
+PetscErrorCode CaptureError(MPI_Comm, int, const char *, const char *, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  auto *s = static_cast<std::string *>(ctx);
+  if (p == PETSC_ERROR_INITIAL && s->empty() && mess) *s = mess;
+  return n;
+}
+
+/* runs f with errors returned (not printed); the error code and its message */
+template <class F>
+PetscErrorCode Capture(F f, std::string &msg)
+{
+  msg.clear();
+  PetscPushErrorHandler(CaptureError, &msg);
+  PetscErrorCode ierr = f();
+  PetscPopErrorHandler();
+  return ierr;
+}
+
+Mat SeqAIJ(const HostCsr &h)
+{
+  Mat                   A;
+  std::vector<PetscInt> nnz(h.nrows);
+  MatCreate(PETSC_COMM_SELF, &A);
+  MatSetSizes(A, h.nrows, h.ncols, h.nrows, h.ncols);
+  MatSetType(A, MATSEQAIJ);
+  for (Int i = 0; i < h.nrows; i++) nnz[i] = h.rowptr[i + 1] - h.rowptr[i];
+  MatSeqAIJSetPreallocation(A, 0, nnz.data());
+  for (Int i = 0; i < h.nrows; i++) MatSetValues(A, 1, &i, nnz[i], h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES);
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+/* the 2D bubbly-flow pressure matrix of Gupta, van Gijzen and Vuik: cell-centred, n x n cells, coefficient (1/rho)
+   `contrast` below y = 1/2 and 1 above, harmonic face means, Neumann on three sides, Dirichlet on top */
+HostCsr Layer2d(Int n, double contrast)
+{
+  HostCsr A;
+  auto    coef = [&](Int j) { return (j + 0.5) / n < 0.5 ? contrast : 1.0; };
+  A.nrows = A.ncols = n * n;
+  A.rowptr.push_back(0);
+  for (Int j = 0; j < n; j++)
+    for (Int i = 0; i < n; i++) {
+      std::vector<std::pair<Int, double>> row;
+      double                              c = coef(j), diag = 0;
+      const Int                           nb[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+      for (auto &d : nb) {
+        Int ii = i + d[0], jj = j + d[1];
+        if (ii < 0 || ii >= n || jj < 0) continue;
+        if (jj >= n) {
+          diag += 2 * c;
+          continue;
+        }
+        double cn = coef(jj), cf = 2 * c * cn / (c + cn);
+        row.push_back({ii + n * jj, -cf});
+        diag += cf;
+      }
+      row.push_back({i + n * j, diag});
+      std::sort(row.begin(), row.end());
+      for (auto &e : row) A.colidx.push_back(e.first), A.vals.push_back(e.second);
+      A.rowptr.push_back((Int)A.colidx.size());
+    }
+  return A;
+}
+
+struct SolveResult {
+  PetscInt           its    = 0;
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  KSPNormType        norm   = KSP_NORM_DEFAULT;
+  double             relres = 0;
+};
+
+/* solves A x = b (b = h^2 (sin(3i + 1.7j) + 0.2), the smooth right-hand side of the bubbly-flow tests) with the KSP
+   type and PCNEUMANN configured by conf, from x0 = 0 or a random x0; the true relative residual at the end */
+template <class Conf>
+SolveResult SolveLayer(Mat A, Int n, const char *ktype, bool zero_guess, Conf conf)
+{
+  KSP         ksp;
+  PC          pc;
+  Vec         b, x, r;
+  PetscScalar *a;
+  PetscReal   nb, nr;
+  SolveResult run;
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(b, &r);
+  VecGetArray(b, &a);
+  for (Int j = 0; j < n; j++)
+    for (Int i = 0; i < n; i++) a[i + n * j] = (std::sin(3.0 * i + 1.7 * j) + 0.2) / ((double)n * n);
+  VecRestoreArray(b, &a);
+  if (zero_guess) VecSet(x, 0.0);
+  else {
+    PetscRandom rnd;
+    PetscRandomCreate(PETSC_COMM_SELF, &rnd);
+    VecSetRandom(x, rnd);
+    PetscRandomDestroy(&rnd);
+  }
+  KSPCreate(PETSC_COMM_SELF, &ksp);
+  KSPSetOperators(ksp, A, A);
+  KSPSetType(ksp, ktype);
+  KSPGetPC(ksp, &pc);
+  PCSetType(pc, PCNEUMANN);
+  KSPSetTolerances(ksp, 1e-6, 0.0, 1e30, 2000);
+  KSPSetInitialGuessNonzero(ksp, zero_guess ? PETSC_FALSE : PETSC_TRUE);
+  conf(ksp, pc);
+  EXPECT_EQ((int)KSPSolve(ksp, b, x), 0);
+  KSPGetIterationNumber(ksp, &run.its);
+  KSPGetConvergedReason(ksp, &run.reason);
+  KSPGetNormType(ksp, &run.norm);
+  MatMult(A, x, r);
+  VecAYPX(r, -1.0, b);
+  VecNorm(r, NORM_2, &nr);
+  VecNorm(b, NORM_2, &nb);
+  run.relres = nr / nb;
+  KSPDestroy(&ksp);
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&r);
+  return run;
+}
+} // namespace
+
+/* CG + PCNEUMANN with deflation and the KSP's default norm: the true residual meets rtol (before, the test in the
+   preconditioned norm stopped 170 to 800 times above it here), as KSPDCG with the same space does, in as many
+   iterations; an explicit norm is kept; without deflation the KSP's default norm comes back */
+TEST(Neumann, DeflationStopsOnTheTrueResidual)
+{
+  const Int n = 32;
+  Mat       A = SeqAIJ(Layer2d(n, 1e-3));
+  auto      neumann = [](KSP, PC pc) {
+    PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_CHUNKS);
+    PCNeumannSetDeflationSubdomains(pc, 16);
+  };
+  for (bool zero : {true, false}) {
+    SolveResult cg = SolveLayer(A, n, KSPCG, zero, neumann);
+    EXPECT_GT(cg.reason, 0);
+    EXPECT_LE(cg.relres, 1.01e-6) << (zero ? "zero" : "random") << " guess: true relative residual above rtol";
+    EXPECT_EQ(cg.norm, KSP_NORM_UNPRECONDITIONED);
+    SolveResult dcg = SolveLayer(A, n, KSPDCG, zero, [](KSP ksp, PC) {
+      PetscOptionsSetValue(NULL, "-ksp_dcg_space", "chunks");
+      PetscOptionsSetValue(NULL, "-ksp_dcg_subdomains", "16");
+      KSPSetFromOptions(ksp);
+      PetscOptionsClearValue(NULL, "-ksp_dcg_space");
+      PetscOptionsClearValue(NULL, "-ksp_dcg_subdomains");
+    });
+    EXPECT_GT(dcg.reason, 0);
+    EXPECT_LE(std::abs((double)(cg.its - dcg.its)), 1.0) << "CG + A-DEF2 and DEF1 stop together";
+    /* BNN too */
+    SolveResult bnn = SolveLayer(A, n, KSPCG, zero, [&](KSP ksp, PC pc) {
+      neumann(ksp, pc);
+      PCNeumannSetDeflationVariant(pc, PC_NEUMANN_DEFLATION_BNN);
+    });
+    EXPECT_LE(bnn.relres, 1.01e-6);
+  }
+  /* an explicit norm is the user's */
+  SolveResult pre = SolveLayer(A, n, KSPCG, true, [&](KSP ksp, PC pc) {
+    neumann(ksp, pc);
+    KSPSetNormType(ksp, KSP_NORM_PRECONDITIONED);
+  });
+  EXPECT_EQ(pre.norm, KSP_NORM_PRECONDITIONED);
+  /* deflation off again on the same KSP: its default norm comes back */
+  {
+    KSP      ksp;
+    PC       pc;
+    Vec      b, x;
+    KSPNormType nt;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    KSPCreate(PETSC_COMM_SELF, &ksp);
+    KSPSetOperators(ksp, A, A);
+    KSPSetType(ksp, KSPCG);
+    KSPGetPC(ksp, &pc);
+    PCSetType(pc, PCNEUMANN);
+    neumann(ksp, pc);
+    EXPECT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPGetNormType(ksp, &nt);
+    EXPECT_EQ(nt, KSP_NORM_UNPRECONDITIONED);
+    PCNeumannSetDeflation(pc, PETSC_FALSE);
+    EXPECT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPGetNormType(ksp, &nt);
+    EXPECT_EQ(nt, KSP_NORM_PRECONDITIONED);
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+  }
+  MatDestroy(&A);
+}
+
+/* every option has a setter and a getter; out-of-range values, NaN and invalid enum values are errors that name the
+   option with the PC's prefix */
+TEST(Neumann, OptionsCheckedAndNamedWithPrefix)
+{
+  PC                           pc;
+  std::string                  msg;
+  PetscInt                     k, d, bx, by, bz;
+  PetscBool                    on;
+  PCNeumannDeflationSpaceType  st;
+  PCNeumannDeflationCoarseType ct;
+  PCNeumannDeflationVariant    v;
+  PetscReal                    rt;
+
+  PCCreate(PETSC_COMM_SELF, &pc);
+  PCSetType(pc, PCNEUMANN);
+  PCSetOptionsPrefix(pc, "sub_");
+  /* round trips */
+  PCNeumannSetTerms(pc, 3);
+  PCNeumannGetTerms(pc, &k);
+  EXPECT_EQ(k, 3);
+  PCNeumannGetDeflation(pc, &on);
+  EXPECT_EQ(on, PETSC_FALSE);
+  PCNeumannGetDeflationSpaceType(pc, &st);
+  EXPECT_EQ(st, PC_NEUMANN_DEFLATION_SPACE_NONE);
+  PCNeumannSetDeflation(pc, PETSC_TRUE);
+  PCNeumannGetDeflation(pc, &on);
+  EXPECT_EQ(on, PETSC_TRUE);
+  PCNeumannGetDeflationSpaceType(pc, &st);
+  EXPECT_EQ(st, PC_NEUMANN_DEFLATION_SPACE_CHUNKS); /* the default without a DMDA */
+  PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_BLOCKS);
+  PCNeumannGetDeflationSpaceType(pc, &st);
+  EXPECT_EQ(st, PC_NEUMANN_DEFLATION_SPACE_BLOCKS);
+  PCNeumannSetDeflationSubdomains(pc, 12);
+  PCNeumannGetDeflationSubdomains(pc, &d);
+  EXPECT_EQ(d, 12);
+  PCNeumannSetDeflationBlocks(pc, 2, 3, 4);
+  PCNeumannGetDeflationBlocks(pc, &bx, &by, &bz);
+  EXPECT_EQ(bx * 100 + by * 10 + bz, 234);
+  PCNeumannSetDeflationCoarseType(pc, PC_NEUMANN_DEFLATION_COARSE_INVERSE);
+  PCNeumannGetDeflationCoarseType(pc, &ct);
+  EXPECT_EQ(ct, PC_NEUMANN_DEFLATION_COARSE_INVERSE);
+  PCNeumannSetDeflationCoarsePivotRtol(pc, 1e-10);
+  PCNeumannGetDeflationCoarsePivotRtol(pc, &rt);
+  EXPECT_EQ(rt, 1e-10);
+  PCNeumannSetDeflationVariant(pc, PC_NEUMANN_DEFLATION_BNN);
+  PCNeumannGetDeflationVariant(pc, &v);
+  EXPECT_EQ(v, PC_NEUMANN_DEFLATION_BNN);
+  PCNeumannSetDeflation(pc, PETSC_FALSE); /* off, and on again with the same space type */
+  PCNeumannGetDeflationSpaceType(pc, &st);
+  EXPECT_EQ(st, PC_NEUMANN_DEFLATION_SPACE_NONE);
+  PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_BLOCKS);
+  PCNeumannGetDeflation(pc, &on);
+  EXPECT_EQ(on, PETSC_TRUE);
+  PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_NONE);
+  PCNeumannGetDeflation(pc, &on);
+  EXPECT_EQ(on, PETSC_FALSE);
+
+  /* bad values through the setters */
+  struct Case {
+    std::function<PetscErrorCode()> call;
+    const char                     *option;
+  };
+  std::vector<Case> cases = {
+    {[&] { return PCNeumannSetTerms(pc, -1); }, "-sub_pc_neumann_terms"},
+    {[&] { return PCNeumannSetDeflationSubdomains(pc, -3); }, "-sub_pc_neumann_deflation_subdomains"},
+    {[&] { return PCNeumannSetDeflationBlocks(pc, 2, -1, 2); }, "-sub_pc_neumann_deflation_blocks"},
+    {[&] { return PCNeumannSetDeflationCoarsePivotRtol(pc, NAN); }, "-sub_pc_neumann_deflation_coarse_pivot_rtol"},
+    {[&] { return PCNeumannSetDeflationCoarsePivotRtol(pc, -1e-3); }, "-sub_pc_neumann_deflation_coarse_pivot_rtol"},
+    {[&] { return PCNeumannSetDeflationCoarsePivotRtol(pc, 1.0); }, "-sub_pc_neumann_deflation_coarse_pivot_rtol"},
+    {[&] { return PCNeumannSetDeflationSpaceType(pc, (PCNeumannDeflationSpaceType)7); }, "-sub_pc_neumann_deflation_space"},
+    {[&] { return PCNeumannSetDeflationSpaceType(pc, (PCNeumannDeflationSpaceType)-1); }, "-sub_pc_neumann_deflation_space"},
+    {[&] { return PCNeumannSetDeflationCoarseType(pc, (PCNeumannDeflationCoarseType)2); }, "-sub_pc_neumann_deflation_coarse"},
+    {[&] { return PCNeumannSetDeflationVariant(pc, (PCNeumannDeflationVariant)5); }, "-sub_pc_neumann_deflation_variant"},
+  };
+  for (auto &c : cases) {
+    EXPECT_EQ((int)Capture(c.call, msg), (int)PETSC_ERR_ARG_OUTOFRANGE) << c.option;
+    EXPECT_NE(msg.find(c.option), std::string::npos) << "message \"" << msg << "\" does not name " << c.option;
+  }
+  /* the values are unchanged */
+  PCNeumannGetTerms(pc, &k);
+  PCNeumannGetDeflationSubdomains(pc, &d);
+  PCNeumannGetDeflationCoarsePivotRtol(pc, &rt);
+  EXPECT_EQ(k, 3);
+  EXPECT_EQ(d, 12);
+  EXPECT_EQ(rt, 1e-10);
+  /* and through the options database */
+  for (auto opt : std::vector<std::pair<const char *, const char *>>{{"-sub_pc_neumann_deflation_subdomains", "-4"}, {"-sub_pc_neumann_deflation_coarse_pivot_rtol", "nan"}, {"-sub_pc_neumann_terms", "-2"}}) {
+    PetscOptionsSetValue(NULL, opt.first, opt.second);
+    EXPECT_EQ((int)Capture([&] { return PCSetFromOptions(pc); }, msg), (int)PETSC_ERR_ARG_OUTOFRANGE) << opt.first;
+    EXPECT_NE(msg.find(opt.first), std::string::npos) << "message \"" << msg << "\" does not name " << opt.first;
+    PetscOptionsClearValue(NULL, opt.first);
+  }
+  PCDestroy(&pc);
+}
+
+/* a huge number of terms is capped at the depth of L D^-1 (exact symmetric Gauss-Seidel from there on): the same
+   preconditioner, applied at once, and -pc_view says so */
+TEST(Neumann, TermsCappedAtSeriesDepth)
+{
+  const Int m = 25; /* 625 unknowns, depth 2m - 2 = 48 */
+  Mat       A = SeqAIJ(Laplace2d(m));
+  Vec       x, y1, y2;
+  PC        pc;
+  PetscReal d, nrm;
+  MatCreateVecs(A, &x, &y1);
+  VecDuplicate(y1, &y2);
+  VecSetRandom(x, nullptr);
+  for (PetscInt k : {(PetscInt)48, (PetscInt)2000000000}) {
+    PCCreate(PETSC_COMM_SELF, &pc);
+    PCSetOperators(pc, A, A);
+    PCSetType(pc, PCNEUMANN);
+    PCNeumannSetTerms(pc, k);
+    ASSERT_EQ((int)PCSetUp(pc), 0);
+    ASSERT_EQ((int)PCApply(pc, x, k == 48 ? y1 : y2), 0);
+    if (k > 48) {
+      PetscViewer v;
+      std::string path = ::testing::TempDir() + "neumann_view.txt";
+      PetscViewerASCIIOpen(PETSC_COMM_SELF, path.c_str(), &v);
+      PCView(pc, v);
+      PetscViewerDestroy(&v);
+      std::ifstream f(path);
+      std::string   text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find("terms k = 2000000000 (capped at 48: exact symmetric Gauss-Seidel)"), std::string::npos) << text;
+    }
+    PCDestroy(&pc);
+  }
+  VecAXPY(y2, -1.0, y1);
+  VecNorm(y2, NORM_INFINITY, &d);
+  VecNorm(y1, NORM_INFINITY, &nrm);
+  EXPECT_LE(d, 1e-14 * nrm);
+  VecDestroy(&x);
+  VecDestroy(&y1);
+  VecDestroy(&y2);
+  MatDestroy(&A);
+}
+
+/* a NaN matrix entry is reported as such, with its row, also with deflation on (before the deflation setup, whose
+   coarse matrix it would spoil) */
+TEST(Neumann, NaNEntryReportedWithDeflation)
+{
+  auto        h = Layer2d(16, 1e-3);
+  std::string msg;
+  h.vals[h.rowptr[41] + 1] = NAN;
+  Mat A = SeqAIJ(h);
+  for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP ksp;
+    PC  pc;
+    Vec b, x;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    KSPCreate(PETSC_COMM_SELF, &ksp);
+    KSPSetOperators(ksp, A, A);
+    KSPSetType(ksp, KSPCG);
+    KSPGetPC(ksp, &pc);
+    PCSetType(pc, PCNEUMANN);
+    PCNeumannSetDeflation(pc, defl);
+    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_FP) << "deflation " << (int)defl;
+    EXPECT_NE(msg.find("NaN or Inf entry in row 41"), std::string::npos) << msg;
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+  }
+  MatDestroy(&A);
+}
+
+/* PCSetFromOptions() without a change keeps the deflation space; a changed setting rebuilds it */
+TEST(Neumann, SetFromOptionsKeepsTheDeflationSpace)
+{
+  Mat                A = SeqAIJ(Layer2d(16, 1e-3));
+  KSP                ksp;
+  PC                 pc;
+  Vec                b, x;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  int                c0;
+  PetscLogDefaultBegin();
+  PetscLogEventGetId("PCNeumannDeflSetup", &ev);
+  MatCreateVecs(A, &x, &b);
+  VecSet(b, 1.0);
+  KSPCreate(PETSC_COMM_SELF, &ksp);
+  KSPSetOperators(ksp, A, A);
+  KSPSetType(ksp, KSPCG);
+  KSPGetPC(ksp, &pc);
+  PCSetType(pc, PCNEUMANN);
+  PCNeumannSetDeflation(pc, PETSC_TRUE);
+  ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+  PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info);
+  c0 = info.count;
+  EXPECT_GE(c0, 1);
+  KSPSetFromOptions(ksp);
+  PCSetFromOptions(pc);
+  ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+  PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info);
+  EXPECT_EQ(info.count, c0) << "the deflation space was rebuilt although no option changed";
+  PetscOptionsSetValue(NULL, "-pc_neumann_deflation_subdomains", "9");
+  PCSetFromOptions(pc);
+  PetscOptionsClearValue(NULL, "-pc_neumann_deflation_subdomains");
+  ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+  PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info);
+  EXPECT_EQ(info.count, c0 + 1) << "a new number of chunks must rebuild the space";
+  KSPDestroy(&ksp);
+  VecDestroy(&b);
+  VecDestroy(&x);
+  MatDestroy(&A);
+}
+
+/* two ranks: a NaN in a coupling to the other rank (which the preconditioner drops, but the operator and the
+   deflation use) is reported as a NaN matrix entry with its row, not as a singular coarse matrix */
+TEST(NeumannMPI2, NaNInCouplingToOtherRank)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
+  const PetscInt N = 40, m = N / 2;
+  Mat            A;
+  MatCreateAIJ(PETSC_COMM_WORLD, m, m, N, N, 3, NULL, 1, NULL, &A);
+  for (PetscInt i = rank * m; i < (rank + 1) * m; i++) {
+    if (i > 0) MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES);
+    MatSetValue(A, i, i, 2.0 + (i == 0), INSERT_VALUES);
+    if (i < N - 1) MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
+  }
+  if (rank == 1) MatSetValue(A, m, m - 1, NAN, INSERT_VALUES); /* row 20 couples to row 19 of rank 0 */
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP         ksp;
+    PC          pc;
+    Vec         b, x;
+    std::string msg;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    KSPCreate(PETSC_COMM_WORLD, &ksp);
+    KSPSetOperators(ksp, A, A);
+    KSPSetType(ksp, KSPCG);
+    KSPGetPC(ksp, &pc);
+    PCSetType(pc, PCNEUMANN);
+    PCNeumannSetDeflationSpaceType(pc, defl ? PC_NEUMANN_DEFLATION_SPACE_CHUNKS : PC_NEUMANN_DEFLATION_SPACE_NONE);
+    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_FP) << "rank " << rank << ", deflation " << (int)defl;
+    EXPECT_NE(msg.find("NaN or Inf entry in row 20"), std::string::npos) << msg;
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+  }
+  MatDestroy(&A);
 }

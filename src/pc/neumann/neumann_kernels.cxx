@@ -2,6 +2,7 @@
    neumann_kernels.cxx - setup (split and prescale the triangles) and Horner application of PCNEUMANN.
 */
 #include "neumann_kernels.hpp"
+#include <vector>
 
 namespace petsckp
 {
@@ -67,7 +68,7 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
   F.dinv = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("neumann dinv")), n);
   auto dinv = F.dinv;
   /* diagonal and the checks: smallest row with a non-positive/absent diagonal, smallest row with NaN/Inf */
-  Int bad = n, nonfinite = n;
+  Int bad = n;
   Kokkos::parallel_reduce(
     "petsckp::NeumannDiag", range(n),
     KOKKOS_LAMBDA(Int i, Int & lbad) {
@@ -78,15 +79,8 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
       dinv(i) = d > 0 ? 1.0 / d : 0.0;
     },
     Kokkos::Min<Int>(bad));
-  Kokkos::parallel_reduce(
-    "petsckp::NeumannFinite", range(n),
-    KOKKOS_LAMBDA(Int i, Int & lnf) {
-      for (Int q = rowptr(i); q < rowptr(i + 1); q++)
-        if (!compat::isfinite(vals(q)) && i < lnf) lnf = i;
-    },
-    Kokkos::Min<Int>(nonfinite));
   info.bad_diag_row  = bad < n ? bad : -1;
-  info.nonfinite_row = nonfinite < n ? nonfinite : -1;
+  info.nonfinite_row = CsrFirstNonfiniteRow(A);
   info.diag_value    = 0;
   if (bad < n) {
     Scalar d = 0;
@@ -117,6 +111,46 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
     },
     Kokkos::Max<Real>(nrm));
   info.norm_BInf = nrm;
+}
+
+Int CsrFirstNonfiniteRow(const CsrMatrix &A)
+{
+  const Int n      = A.nrows;
+  auto      rowptr = A.rowptr;
+  auto      vals   = A.vals;
+  Int       first  = n;
+
+  if (n == 0) return -1;
+  Kokkos::parallel_reduce(
+    "petsckp::NeumannFinite", range(n),
+    KOKKOS_LAMBDA(Int i, Int & lnf) {
+      for (Int q = rowptr(i); q < rowptr(i + 1); q++)
+        if (!compat::isfinite(vals(q)) && i < lnf) lnf = i;
+    },
+    Kokkos::Min<Int>(first));
+  return first < n ? first : -1;
+}
+
+Int NeumannSeriesDepth(const CsrMatrix &B)
+{
+  const Int n = B.nrows;
+  Int       depth = 0;
+
+  if (n == 0 || B.nnz == 0) return 0;
+  auto rp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B.rowptr);
+  auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B.colidx);
+  /* level(i) = 1 + max level(j) over the stored B(i, j), j < i (0 without such entries): rows in increasing order */
+  std::vector<Int> level(n, 0);
+  for (Int i = 0; i < n; i++) {
+    Int l = 0;
+    for (Int q = rp(i); q < rp(i + 1); q++) {
+      const Int j = (Int)ci(q);
+      if (j < i && level[j] + 1 > l) l = level[j] + 1;
+    }
+    level[i] = l;
+    if (l > depth) depth = l;
+  }
+  return depth;
 }
 
 /*

@@ -39,6 +39,15 @@ struct NeumannSetupInfo {
 /* builds B, Bt and D^-1 from a square CSR matrix (the rank-local diagonal block under MPI) */
 void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info);
 
+/* the smallest row of a CSR matrix (any shape, e.g. the off-process block) that holds a NaN or Inf value; -1 if none */
+Int CsrFirstNonfiniteRow(const CsrMatrix &A);
+
+/* the depth of the strictly lower triangular matrix B = L D^-1: the length of the longest chain i_0 > i_1 > ... > i_d
+   with B(i_{l-1}, i_l) stored (0 when B has no entry), computed on the host from the structure. B^j = 0 for j > d, so
+   the series K = sum_{j<=k} (-B)^j equals (I + B)^-1 for every k >= d, and the preconditioner is then exactly
+   symmetric Gauss-Seidel; d <= n - 1, and d = 2 m - 2 for the 5-point stencil on an m x m grid in lexicographic order. */
+Int NeumannSeriesDepth(const CsrMatrix &B);
+
 /* z = Kt D^-1 K r with k terms; w1 and w2 are work views of length n (z, w1, w2 distinct; r may not alias them) */
 void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
 
