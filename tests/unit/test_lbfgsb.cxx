@@ -1,5 +1,6 @@
 /* Unit tests of the TAO lbfgsb kernels against plain serial references (sizes 0, 1, 13, 597, 100003). */
 #include <cfloat>
+#include <limits>
 #include "kp_test.hpp"
 #include "tao/lbfgsb/lbfgsb_kernels.hpp"
 
@@ -58,7 +59,95 @@ TEST(Lbfgsb, ActiveProjectsAndClassifies)
       ASSERT_EQ(iwh[i], iwr);
     }
     EXPECT_EQ(info.nprojected, nproj);
-    EXPECT_EQ(info.ninverted, 0);
+  }
+}
+
+/* the serial reference of CheckBounds: the first index with a defect, and the first defect of that index */
+static lb::BoundsCheckInfo RefCheckBounds(const std::vector<Scalar> &l, const std::vector<Scalar> &u, const std::vector<Scalar> &x)
+{
+  lb::BoundsCheckInfo r;
+  for (size_t i = 0; i < x.size(); i++) {
+    lb::BoundsDefect k = lb::BoundsDefect::None;
+    if (std::isnan(x[i])) k = lb::BoundsDefect::XNan;
+    else if (std::isinf(x[i])) k = lb::BoundsDefect::XInf;
+    else if (std::isnan(l[i])) k = lb::BoundsDefect::LowerNan;
+    else if (std::isnan(u[i])) k = lb::BoundsDefect::UpperNan;
+    else if (l[i] >= kInf) k = lb::BoundsDefect::LowerPlusInf;
+    else if (u[i] <= -kInf) k = lb::BoundsDefect::UpperMinusInf;
+    else if (l[i] > u[i]) k = lb::BoundsDefect::Inverted;
+    if (k != lb::BoundsDefect::None) {
+      r.index = (Int)i;
+      r.kind  = k;
+      return r;
+    }
+  }
+  return r;
+}
+
+TEST(Lbfgsb, CheckBoundsFindsTheFirstDefect)
+{
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 17);
+    /* valid bounds (fixed variables and infinite bounds included): no defect */
+    {
+      auto l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x);
+      auto r = lb::CheckBounds(l, u, x, kInf);
+      EXPECT_EQ(r.index, -1) << "n " << n;
+      EXPECT_EQ((int)r.kind, 0);
+    }
+    if (!n) continue;
+    /* every kind of defect, alone near the end, then several at once (the smallest index wins; within one index the
+       first kind in the order of BoundsDefect) */
+    const Int at[3] = {n - 1, n / 2, n / 3};
+    for (int kind = 1; kind <= 7; kind++) {
+      for (Int where : at) {
+        Problem q = p;
+        switch ((lb::BoundsDefect)kind) {
+        case lb::BoundsDefect::XNan: q.x[where] = nan; break;
+        case lb::BoundsDefect::XInf: q.x[where] = (where % 2) ? inf : -inf; break;
+        case lb::BoundsDefect::LowerNan: q.l[where] = nan; break;
+        case lb::BoundsDefect::UpperNan: q.u[where] = nan; break;
+        case lb::BoundsDefect::LowerPlusInf: q.l[where] = (where % 2) ? inf : kInf; break;
+        case lb::BoundsDefect::UpperMinusInf: q.u[where] = (where % 2) ? -inf : -kInf; break;
+        default: q.l[where] = 1, q.u[where] = 0; break;
+        }
+        auto l = ToDevice(q.l), u = ToDevice(q.u), x = ToDevice(q.x);
+        auto r = lb::CheckBounds(l, u, x, kInf), ref = RefCheckBounds(q.l, q.u, q.x);
+        EXPECT_EQ(r.index, ref.index) << "n " << n << " kind " << kind;
+        EXPECT_EQ((int)r.kind, (int)ref.kind) << "n " << n << " kind " << kind;
+        EXPECT_EQ(r.index, where);
+      }
+    }
+    if (n >= 13) { /* several defects: NaN lower and inverted at one index, x NaN later */
+      Problem q = p;
+      q.l[5] = nan, q.u[5] = -1;
+      q.x[9] = nan;
+      q.l[3] = 2, q.u[3] = 1;
+      auto l = ToDevice(q.l), u = ToDevice(q.u), x = ToDevice(q.x);
+      auto r = lb::CheckBounds(l, u, x, kInf), ref = RefCheckBounds(q.l, q.u, q.x);
+      EXPECT_EQ(r.index, 3);
+      EXPECT_EQ((int)r.kind, (int)lb::BoundsDefect::Inverted);
+      EXPECT_EQ(r.index, ref.index);
+    }
+  }
+}
+
+TEST(Lbfgsb, FirstNonFinite)
+{
+  for (Int n : Sizes()) {
+    auto v = RandomVector(n, 5);
+    EXPECT_EQ(lb::FirstNonFinite(ToDevice(v)), -1) << "n " << n;
+    if (!n) continue;
+    for (Int where : {n - 1, n / 2, (Int)0}) {
+      auto w  = v;
+      w[where] = std::numeric_limits<double>::quiet_NaN();
+      if (n > 2) w[n - 1] = std::numeric_limits<double>::infinity(); /* a later one must not win */
+      Int ref = -1;
+      for (Int i = 0; i < n && ref < 0; i++)
+        if (!std::isfinite(w[i])) ref = i;
+      EXPECT_EQ(lb::FirstNonFinite(ToDevice(w)), ref) << "n " << n;
+    }
   }
 }
 
@@ -75,6 +164,13 @@ TEST(Lbfgsb, ProjectedGradientNorm)
       ref     = std::max(ref, std::abs(xi - p.x[i]));
     }
     EXPECT_NEAR(lb::ProjGradNormInf(l, u, x, g, kInf), ref, 1e-15 * (1 + ref)) << "n " << n;
+    if (!n) continue;
+    /* a NaN or infinite gradient entry gives +infinity, even where the projection would clip it */
+    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+      auto gb    = p.g;
+      gb[n - 1] = bad;
+      EXPECT_EQ(lb::ProjGradNormInf(l, u, x, ToDevice(gb), kInf), std::numeric_limits<double>::infinity()) << "n " << n << " g " << bad;
+    }
   }
 }
 
