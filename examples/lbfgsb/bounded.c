@@ -5,7 +5,7 @@ static char help[] = "Small bound-constrained test problems for TAO lbfgsb, also
                      "  -print_iterates : print f at every iteration with 17 digits\n"
                      "  -change_memory <m2> : TaoSetUp(), then TaoLBFGSBSetMemory(m2) and solve; then the memory back to -tao_lbfgsb_m\n"
                      "                        and solve again from x0 (both answers are checked against fresh solvers)\n"
-                     "  -bad none|lower_nan|upper_nan|lower_inf|upper_ninf|inverted|x0_nan|x0_inf|short_bounds|layout_bounds :\n"
+                     "  -bad none|lower_nan|upper_nan|lower_inf|both_inf|upper_ninf|inverted|x0_nan|x0_inf|short_bounds|layout_bounds :\n"
                      "        spoil the bounds or the initial point at global index -bad_index (default n - 1)\n"
                      "  -nan_gradient_after <k> : a NaN gradient entry (index n - 1) from the k-th evaluation on (0: the initial point)\n"
                      "  -nan_beyond <r> : f and g are NaN wherever some x_i > r\n"
@@ -215,6 +215,8 @@ static PetscErrorCode FormStart(AppCtx *user, Vec x, Vec xl, Vec xu, PetscBool *
       if (is) u = NAN;
       PetscCall(PetscStrcmp(bad, "lower_inf", &is));
       if (is) l = PETSC_INFINITY;
+      PetscCall(PetscStrcmp(bad, "both_inf", &is));
+      if (is) l = u = PETSC_INFINITY;
       PetscCall(PetscStrcmp(bad, "upper_ninf", &is));
       if (is) u = PETSC_NINFINITY;
       PetscCall(PetscStrcmp(bad, "inverted", &is));
@@ -442,5 +444,91 @@ int main(int argc, char **argv)
     nsize: {{1 2 4}}
     args: -tao_type lbfgsb -tao_lbfgsb_m 5
     output_file: output/bounded_driver1.out
+
+  # the memory size set after TaoSetUp() (3) and after a solve (back to 5): each solve runs as a new solver's
+  test:
+    suffix: change_memory
+    nsize: {{1 2}}
+    args: -tao_type lbfgsb -tao_lbfgsb_m 5 -change_memory 3
+
+  # bounds and initial points the method cannot use: errors naming the global index (n - 1: on the last rank)
+  testset:
+    nsize: {{1 2}}
+    args: -tao_type lbfgsb -catch_errors
+    test:
+      suffix: bad_lower_nan
+      args: -bad lower_nan
+    test:
+      suffix: bad_upper_nan
+      args: -bad upper_nan
+    test:
+      suffix: bad_lower_inf
+      args: -bad lower_inf
+    test:
+      suffix: bad_both_inf
+      args: -bad both_inf
+    test:
+      suffix: bad_upper_ninf
+      args: -bad upper_ninf
+    test:
+      suffix: bad_inverted
+      args: -bad inverted -bad_index 12
+    test:
+      suffix: bad_x0_nan
+      args: -bad x0_nan
+    test:
+      suffix: bad_x0_inf
+      args: -bad x0_inf -bad_index 3
+    test:
+      suffix: bad_short_bounds
+      args: -bad short_bounds
+    test:
+      suffix: nan_gradient_start
+      args: -nan_gradient_after 0
+    test:
+      suffix: nan_objective_start
+      args: -nan_beyond 2
+
+  test:
+    suffix: bad_layout_bounds
+    nsize: 2
+    args: -tao_type lbfgsb -catch_errors -bad layout_bounds
+
+  # a NaN gradient entry at every trial step: TAO_DIVERGED_NAN with the last accepted iterate (here x0)
+  test:
+    suffix: nan_gradient_trials
+    nsize: {{1 2}}
+    args: -tao_type lbfgsb -nan_gradient_after 1 -require_convergence 0
+
+  # f and g NaN beyond x_i = 4: the line search backtracks and the solve converges
+  test:
+    suffix: nan_region
+    nsize: {{1 2}}
+    args: -tao_type lbfgsb -nan_beyond 4
+
+  # option values out of range: errors naming the option with the solver's prefix
+  testset:
+    args: -prefix opt_ -opt_tao_type lbfgsb -catch_errors
+    test:
+      suffix: option_m
+      args: -opt_tao_lbfgsb_m 0
+    test:
+      suffix: option_ls_xtol_negative
+      args: -opt_tao_lbfgsb_ls_xtol -1
+    test:
+      suffix: option_ls_xtol_nan
+      args: -opt_tao_lbfgsb_ls_xtol nan
+    test:
+      suffix: option_ls_ftol
+      args: -opt_tao_lbfgsb_ls_ftol 0.95
+    test:
+      suffix: option_factr
+      args: -opt_tao_lbfgsb_factr nan
+    test:
+      suffix: option_maxls
+      args: -opt_tao_lbfgsb_maxls 0
+    test:
+      suffix: option_chunk
+      args: -opt_tao_lbfgsb_chunk 0
 
 TEST*/

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 using namespace petsckp;
@@ -353,7 +354,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
       PetscInt  nsel;
       if (approx) hi = tmin;
       else {
-        if (chunk <= nsorted - pos) { /* written so that a huge chunk cannot overflow */
+        if (chunk <= nsorted - pos) { /* pos + chunk - 1 < nsorted, without overflow for a huge chunk */
           PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
         }
         PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
@@ -413,8 +414,8 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
 
 /* Exact Cauchy point past the first breakpoint, on the device (the generalised Cauchy point of Byrd, Lu, Nocedal and
    Zhu 1995 with sorting and prefix sums over the breakpoints in the spirit of Fei et al. 2014): the breakpoints are
-   taken in increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global index),
-   the rank-one updates of p = W^T d, of W^T (x(t) - x) and of ||d||^2 are prefix-summed, every segment's f' and
+   taken in increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global
+   index), the rank-one updates of p = W^T d, of W^T (x(t) - x) and of ||d||^2 are prefix-summed, every segment's f' and
    f'' are evaluated independently in O(m^2) with the dense middle matrix M, and the first segment that holds the
    minimiser is found by a min-index reduction. Host work per chunk: O(m^2) scalars (O(m^3) once to form M). On
    return scan holds tsum = t_prev, dtm, p and c = W^T (x(t_prev) - x) for CauchyScanFinish(). */
