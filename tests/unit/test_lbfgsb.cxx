@@ -69,7 +69,7 @@ static lb::BoundsCheckInfo RefCheckBounds(const std::vector<Scalar> &l, const st
 {
   lb::BoundsCheckInfo r;
   for (size_t i = 0; i < x.size(); i++) {
-    lb::BoundsDefect k = lb::BoundsDefect::None;
+    lb::BoundsDefect k = lb::BoundsDefect::Ok;
     if (std::isnan(x[i])) k = lb::BoundsDefect::XNan;
     else if (std::isinf(x[i])) k = lb::BoundsDefect::XInf;
     else if (std::isnan(l[i])) k = lb::BoundsDefect::LowerNan;
@@ -77,7 +77,7 @@ static lb::BoundsCheckInfo RefCheckBounds(const std::vector<Scalar> &l, const st
     else if (l[i] >= kInf) k = lb::BoundsDefect::LowerPlusInf;
     else if (u[i] <= -kInf) k = lb::BoundsDefect::UpperMinusInf;
     else if (l[i] > u[i]) k = lb::BoundsDefect::Inverted;
-    if (k != lb::BoundsDefect::None) {
+    if (k != lb::BoundsDefect::Ok) {
       r.index = (Int)i;
       r.kind  = k;
       return r;

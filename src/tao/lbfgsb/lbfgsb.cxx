@@ -38,15 +38,15 @@ static const char *LBFGSBPrefix(Tao tao) { return ((PetscObject)tao)->prefix ? (
 
 struct TAO_LBFGSB {
   /* parameters */
-  PetscInt            m       = 10;                      /* number of stored correction pairs */
-  TaoLBFGSBCauchyType cauchy  = TAO_LBFGSB_CAUCHY_EXACT; /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
-  PetscReal           factr   = 1e7;                     /* relative f-decrease test factr * eps */
-  PetscInt            maxls   = 20;                      /* most f/g evaluations per line search */
-  PetscReal           ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
-  PetscInt                chunk   = 64;                               /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
-  TaoLBFGSBCauchyScanType scan    = TAO_LBFGSB_CAUCHY_SCAN_DEVICE;    /* breakpoint scan on the device (prefix sums) or the host reference recurrences */
-  TaoLBFGSBGNormType      gnorm   = TAO_LBFGSB_GNORM_INF;             /* norm of P(x - g) - x given to TAO's tests and monitors */
-  TaoLBFGSBGramType       gram    = TAO_LBFGSB_GRAM_INCREMENTAL;      /* masked Gram blocks of formk: updated with the free-set changes (reference) or from scratch */
+  PetscInt                m       = 10;                            /* number of stored correction pairs */
+  TaoLBFGSBCauchyType     cauchy  = TAO_LBFGSB_CAUCHY_EXACT;       /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
+  PetscReal               factr   = 1e7;                           /* relative f-decrease test factr * eps */
+  PetscInt                maxls   = 20;                            /* most f/g evaluations per line search */
+  PetscReal               ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
+  PetscInt                chunk   = 64;                            /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  TaoLBFGSBCauchyScanType scan    = TAO_LBFGSB_CAUCHY_SCAN_DEVICE; /* breakpoint scan on the device (prefix sums) or the host reference recurrences */
+  TaoLBFGSBGNormType      gnorm   = TAO_LBFGSB_GNORM_INF;          /* norm of P(x - g) - x given to TAO's tests and monitors */
+  TaoLBFGSBGramType       gram    = TAO_LBFGSB_GRAM_INCREMENTAL;   /* masked Gram blocks of formk: updated with the free-set changes (reference) or from scratch */
   /* work vectors */
   Vec       *S = nullptr, *Y = nullptr; /* ring buffers of s and y */
   Vec        d = nullptr, z = nullptr, r = nullptr, xold = nullptr, gold = nullptr, t = nullptr, work = nullptr;
@@ -895,8 +895,8 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
 /* the bound vectors given to TAO must have the solution's layout (the kernels run over the local parts) */
 static PetscErrorCode LBFGSBCheckBoundSizes(Tao tao)
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)tao);
-  Vec         b[2] = {tao->XL, tao->XU};
+  MPI_Comm    comm    = PetscObjectComm((PetscObject)tao);
+  Vec         b[2]    = {tao->XL, tao->XU};
   const char *name[2] = {"lower", "upper"};
   PetscInt    N, n, Nb, nb;
   PetscMPIInt loc = 0, glob;
@@ -1138,8 +1138,8 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
         PetscCallMPI(MPI_Allreduce(&loc, &stpmx, 1, MPIU_REAL, MPIU_MIN, comm));
       }
     }
-    stp  = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
-    fold = f;
+    stp   = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
+    fold  = f;
     gdold = gd;
     PetscInt       ifun = 0, iback = 0;
     PetscBool      lsfail = PETSC_FALSE, lsnonfinite = PETSC_FALSE;

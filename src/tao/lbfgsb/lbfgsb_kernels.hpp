@@ -37,7 +37,7 @@ constexpr Real kNoBreak = 1.0e300;
 
 /* What makes the bounds or the initial point unusable at one entry, in the order of precedence within an entry */
 enum class BoundsDefect : int {
-  None = 0,
+  Ok = 0,        /* usable */
   XNan,          /* x_i is NaN */
   XInf,          /* x_i is +-infinity */
   LowerNan,      /* l_i is NaN (NaN compares false with everything: the bound would silently be dropped) */
@@ -48,7 +48,7 @@ enum class BoundsDefect : int {
 };
 struct BoundsCheckInfo {
   Int          index = -1; /* smallest local index with a defect, -1 if none */
-  BoundsDefect kind  = BoundsDefect::None;
+  BoundsDefect kind  = BoundsDefect::Ok;
 };
 /* the first defective entry of (l, u, x) (one min-reduction over the keys 8 i + kind) */
 BoundsCheckInfo CheckBounds(ConstView l, ConstView u, ConstView x, Real inf);
