@@ -188,13 +188,92 @@ PETSC_EXTERN PetscErrorCode    PCPSORMGSetDeviceSetup(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetDeviceSetup(PC, PetscBool *);
 /* ---- TAO lbfgsb (seed 004) */
 #define TAOLBFGSB "lbfgsb"
+/*E
+  TaoLBFGSBCauchyType - the generalised Cauchy point computed by `TAOLBFGSB`
+
+  Values:
++ `TAO_LBFGSB_CAUCHY_EXACT`       - the first local minimiser of the quadratic model along the projected steepest-descent
+                                    path, as L-BFGS-B 3.0 (Byrd, Lu, Nocedal, Zhu 1995)
+- `TAO_LBFGSB_CAUCHY_APPROXIMATE` - the minimiser on the first segment of that path only, with the blocking variables on
+                                    their bounds (Fei, Rong, Wang, Wang, "Parallel L-BFGS-B algorithm on GPU", 2014)
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetCauchyType()`, `TaoLBFGSBGetCauchyType()`
+E*/
 typedef enum {
   TAO_LBFGSB_CAUCHY_EXACT,
   TAO_LBFGSB_CAUCHY_APPROXIMATE
 } TaoLBFGSBCauchyType;
 PETSC_EXTERN const char *const TaoLBFGSBCauchyTypes[];
+/*E
+  TaoLBFGSBCauchyScanType - where `TAOLBFGSB` scans the breakpoints of the exact Cauchy point past the first one
+
+  Values:
++ `TAO_LBFGSB_CAUCHY_SCAN_DEVICE` - chunks of breakpoints sorted on the device, their updates prefix-summed and every
+                                    segment evaluated in parallel
+- `TAO_LBFGSB_CAUCHY_SCAN_HOST`   - the reference recurrences, one breakpoint after the other on the host
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetCauchyScanType()`, `TaoLBFGSBGetCauchyScanType()`
+E*/
+typedef enum {
+  TAO_LBFGSB_CAUCHY_SCAN_DEVICE,
+  TAO_LBFGSB_CAUCHY_SCAN_HOST
+} TaoLBFGSBCauchyScanType;
+PETSC_EXTERN const char *const TaoLBFGSBCauchyScanTypes[];
+/*E
+  TaoLBFGSBGNormType - the norm of the projected step P(x - g) - x that `TAOLBFGSB` gives to TAO's convergence test and
+  monitors
+
+  Values:
++ `TAO_LBFGSB_GNORM_INF` - the infinity norm (L-BFGS-B's pgtol test)
+- `TAO_LBFGSB_GNORM_2`   - the 2-norm (the norm `TAOBLMVM` reports, for comparisons with one tolerance)
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetGNormType()`, `TaoLBFGSBGetGNormType()`
+E*/
+typedef enum {
+  TAO_LBFGSB_GNORM_INF,
+  TAO_LBFGSB_GNORM_2
+} TaoLBFGSBGNormType;
+PETSC_EXTERN const char *const TaoLBFGSBGNormTypes[];
+/*E
+  TaoLBFGSBGramType - how `TAOLBFGSB` forms the masked Gram blocks of its subspace step
+
+  Values:
++ `TAO_LBFGSB_GRAM_INCREMENTAL` - kept across iterations and corrected for the variables entering or leaving the free
+                                  set, as the reference formk
+- `TAO_LBFGSB_GRAM_FULL`        - recomputed over all variables every iteration
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetGramType()`, `TaoLBFGSBGetGramType()`
+E*/
+typedef enum {
+  TAO_LBFGSB_GRAM_INCREMENTAL,
+  TAO_LBFGSB_GRAM_FULL
+} TaoLBFGSBGramType;
+PETSC_EXTERN const char *const TaoLBFGSBGramTypes[];
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetMemory(Tao, PetscInt);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetMemory(Tao, PetscInt *);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetCauchyType(Tao, TaoLBFGSBCauchyType);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetCauchyType(Tao, TaoLBFGSBCauchyType *);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetFactr(Tao, PetscReal);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetFactr(Tao, PetscReal *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetMaxLS(Tao, PetscInt);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetMaxLS(Tao, PetscInt *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetLineSearchTolerances(Tao, PetscReal, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetLineSearchTolerances(Tao, PetscReal *, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetCauchyScanType(Tao, TaoLBFGSBCauchyScanType);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetCauchyScanType(Tao, TaoLBFGSBCauchyScanType *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetGNormType(Tao, TaoLBFGSBGNormType);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetGNormType(Tao, TaoLBFGSBGNormType *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetGramType(Tao, TaoLBFGSBGramType);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetGramType(Tao, TaoLBFGSBGramType *);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetChunk(Tao, PetscInt);
+PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetChunk(Tao, PetscInt *);
 /* ---- PC uaamg (seed 001) */
 /* ---- PC pscr (seed 003) */

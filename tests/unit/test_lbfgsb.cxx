@@ -1,5 +1,8 @@
-/* Unit tests of the TAO lbfgsb kernels against plain serial references (sizes 0, 1, 13, 597, 100003). */
+/* Unit tests of the TAO lbfgsb kernels against plain serial references (sizes 0, 1, 13, 597, 100003), and of the
+   solver's public API (setters, getters, their validation, new setups). */
 #include <cfloat>
+#include <limits>
+#include <petsckp.h>
 #include "kp_test.hpp"
 #include "tao/lbfgsb/lbfgsb_kernels.hpp"
 
@@ -58,7 +61,95 @@ TEST(Lbfgsb, ActiveProjectsAndClassifies)
       ASSERT_EQ(iwh[i], iwr);
     }
     EXPECT_EQ(info.nprojected, nproj);
-    EXPECT_EQ(info.ninverted, 0);
+  }
+}
+
+/* the serial reference of CheckBounds: the first index with a defect, and the first defect of that index */
+static lb::BoundsCheckInfo RefCheckBounds(const std::vector<Scalar> &l, const std::vector<Scalar> &u, const std::vector<Scalar> &x)
+{
+  lb::BoundsCheckInfo r;
+  for (size_t i = 0; i < x.size(); i++) {
+    lb::BoundsDefect k = lb::BoundsDefect::Ok;
+    if (std::isnan(x[i])) k = lb::BoundsDefect::XNan;
+    else if (std::isinf(x[i])) k = lb::BoundsDefect::XInf;
+    else if (std::isnan(l[i])) k = lb::BoundsDefect::LowerNan;
+    else if (std::isnan(u[i])) k = lb::BoundsDefect::UpperNan;
+    else if (l[i] >= kInf) k = lb::BoundsDefect::LowerPlusInf;
+    else if (u[i] <= -kInf) k = lb::BoundsDefect::UpperMinusInf;
+    else if (l[i] > u[i]) k = lb::BoundsDefect::Inverted;
+    if (k != lb::BoundsDefect::Ok) {
+      r.index = (Int)i;
+      r.kind  = k;
+      return r;
+    }
+  }
+  return r;
+}
+
+TEST(Lbfgsb, CheckBoundsFindsTheFirstDefect)
+{
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 17);
+    /* valid bounds (fixed variables and infinite bounds included): no defect */
+    {
+      auto l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x);
+      auto r = lb::CheckBounds(l, u, x, kInf);
+      EXPECT_EQ(r.index, -1) << "n " << n;
+      EXPECT_EQ((int)r.kind, 0);
+    }
+    if (!n) continue;
+    /* every kind of defect, alone near the end, then several at once (the smallest index wins; within one index the
+       first kind in the order of BoundsDefect) */
+    const Int at[3] = {n - 1, n / 2, n / 3};
+    for (int kind = 1; kind <= 7; kind++) {
+      for (Int where : at) {
+        Problem q = p;
+        switch ((lb::BoundsDefect)kind) {
+        case lb::BoundsDefect::XNan: q.x[where] = nan; break;
+        case lb::BoundsDefect::XInf: q.x[where] = (where % 2) ? inf : -inf; break;
+        case lb::BoundsDefect::LowerNan: q.l[where] = nan; break;
+        case lb::BoundsDefect::UpperNan: q.u[where] = nan; break;
+        case lb::BoundsDefect::LowerPlusInf: q.l[where] = (where % 2) ? inf : kInf; break;
+        case lb::BoundsDefect::UpperMinusInf: q.u[where] = (where % 2) ? -inf : -kInf; break;
+        default: q.l[where] = 1, q.u[where] = 0; break;
+        }
+        auto l = ToDevice(q.l), u = ToDevice(q.u), x = ToDevice(q.x);
+        auto r = lb::CheckBounds(l, u, x, kInf), ref = RefCheckBounds(q.l, q.u, q.x);
+        EXPECT_EQ(r.index, ref.index) << "n " << n << " kind " << kind;
+        EXPECT_EQ((int)r.kind, (int)ref.kind) << "n " << n << " kind " << kind;
+        EXPECT_EQ(r.index, where);
+      }
+    }
+    if (n >= 13) { /* several defects: NaN lower and inverted at one index, x NaN later */
+      Problem q = p;
+      q.l[5] = nan, q.u[5] = -1;
+      q.x[9] = nan;
+      q.l[3] = 2, q.u[3] = 1;
+      auto l = ToDevice(q.l), u = ToDevice(q.u), x = ToDevice(q.x);
+      auto r = lb::CheckBounds(l, u, x, kInf), ref = RefCheckBounds(q.l, q.u, q.x);
+      EXPECT_EQ(r.index, 3);
+      EXPECT_EQ((int)r.kind, (int)lb::BoundsDefect::Inverted);
+      EXPECT_EQ(r.index, ref.index);
+    }
+  }
+}
+
+TEST(Lbfgsb, FirstNonFinite)
+{
+  for (Int n : Sizes()) {
+    auto v = RandomVector(n, 5);
+    EXPECT_EQ(lb::FirstNonFinite(ToDevice(v)), -1) << "n " << n;
+    if (!n) continue;
+    for (Int where : {n - 1, n / 2, (Int)0}) {
+      auto w  = v;
+      w[where] = std::numeric_limits<double>::quiet_NaN();
+      if (n > 2) w[n - 1] = std::numeric_limits<double>::infinity(); /* a later one must not win */
+      Int ref = -1;
+      for (Int i = 0; i < n && ref < 0; i++)
+        if (!std::isfinite(w[i])) ref = i;
+      EXPECT_EQ(lb::FirstNonFinite(ToDevice(w)), ref) << "n " << n;
+    }
   }
 }
 
@@ -75,6 +166,13 @@ TEST(Lbfgsb, ProjectedGradientNorm)
       ref     = std::max(ref, std::abs(xi - p.x[i]));
     }
     EXPECT_NEAR(lb::ProjGradNormInf(l, u, x, g, kInf), ref, 1e-15 * (1 + ref)) << "n " << n;
+    if (!n) continue;
+    /* a NaN or infinite gradient entry gives +infinity, even where the projection would clip it */
+    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}) {
+      auto gb    = p.g;
+      gb[n - 1] = bad;
+      EXPECT_EQ(lb::ProjGradNormInf(l, u, x, ToDevice(gb), kInf), std::numeric_limits<double>::infinity()) << "n " << n << " g " << bad;
+    }
   }
 }
 
@@ -675,4 +773,274 @@ TEST(Lbfgsb, DcsrchFindsWolfePoint)
   EXPECT_EQ(ls.task, lb::Dcsrch::CONVERGENCE);
   EXPECT_LE(f, 0 + 1e-3 * stp * -4);
   EXPECT_LE(std::abs(gphi), 0.9 * 4);
+}
+
+/* ---- the public API of TAOLBFGSB on a small bounded quadratic, f = sum_i (x_i - c_i)^2, c_i = (i mod 3) - 1, bounds
+   [-0.5, 0.5]: the solution is c clipped to the bounds */
+namespace
+{
+PetscErrorCode QuadraticFG(Tao, Vec X, PetscReal *f, Vec G, void *)
+{
+  const PetscScalar *x;
+  PetscScalar       *g;
+  PetscInt           lo, hi;
+  PetscReal          loc = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(G, &g));
+  for (PetscInt i = lo; i < hi; i++) {
+    const PetscReal d = x[i - lo] - (PetscReal)(i % 3 - 1);
+    loc += d * d;
+    g[i - lo] = 2 * d;
+  }
+  PetscCall(VecRestoreArray(G, &g));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCallMPI(MPI_Allreduce(&loc, f, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_SELF));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+struct QuadraticProblem {
+  Vec x = nullptr, xl = nullptr, xu = nullptr;
+  explicit QuadraticProblem(PetscInt n)
+  {
+    VecCreateSeq(PETSC_COMM_SELF, n, &x);
+    VecSetFromOptions(x);
+    VecDuplicate(x, &xl);
+    VecDuplicate(x, &xu);
+    VecSet(xl, -0.5);
+    VecSet(xu, 0.5);
+    VecSet(x, 0.25);
+  }
+  ~QuadraticProblem()
+  {
+    VecDestroy(&x);
+    VecDestroy(&xl);
+    VecDestroy(&xu);
+  }
+  /* max_i |x_i - clip(c_i)| */
+  double Error() const
+  {
+    const PetscScalar *a;
+    PetscInt           n;
+    double             e = 0;
+    VecGetLocalSize(x, &n);
+    VecGetArrayRead(x, &a);
+    for (PetscInt i = 0; i < n; i++) e = std::max(e, std::abs((double)a[i] - std::min(0.5, std::max(-0.5, (double)(i % 3 - 1)))));
+    VecRestoreArrayRead(x, &a);
+    return e;
+  }
+};
+
+Tao CreateLBFGSB(QuadraticProblem &p)
+{
+  Tao tao;
+  TaoCreate(PETSC_COMM_SELF, &tao);
+  TaoSetType(tao, TAOLBFGSB);
+  TaoSetSolution(tao, p.x);
+  TaoSetVariableBounds(tao, p.xl, p.xu);
+  TaoSetObjectiveAndGradient(tao, nullptr, QuadraticFG, nullptr);
+  TaoSetTolerances(tao, 1e-10, 0, 0);
+  return tao;
+}
+
+/* the error code of expr with PETSc's error printing off, and its message in msg */
+#define KP_ERR(expr, msg) \
+  [&]() { \
+    PetscErrorCode e_; \
+    char          *m_ = nullptr; \
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr); \
+    e_ = (expr); \
+    PetscPopErrorHandler(); \
+    if (e_) PetscErrorMessage(e_, nullptr, &m_); \
+    msg = m_ ? m_ : ""; \
+    return (int)e_; \
+  }()
+} // namespace
+
+TEST(LbfgsbApi, SettersAndGettersRoundTrip)
+{
+  QuadraticProblem        p(7);
+  Tao                     tao = CreateLBFGSB(p);
+  PetscInt                m, maxls, chunk;
+  PetscReal               factr, ftol, gtol, xtol;
+  TaoLBFGSBCauchyType     ct;
+  TaoLBFGSBCauchyScanType st;
+  TaoLBFGSBGNormType      nt;
+  TaoLBFGSBGramType       gt;
+
+  /* the defaults (L-BFGS-B 3.0 / scipy) */
+  ASSERT_EQ((int)TaoLBFGSBGetMemory(tao, &m), 0);
+  EXPECT_EQ(m, 10);
+  ASSERT_EQ((int)TaoLBFGSBGetLineSearchTolerances(tao, &ftol, &gtol, &xtol), 0);
+  EXPECT_EQ(ftol, 1e-3);
+  EXPECT_EQ(gtol, 0.9);
+  EXPECT_EQ(xtol, 0.1);
+  /* every setter, then every getter */
+  ASSERT_EQ((int)TaoLBFGSBSetMemory(tao, 3), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetCauchyType(tao, TAO_LBFGSB_CAUCHY_APPROXIMATE), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetFactr(tao, 0), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetMaxLS(tao, 7), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetLineSearchTolerances(tao, 1e-4, 0.5, 0), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetCauchyScanType(tao, TAO_LBFGSB_CAUCHY_SCAN_HOST), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetGNormType(tao, TAO_LBFGSB_GNORM_2), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetGramType(tao, TAO_LBFGSB_GRAM_FULL), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetChunk(tao, 5), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetMemory(tao, &m), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetCauchyType(tao, &ct), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetFactr(tao, &factr), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetMaxLS(tao, &maxls), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetLineSearchTolerances(tao, &ftol, NULL, &xtol), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetLineSearchTolerances(tao, NULL, &gtol, NULL), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetCauchyScanType(tao, &st), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetGNormType(tao, &nt), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetGramType(tao, &gt), 0);
+  ASSERT_EQ((int)TaoLBFGSBGetChunk(tao, &chunk), 0);
+  EXPECT_EQ(m, 3);
+  EXPECT_EQ(ct, TAO_LBFGSB_CAUCHY_APPROXIMATE);
+  EXPECT_EQ(factr, 0);
+  EXPECT_EQ(maxls, 7);
+  EXPECT_EQ(ftol, 1e-4);
+  EXPECT_EQ(gtol, 0.5);
+  EXPECT_EQ(xtol, 0);
+  EXPECT_EQ(st, TAO_LBFGSB_CAUCHY_SCAN_HOST);
+  EXPECT_EQ(nt, TAO_LBFGSB_GNORM_2);
+  EXPECT_EQ(gt, TAO_LBFGSB_GRAM_FULL);
+  EXPECT_EQ(chunk, 5);
+  /* and the solver still works with all of them */
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  EXPECT_LE(p.Error(), 1e-8);
+  TaoDestroy(&tao);
+}
+
+TEST(LbfgsbApi, SettersRejectOutOfRangeValues)
+{
+  const double     nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  QuadraticProblem p(4);
+  Tao              tao = CreateLBFGSB(p);
+  std::string      msg;
+
+  ASSERT_EQ((int)TaoSetOptionsPrefix(tao, "sub_"), 0);
+  struct Case {
+    const char *option;
+    int         code;
+  };
+  std::vector<Case> cases = {
+    {"-sub_tao_lbfgsb_m", KP_ERR(TaoLBFGSBSetMemory(tao, 0), msg)},
+  };
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_m 0"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_m", KP_ERR(TaoLBFGSBSetMemory(tao, 65), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_cauchy", KP_ERR(TaoLBFGSBSetCauchyType(tao, (TaoLBFGSBCauchyType)7), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_cauchy"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_factr", KP_ERR(TaoLBFGSBSetFactr(tao, nan), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_factr"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_factr", KP_ERR(TaoLBFGSBSetFactr(tao, -1), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_factr", KP_ERR(TaoLBFGSBSetFactr(tao, inf), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_maxls", KP_ERR(TaoLBFGSBSetMaxLS(tao, 0), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_maxls"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_ls_xtol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 1e-3, 0.9, -1), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_ls_xtol"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_ls_xtol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 1e-3, 0.9, nan), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_ls_xtol"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_ls_ftol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 0, 0.9, 0.1), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_ls_ftol"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_ls_ftol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 0.95, 0.9, 0.1), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_ls_gtol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 1e-3, 1, 0.1), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_ls_gtol", KP_ERR(TaoLBFGSBSetLineSearchTolerances(tao, 1e-3, nan, 0.1), msg)});
+  cases.push_back({"-sub_tao_lbfgsb_cauchy_scan", KP_ERR(TaoLBFGSBSetCauchyScanType(tao, (TaoLBFGSBCauchyScanType)-1), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_cauchy_scan"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_gnorm", KP_ERR(TaoLBFGSBSetGNormType(tao, (TaoLBFGSBGNormType)2), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_gnorm"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_gram", KP_ERR(TaoLBFGSBSetGramType(tao, (TaoLBFGSBGramType)2), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_gram"), std::string::npos) << msg;
+  cases.push_back({"-sub_tao_lbfgsb_chunk", KP_ERR(TaoLBFGSBSetChunk(tao, 0), msg)});
+  EXPECT_NE(msg.find("-sub_tao_lbfgsb_chunk"), std::string::npos) << msg;
+  for (const auto &c : cases) EXPECT_EQ(c.code, (int)PETSC_ERR_ARG_OUTOFRANGE) << c.option;
+  /* nothing was changed by a rejected value: the solver runs with its defaults */
+  PetscInt  m;
+  PetscReal ftol, gtol, xtol;
+  TaoLBFGSBGetMemory(tao, &m);
+  TaoLBFGSBGetLineSearchTolerances(tao, &ftol, &gtol, &xtol);
+  EXPECT_EQ(m, 10);
+  EXPECT_EQ(ftol, 1e-3);
+  EXPECT_EQ(gtol, 0.9);
+  EXPECT_EQ(xtol, 0.1);
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  EXPECT_LE(p.Error(), 1e-8);
+  TaoDestroy(&tao);
+}
+
+TEST(LbfgsbApi, MemoryChangeAfterSetUpAndSolve)
+{
+  QuadraticProblem p(23);
+  Tao              tao = CreateLBFGSB(p);
+  TaoConvergedReason reason;
+
+  /* TaoSetUp() then a new memory size (the work sized by the old one must not be used), then one after a solve */
+  ASSERT_EQ((int)TaoSetUp(tao), 0);
+  ASSERT_EQ((int)TaoLBFGSBSetMemory(tao, 3), 0);
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  TaoGetConvergedReason(tao, &reason);
+  EXPECT_GT((int)reason, 0);
+  EXPECT_LE(p.Error(), 1e-8);
+  for (PetscInt m : {1, 64, 2}) {
+    VecSet(p.x, 0.25);
+    ASSERT_EQ((int)TaoLBFGSBSetMemory(tao, m), 0);
+    ASSERT_EQ((int)TaoSolve(tao), 0);
+    TaoGetConvergedReason(tao, &reason);
+    EXPECT_GT((int)reason, 0) << "m " << m;
+    EXPECT_LE(p.Error(), 1e-8) << "m " << m;
+  }
+  TaoDestroy(&tao);
+}
+
+TEST(LbfgsbApi, NewSolutionOfAnotherSize)
+{
+  QuadraticProblem   p(11), q(30);
+  Tao                tao = CreateLBFGSB(p);
+  TaoConvergedReason reason;
+  std::string        msg;
+
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  EXPECT_LE(p.Error(), 1e-8);
+  /* a solution of another size after a solve: the work (and TAO's gradient) are rebuilt */
+  ASSERT_EQ((int)TaoSetSolution(tao, q.x), 0);
+  ASSERT_EQ((int)TaoSetVariableBounds(tao, q.xl, q.xu), 0);
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  TaoGetConvergedReason(tao, &reason);
+  EXPECT_GT((int)reason, 0);
+  EXPECT_LE(q.Error(), 1e-8);
+  /* bounds of the old size with the new solution: an error, not a read out of range */
+  ASSERT_EQ((int)TaoSetVariableBounds(tao, p.xl, p.xu), 0);
+  EXPECT_EQ(KP_ERR(TaoSolve(tao), msg), (int)PETSC_ERR_ARG_SIZ);
+  EXPECT_NE(msg.find("lower-bound vector has 11 entries but the solution has 30"), std::string::npos) << msg;
+  TaoDestroy(&tao);
+}
+
+TEST(LbfgsbApi, EmptyProblem)
+{
+  QuadraticProblem   p(0);
+  Tao                tao = CreateLBFGSB(p);
+  TaoConvergedReason reason;
+
+  ASSERT_EQ((int)TaoSolve(tao), 0);
+  TaoGetConvergedReason(tao, &reason);
+  EXPECT_GT((int)reason, 0);
+  TaoDestroy(&tao);
+}
+
+TEST(LbfgsbApi, ViewAfterEverySetting)
+{
+  QuadraticProblem p(5);
+  Tao              tao = CreateLBFGSB(p);
+  PetscViewer      v;
+
+  ASSERT_EQ((int)PetscViewerASCIIOpen(PETSC_COMM_SELF, "/dev/null", &v), 0);
+  TaoLBFGSBSetGNormType(tao, TAO_LBFGSB_GNORM_2);
+  TaoLBFGSBSetGramType(tao, TAO_LBFGSB_GRAM_FULL);
+  TaoLBFGSBSetCauchyScanType(tao, TAO_LBFGSB_CAUCHY_SCAN_HOST);
+  ASSERT_EQ((int)TaoView(tao, v), 0); /* before any setup or solve */
+  PetscViewerDestroy(&v);
+  TaoDestroy(&tao);
 }

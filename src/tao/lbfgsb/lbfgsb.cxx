@@ -4,7 +4,9 @@
    on GPU", Computers & Graphics 40, 2014) and only O(m^2) scalar work on the host per iteration.
 
    Routines: TaoSetUp_LBFGSB, TaoSolve_LBFGSB, TaoSetFromOptions_LBFGSB, TaoView_LBFGSB, TaoDestroy_LBFGSB,
-   TaoCreate_LBFGSB, and the composed TaoLBFGSBSetMemory, TaoLBFGSBSetCauchyType, TaoLBFGSBSetFactr.
+   TaoCreate_LBFGSB, and the composed setters and getters of every option (TaoLBFGSBSetMemory, ...SetCauchyType,
+   ...SetFactr, ...SetMaxLS, ...SetLineSearchTolerances, ...SetCauchyScanType, ...SetGNormType, ...SetGramType,
+   ...SetChunk and their Get counterparts).
 */
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 using namespace petsckp;
@@ -22,24 +25,28 @@ using petsckp::lbfgsb::Memory;
 using petsckp::lbfgsb::GramProduct;
 using petsckp::lbfgsb::VecPtr;
 
-static const char *const TaoLBFGSBCauchyScans[] = {"device", "host", NULL};
-static const char *const TaoLBFGSBGNorms[]      = {"inf", "2", NULL};
-static const char *const TaoLBFGSBGrams[]       = {"incremental", "full", NULL};
+const char *const TaoLBFGSBCauchyTypes[]     = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
+const char *const TaoLBFGSBCauchyScanTypes[] = {"device", "host", "TaoLBFGSBCauchyScanType", "TAO_LBFGSB_CAUCHY_SCAN_", NULL};
+const char *const TaoLBFGSBGNormTypes[]      = {"inf", "2", "TaoLBFGSBGNormType", "TAO_LBFGSB_GNORM_", NULL};
+const char *const TaoLBFGSBGramTypes[]       = {"incremental", "full", "TaoLBFGSBGramType", "TAO_LBFGSB_GRAM_", NULL};
 
-const char *const TaoLBFGSBCauchyTypes[] = {"exact", "approximate", "TaoLBFGSBCauchyType", "TAO_LBFGSB_CAUCHY_", NULL};
+/* the name of an enum value of a two-entry table, or "invalid" (View never indexes a table with an unchecked value) */
+static const char *LBFGSBEnumName(const char *const *table, int value) { return value >= 0 && value < 2 ? table[value] : "invalid"; }
 
+/* the options prefix of the solver, for error messages that name an option */
+static const char *LBFGSBPrefix(Tao tao) { return ((PetscObject)tao)->prefix ? ((PetscObject)tao)->prefix : ""; }
 
 struct TAO_LBFGSB {
   /* parameters */
-  PetscInt            m       = 10;                      /* number of stored correction pairs */
-  TaoLBFGSBCauchyType cauchy  = TAO_LBFGSB_CAUCHY_EXACT; /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
-  PetscReal           factr   = 1e7;                     /* relative f-decrease test factr * eps */
-  PetscInt            maxls   = 20;                      /* most f/g evaluations per line search */
-  PetscReal           ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
-  PetscInt            chunk   = 64; /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
-  PetscInt            scan    = 0;  /* 0: breakpoint scan on the device (prefix sums), 1: host reference recurrences */
-  PetscInt            gnorm   = 0;  /* norm of P(x - g) - x given to TAO's tests and monitors: 0 inf (L-BFGS-B's pgtol), 1 two-norm */
-  PetscInt            gram    = 0;  /* masked Gram blocks of formk: 0 updated with the free-set changes (reference), 1 from scratch */
+  PetscInt                m       = 10;                            /* number of stored correction pairs */
+  TaoLBFGSBCauchyType     cauchy  = TAO_LBFGSB_CAUCHY_EXACT;       /* exact (reference) or approximate (the paper's first-segment) Cauchy point */
+  PetscReal               factr   = 1e7;                           /* relative f-decrease test factr * eps */
+  PetscInt                maxls   = 20;                            /* most f/g evaluations per line search */
+  PetscReal               ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
+  PetscInt                chunk   = 64;                            /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  TaoLBFGSBCauchyScanType scan    = TAO_LBFGSB_CAUCHY_SCAN_DEVICE; /* breakpoint scan on the device (prefix sums) or the host reference recurrences */
+  TaoLBFGSBGNormType      gnorm   = TAO_LBFGSB_GNORM_INF;          /* norm of P(x - g) - x given to TAO's tests and monitors */
+  TaoLBFGSBGramType       gram    = TAO_LBFGSB_GRAM_INCREMENTAL;   /* masked Gram blocks of formk: updated with the free-set changes (reference) or from scratch */
   /* work vectors */
   Vec       *S = nullptr, *Y = nullptr; /* ring buffers of s and y */
   Vec        d = nullptr, z = nullptr, r = nullptr, xold = nullptr, gold = nullptr, t = nullptr, work = nullptr;
@@ -64,7 +71,7 @@ struct TAO_LBFGSB {
   PetscInt  head = 0, iupdat = 0;
   PetscBool updatd = PETSC_FALSE;
   /* statistics */
-  PetscInt    nfgv = 0, nskip = 0, nreset = 0, nbreakscan = 0, nbreakpassed = 0, ntruncated = 0, nprojected = 0, nbacktrack = 0, nlsfail = 0, ngramchanged = 0;
+  PetscInt    nfgv = 0, nskip = 0, nreset = 0, nbreakscan = 0, nbreakpassed = 0, ntruncated = 0, nprojected = 0, nbacktrack = 0, nlsfail = 0, ngramchanged = 0, nnonfinite = 0;
   const char *termination = "none";
 };
 
@@ -203,7 +210,7 @@ static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, 
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
 
   PetscFunctionBegin;
-  if (lb->gnorm == 0) {
+  if (lb->gnorm == TAO_LBFGSB_GNORM_INF) {
     *res = sbgnrm;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -322,7 +329,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (nbreak > 0 && !(scan.dtm < tmin) && lb->scan == 0) {
+  if (nbreak > 0 && !(scan.dtm < tmin) && lb->scan == TAO_LBFGSB_CAUCHY_SCAN_DEVICE) {
     PetscCall(PetscLogEventBegin(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakscan++;
     PetscCall(LBFGSBCauchyScanDevice(tao, XL, XU, Sc, Yc, tmin, ci.nbreak, nbreak, N, bnded, scan, info));
@@ -347,7 +354,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
       PetscInt  nsel;
       if (approx) hi = tmin;
       else {
-        if (pos + chunk - 1 < nsorted) {
+        if (chunk <= nsorted - pos) { /* pos + chunk - 1 < nsorted, without overflow for a huge chunk */
           PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
         }
         PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
@@ -384,7 +391,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
         lb->ntruncated++;
         break;
       }
-      chunk *= 2;
+      if (chunk <= PETSC_MAX_INT / 2) chunk *= 2;
     }
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakpassed += scan.npassed;
@@ -405,9 +412,10 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Exact Cauchy point past the first breakpoint, on the device (digest section 2.8): the breakpoints are taken in
-   increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global index),
-   the rank-one updates of p = W^T d, of W^T (x(t) - x) and of ||d||^2 are prefix-summed, every segment's f' and
+/* Exact Cauchy point past the first breakpoint, on the device (the generalised Cauchy point of Byrd, Lu, Nocedal and
+   Zhu 1995 with sorting and prefix sums over the breakpoints in the spirit of Fei et al. 2014): the breakpoints are
+   taken in increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global
+   index), the rank-one updates of p = W^T d, of W^T (x(t) - x) and of ||d||^2 are prefix-summed, every segment's f' and
    f'' are evaluated independently in O(m^2) with the dense middle matrix M, and the first segment that holds the
    minimiser is found by a min-index reduction. Host work per chunk: O(m^2) scalars (O(m^3) once to form M). On
    return scan holds tsum = t_prev, dtm, p and c = W^T (x(t_prev) - x) for CauchyScanFinish(). */
@@ -458,7 +466,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     View<Real> R;
     if (approx) hi = tmin;
     else {
-      if (pos + chunk - 1 < nbreak_local) PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
+      if (chunk <= nbreak_local - pos) PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
       PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
     }
     PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
@@ -526,7 +534,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     sc.tlastc   = out[3];
     sc.gidlastc = out[4];
     sc.origin   = false;
-    chunk *= 2;
+    if (chunk <= PETSC_MAX_INT / 2) chunk *= 2;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -538,7 +546,7 @@ static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
 {
   TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
-  const PetscInt           col = lb->mem.col, m = lb->m, full = lb->gram == 1;
+  const PetscInt           col = lb->mem.col, m = lb->m, full = lb->gram == TAO_LBFGSB_GRAM_FULL;
   PetscInt                 nloc = lb->nlocal, nglob = 0;
   std::vector<GramProduct> prods;
   std::vector<PetscReal>   gram;
@@ -758,15 +766,49 @@ static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscRea
 
 /* ---------------------------------------------------------------------------------------------------- TAO ops */
 
+static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *);
+
+/* whether the work vectors (or TAO's gradient and step) are laid out differently from the solution, on any rank: a new
+   solution vector given with TaoSetSolution() after a solve */
+static PetscErrorCode LBFGSBLayoutChanged(Tao tao, PetscBool *changed)
+{
+  TAO_LBFGSB *lb    = (TAO_LBFGSB *)tao->data;
+  Vec         vs[3] = {lb->d, tao->gradient, tao->stepdirection};
+  PetscInt    N, n, Nv, nv, rstart, rv;
+  PetscMPIInt loc = 0, glob;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(tao->solution, &N));
+  PetscCall(VecGetLocalSize(tao->solution, &n));
+  PetscCall(VecGetOwnershipRange(tao->solution, &rstart, NULL));
+  for (Vec v : vs) {
+    if (!v) continue;
+    PetscCall(VecGetSize(v, &Nv));
+    PetscCall(VecGetLocalSize(v, &nv));
+    PetscCall(VecGetOwnershipRange(v, &rv, NULL));
+    if (Nv != N || nv != n || rv != rstart) loc = 1;
+  }
+  PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)tao)));
+  *changed = glob ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
 {
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
   PetscInt    n;
+  PetscBool   changed = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(KokkosInitializeOnce());
-  PetscCheck(lb->m >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_m %" PetscInt_FMT " must be at least 1", lb->m);
-  PetscCheck(lb->m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_m %" PetscInt_FMT " is larger than the supported 64", lb->m);
+  PetscCheck(lb->m >= 1 && lb->m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_m %" PetscInt_FMT " is out of range: the number of stored correction pairs must be between 1 and 64", LBFGSBPrefix(tao), lb->m);
+  PetscCall(LBFGSBLayoutChanged(tao, &changed));
+  if (changed) {
+    PetscCall(PetscInfo(tao, "The solution vector's layout changed since the last setup; rebuilding the work vectors\n"));
+    PetscCall(TaoLBFGSBFreeWork(lb));
+    PetscCall(VecDestroy(&tao->gradient));
+    PetscCall(VecDestroy(&tao->stepdirection));
+  }
   if (!tao->gradient) PetscCall(VecDuplicate(tao->solution, &tao->gradient));
   if (!tao->stepdirection) PetscCall(VecDuplicate(tao->solution, &tao->stepdirection));
   if (!lb->d) {
@@ -850,11 +892,116 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the bound vectors given to TAO must have the solution's layout (the kernels run over the local parts) */
+static PetscErrorCode LBFGSBCheckBoundSizes(Tao tao)
+{
+  MPI_Comm    comm    = PetscObjectComm((PetscObject)tao);
+  Vec         b[2]    = {tao->XL, tao->XU};
+  const char *name[2] = {"lower", "upper"};
+  PetscInt    N, n, Nb, nb;
+  PetscMPIInt loc = 0, glob;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(tao->solution, &N));
+  PetscCall(VecGetLocalSize(tao->solution, &n));
+  for (int k = 0; k < 2; k++) {
+    if (!b[k]) continue;
+    PetscCall(VecGetSize(b[k], &Nb));
+    PetscCheck(Nb == N, comm, PETSC_ERR_ARG_SIZ, "The %s-bound vector has %" PetscInt_FMT " entries but the solution has %" PetscInt_FMT "; give TaoSetVariableBounds() vectors of the solution's size", name[k], Nb, N);
+    PetscCall(VecGetLocalSize(b[k], &nb));
+    if (nb != n) loc |= 1 << k;
+  }
+  PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_INT, MPI_BOR, comm));
+  PetscCheck(!glob, comm, PETSC_ERR_ARG_SIZ, "The %s-bound vector is distributed over the ranks differently from the solution; create the bounds with VecDuplicate() of the solution", name[(glob & 1) ? 0 : 1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rejects the bounds and initial points the algorithm cannot use, naming the first offending global index: a NaN or
+   infinite entry of x_0, a NaN bound (NaN compares false with everything, so the bound would be dropped silently), a
+   lower bound of +infinity, an upper bound of -infinity, or l_i > u_i. One device reduction and one MPI reduction. */
+static PetscErrorCode LBFGSBCheckBounds(Tao tao, Vec XL, Vec XU)
+{
+  TAO_LBFGSB             *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                comm = PetscObjectComm((PetscObject)tao);
+  lbfgsb::BoundsCheckInfo bi;
+  int64_t                 key = INT64_MAX, gkey;
+  PetscInt                gi;
+
+  PetscFunctionBegin;
+  {
+    DeviceVec l, u, x;
+    PetscCall(l.Get(XL, Access::Read));
+    PetscCall(u.Get(XU, Access::Read));
+    PetscCall(x.Get(tao->solution, Access::Read));
+    PetscCallCXX(bi = lbfgsb::CheckBounds(l.cview(), u.cview(), x.cview(), PETSC_INFINITY));
+    PetscCall(l.Restore());
+    PetscCall(u.Restore());
+    PetscCall(x.Restore());
+  }
+  if (bi.index >= 0) key = 8 * (int64_t)(lb->rstart + bi.index) + (int64_t)bi.kind;
+  PetscCallMPI(MPI_Allreduce(&key, &gkey, 1, MPIU_INT64, MPI_MIN, comm));
+  if (gkey == INT64_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  gi = (PetscInt)(gkey / 8);
+  switch ((lbfgsb::BoundsDefect)(int)(gkey % 8)) {
+  case lbfgsb::BoundsDefect::XNan:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The initial point is NaN at global index %" PetscInt_FMT "; give TaoSetSolution() a finite initial point", gi);
+  case lbfgsb::BoundsDefect::XInf:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The initial point is infinite at global index %" PetscInt_FMT "; give TaoSetSolution() a finite initial point", gi);
+  case lbfgsb::BoundsDefect::LowerNan:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The lower bound at global index %" PetscInt_FMT " is NaN; use PETSC_NINFINITY for no lower bound", gi);
+  case lbfgsb::BoundsDefect::UpperNan:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The upper bound at global index %" PetscInt_FMT " is NaN; use PETSC_INFINITY for no upper bound", gi);
+  case lbfgsb::BoundsDefect::LowerPlusInf:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The lower bound at global index %" PetscInt_FMT " is +infinity (at or above PETSC_INFINITY): no point is feasible; use PETSC_NINFINITY for no lower bound", gi);
+  case lbfgsb::BoundsDefect::UpperMinusInf:
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The upper bound at global index %" PetscInt_FMT " is -infinity (at or below PETSC_NINFINITY): no point is feasible; use PETSC_INFINITY for no upper bound", gi);
+  case lbfgsb::BoundsDefect::Inverted: {
+    PetscReal          lu[2] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL}, glu[2];
+    const PetscScalar *a;
+    if (gi >= lb->rstart && gi < lb->rstart + lb->nlocal) {
+      PetscCall(VecGetArrayRead(XL, &a));
+      lu[0] = PetscRealPart(a[gi - lb->rstart]);
+      PetscCall(VecRestoreArrayRead(XL, &a));
+      PetscCall(VecGetArrayRead(XU, &a));
+      lu[1] = PetscRealPart(a[gi - lb->rstart]);
+      PetscCall(VecRestoreArrayRead(XU, &a));
+    }
+    PetscCallMPI(MPI_Allreduce(lu, glu, 2, MPIU_REAL, MPIU_MAX, comm));
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "The lower bound %g exceeds the upper bound %g at global index %" PetscInt_FMT ": no point is feasible; fix the bounds given to TaoSetVariableBounds()", (double)glu[0], (double)glu[1], gi);
+  }
+  default:
+    SETERRQ(comm, PETSC_ERR_PLIB, "Unknown bounds defect %d", (int)(gkey % 8));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the error for a NaN or infinite objective or gradient at the initial point (sbgnrm is +infinity when the gradient has
+   such an entry, see LBFGSBProjGradNorm), naming the first such entry of the gradient */
+static PetscErrorCode LBFGSBCheckInitialFG(Tao tao, PetscReal f, PetscReal sbgnrm)
+{
+  TAO_LBFGSB *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)tao);
+  PetscInt    loc, gloc;
+
+  PetscFunctionBegin;
+  PetscCheck(!PetscIsInfOrNanReal(f), comm, PETSC_ERR_USER, "The objective at the initial point is %s: the objective routine must return a finite value", PetscIsNanReal(f) ? "NaN" : "infinite");
+  if (!PetscIsInfOrNanReal(sbgnrm)) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    DeviceVec g;
+    PetscCall(g.Get(tao->gradient, Access::Read));
+    PetscCallCXX(loc = lbfgsb::FirstNonFinite(g.cview()));
+    PetscCall(g.Restore());
+  }
+  loc = loc >= 0 ? lb->rstart + loc : PETSC_MAX_INT;
+  PetscCallMPI(MPI_Allreduce(&loc, &gloc, 1, MPIU_INT, MPI_MIN, comm));
+  SETERRQ(comm, PETSC_ERR_USER, "The gradient at the initial point is NaN or infinite at global index %" PetscInt_FMT ": the gradient routine must return finite values", gloc);
+}
+
 static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
 {
   TAO_LBFGSB            *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm               comm = PetscObjectComm((PetscObject)tao);
-  Vec                    XL, XU, x = tao->solution, g = tao->gradient;
+  Vec                    XL, XU, x = tao->solution, g;
   PetscReal              f, fold = 0, sbgnrm, res, stp = 0, gd, gdold = 0, dtd, dnorm, stpmx, tol;
   PetscInt               info, iter = 0;
   PetscBool              cnstnd, boxed;
@@ -862,13 +1009,17 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   lbfgsb::ActiveInfo     ai;
 
   PetscFunctionBegin;
+  /* the work is rebuilt when it was freed (a new memory size) or the solution has a new layout */
+  PetscCall(TaoSetUp_LBFGSB(tao));
+  g = tao->gradient;
   PetscCall(LBFGSBResetMemory(lb));
-  lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = lb->ngramchanged = 0;
+  lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = lb->ngramchanged = lb->nnonfinite = 0;
   PetscCallCXX(Kokkos::deep_copy(exec(), lb->gfree, (Int)1)); /* the (empty) Gram blocks: every variable free */
   lb->termination = "none";
   tol             = lb->factr * PETSC_MACHINE_EPSILON;
   /* bounds: TAO's, or +-infinity */
   PetscCall(TaoComputeVariableBounds(tao));
+  PetscCall(LBFGSBCheckBoundSizes(tao));
   if (tao->XL && tao->XU) {
     XL = tao->XL;
     XU = tao->XU;
@@ -884,32 +1035,31 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     XL = lb->XL;
     XU = lb->XU;
   }
+  PetscCall(LBFGSBCheckBounds(tao, XL, XU));
   /* project x_0, classify the variables */
   {
     DeviceVec l, u, xv;
-    PetscInt  loc[5], glob[5];
+    PetscInt  loc[3], glob[3], N;
     PetscCall(l.Get(XL, Access::Read));
     PetscCall(u.Get(XU, Access::Read));
     PetscCall(xv.Get(x, Access::ReadWrite));
     PetscCallCXX(ai = lbfgsb::Active(l.cview(), u.cview(), xv.view(), lb->iwhere, PETSC_INFINITY));
+    PetscCall(l.Restore());
+    PetscCall(u.Restore());
+    PetscCall(xv.Restore());
     loc[0] = ai.nprojected;
     loc[1] = ai.nbounded;
     loc[2] = ai.nboxed;
-    loc[3] = ai.ninverted;
-    loc[4] = ai.ninverted ? lb->rstart + ai.first_inverted : PETSC_MAX_INT;
-    PetscCallMPI(MPI_Allreduce(loc, glob, 4, MPIU_INT, MPI_SUM, comm));
-    PetscCallMPI(MPI_Allreduce(&loc[4], &glob[4], 1, MPIU_INT, MPI_MIN, comm));
-    PetscInt N;
+    PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_SUM, comm));
     PetscCall(VecGetSize(x, &N));
-    PetscCheck(glob[3] == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Lower bound exceeds upper bound for %" PetscInt_FMT " variables (first at global index %" PetscInt_FMT "); fix the bounds given to TaoSetVariableBounds()", glob[3], glob[4]);
     cnstnd = glob[1] > 0 ? PETSC_TRUE : PETSC_FALSE;
     boxed  = glob[2] == N ? PETSC_TRUE : PETSC_FALSE;
     if (glob[0]) PetscCall(PetscInfo(tao, "Projected %" PetscInt_FMT " entries of the initial point onto the bounds\n", glob[0]));
   }
   PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f, g));
   lb->nfgv = 1;
-  PetscCheck(!PetscIsInfOrNanReal(f), comm, PETSC_ERR_USER, "User provided compute function generated Inf or NaN at the initial point");
   PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
+  PetscCall(LBFGSBCheckInitialFG(tao, f, sbgnrm));
   PetscCall(LBFGSBResidual(tao, XL, XU, sbgnrm, &res));
   tao->reason = TAO_CONTINUE_ITERATING;
   tao->niter  = 0;
@@ -988,22 +1138,20 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
         PetscCallMPI(MPI_Allreduce(&loc, &stpmx, 1, MPIU_REAL, MPIU_MIN, comm));
       }
     }
-    stp = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
-    fold = f;
+    stp   = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
+    fold  = f;
+    gdold = gd;
     PetscInt       ifun = 0, iback = 0;
-    PetscBool      lsfail = PETSC_FALSE;
+    PetscBool      lsfail = PETSC_FALSE, lsnonfinite = PETSC_FALSE;
+    PetscReal      stpcap = stpmx; /* largest step of the search; lowered below every step with a NaN or infinite f or g */
     lbfgsb::Dcsrch ls;
-    while (PETSC_TRUE) {
-      if (ifun > 0) PetscCall(VecDot(g, lb->d, &gd));
-      if (ifun == 0) {
-        gdold = gd;
-        if (gd >= 0) {
-          PetscCall(PetscInfo(tao, "Ascent direction in the projection, g^T d = %g\n", (double)gd));
-          lsfail = PETSC_TRUE;
-          break;
-        }
-      }
-      ls.Step(f, gd, stp, lb->ls_ftol, lb->ls_gtol, lb->ls_xtol, 0.0, stpmx);
+    if (!(gd < 0)) {
+      PetscCall(PetscInfo(tao, "Ascent direction in the projection, g^T d = %g\n", (double)gd));
+      lsfail      = PETSC_TRUE;
+      lsnonfinite = PetscIsInfOrNanReal(gd) ? PETSC_TRUE : PETSC_FALSE;
+    }
+    while (!lsfail) {
+      ls.Step(f, gd, stp, lb->ls_ftol, lb->ls_gtol, lb->ls_xtol, 0.0, stpcap);
       if (ls.task == lbfgsb::Dcsrch::CONVERGENCE || ls.task == lbfgsb::Dcsrch::WARNING) break;
       if (ls.task == lbfgsb::Dcsrch::ERROR) {
         PetscCall(PetscInfo(tao, "Line search error: %s\n", ls.msg.c_str()));
@@ -1020,9 +1168,18 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       else PetscCall(VecWAXPY(x, stp, lb->d, lb->xold));
       PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f, g));
       lb->nfgv++;
-      if (PetscIsInfOrNanReal(f)) {
-        lsfail = PETSC_TRUE;
-        break;
+      PetscCall(VecDot(g, lb->d, &gd));
+      lsnonfinite = (PetscIsInfOrNanReal(f) || PetscIsInfOrNanReal(gd)) ? PETSC_TRUE : PETSC_FALSE;
+      if (lsnonfinite) {
+        /* f or g is NaN or infinite at this step (g^T d is NaN for any such entry of g): backtrack, restarting the
+           More-Thuente search from x_old with its largest step halfway between the best step so far and this one */
+        lb->nnonfinite++;
+        PetscCall(PetscInfo(tao, "NaN or Inf in f or g at step %g; backtracking\n", (double)stp));
+        stpcap = ls.stx + 0.5 * (stp - ls.stx);
+        stp    = stpcap;
+        ls     = lbfgsb::Dcsrch();
+        f      = fold;
+        gd     = gdold;
       }
     }
     PetscCall(PetscLogEventEnd(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
@@ -1032,8 +1189,13 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       PetscCall(VecCopy(lb->gold, g));
       f = fold;
       if (lb->mem.col == 0) {
-        tao->reason     = TAO_DIVERGED_LS_FAILURE;
-        lb->termination = "abnormal termination in the line search";
+        if (lsnonfinite) {
+          tao->reason     = TAO_DIVERGED_NAN;
+          lb->termination = "NaN or Inf in f or g that the line search could not backtrack from (the last accepted iterate is returned)";
+        } else {
+          tao->reason     = TAO_DIVERGED_LS_FAILURE;
+          lb->termination = "abnormal termination in the line search";
+        }
         tao->niter++;
         break;
       }
@@ -1103,61 +1265,191 @@ static PetscErrorCode TaoLBFGSBSetMemory_LBFGSB(Tao tao, PetscInt m)
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
 
   PetscFunctionBegin;
-  PetscCheck(m >= 1 && m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The L-BFGS-B memory must be between 1 and 64, not %" PetscInt_FMT, m);
-  if (m != lb->m) {
+  PetscCheck(m >= 1 && m <= 64, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_m %" PetscInt_FMT " is out of range: the number of stored correction pairs must be between 1 and 64", LBFGSBPrefix(tao), m);
+  if (m != lb->m) { /* the work is sized by m: free it and have TaoSolve() set the solver up again */
     PetscCall(TaoLBFGSBFreeWork(lb));
-    lb->m = m;
+    lb->m            = m;
+    tao->setupcalled = PETSC_FALSE;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetMemory_LBFGSB(Tao tao, PetscInt *m)
+{
+  PetscFunctionBegin;
+  *m = ((TAO_LBFGSB *)tao->data)->m;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TaoLBFGSBSetCauchyType_LBFGSB(Tao tao, TaoLBFGSBCauchyType type)
 {
-  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
-
   PetscFunctionBegin;
-  lb->cauchy = type;
+  PetscCheck(type == TAO_LBFGSB_CAUCHY_EXACT || type == TAO_LBFGSB_CAUCHY_APPROXIMATE, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_cauchy: %d is not a TaoLBFGSBCauchyType (exact or approximate)", LBFGSBPrefix(tao), (int)type);
+  ((TAO_LBFGSB *)tao->data)->cauchy = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetCauchyType_LBFGSB(Tao tao, TaoLBFGSBCauchyType *type)
+{
+  PetscFunctionBegin;
+  *type = ((TAO_LBFGSB *)tao->data)->cauchy;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TaoLBFGSBSetFactr_LBFGSB(Tao tao, PetscReal factr)
 {
+  PetscFunctionBegin;
+  PetscCheck(!PetscIsInfOrNanReal(factr) && factr >= 0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_factr %g is out of range: factr must be a finite number >= 0 (0 disables the relative f test)", LBFGSBPrefix(tao), (double)factr);
+  ((TAO_LBFGSB *)tao->data)->factr = factr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetFactr_LBFGSB(Tao tao, PetscReal *factr)
+{
+  PetscFunctionBegin;
+  *factr = ((TAO_LBFGSB *)tao->data)->factr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetMaxLS_LBFGSB(Tao tao, PetscInt maxls)
+{
+  PetscFunctionBegin;
+  PetscCheck(maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_maxls %" PetscInt_FMT " is out of range: a line search needs at least 1 function evaluation", LBFGSBPrefix(tao), maxls);
+  ((TAO_LBFGSB *)tao->data)->maxls = maxls;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetMaxLS_LBFGSB(Tao tao, PetscInt *maxls)
+{
+  PetscFunctionBegin;
+  *maxls = ((TAO_LBFGSB *)tao->data)->maxls;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetLineSearchTolerances_LBFGSB(Tao tao, PetscReal ftol, PetscReal gtol, PetscReal xtol)
+{
+  TAO_LBFGSB *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)tao);
+  const char *pre  = LBFGSBPrefix(tao);
+
+  PetscFunctionBegin;
+  PetscCheck(!PetscIsInfOrNanReal(ftol), comm, PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_ls_ftol %g is not a finite number", pre, (double)ftol);
+  PetscCheck(!PetscIsInfOrNanReal(gtol), comm, PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_ls_gtol %g is not a finite number", pre, (double)gtol);
+  PetscCheck(!PetscIsInfOrNanReal(xtol), comm, PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_ls_xtol %g is not a finite number", pre, (double)xtol);
+  PetscCheck(ftol > 0 && ftol < gtol && gtol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-%stao_lbfgsb_ls_ftol %g and -%stao_lbfgsb_ls_gtol %g are out of range: the More-Thuente line search needs 0 < ftol < gtol < 1 (sufficient decrease ftol, curvature gtol) to end at a step that satisfies both (strong Wolfe) conditions", pre, (double)ftol, pre, (double)gtol);
+  PetscCheck(xtol >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_ls_xtol %g is out of range: the More-Thuente line search (MINPACK-2 dcsrch) needs xtol >= 0, the relative width of the interval of uncertainty at which it stops", pre, (double)xtol);
+  lb->ls_ftol = ftol;
+  lb->ls_gtol = gtol;
+  lb->ls_xtol = xtol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetLineSearchTolerances_LBFGSB(Tao tao, PetscReal *ftol, PetscReal *gtol, PetscReal *xtol)
+{
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
 
   PetscFunctionBegin;
-  PetscCheck(factr >= 0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "factr must be nonnegative, not %g", (double)factr);
-  lb->factr = factr;
+  if (ftol) *ftol = lb->ls_ftol;
+  if (gtol) *gtol = lb->ls_gtol;
+  if (xtol) *xtol = lb->ls_xtol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetCauchyScanType_LBFGSB(Tao tao, TaoLBFGSBCauchyScanType type)
+{
+  PetscFunctionBegin;
+  PetscCheck(type == TAO_LBFGSB_CAUCHY_SCAN_DEVICE || type == TAO_LBFGSB_CAUCHY_SCAN_HOST, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_cauchy_scan: %d is not a TaoLBFGSBCauchyScanType (device or host)", LBFGSBPrefix(tao), (int)type);
+  ((TAO_LBFGSB *)tao->data)->scan = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetCauchyScanType_LBFGSB(Tao tao, TaoLBFGSBCauchyScanType *type)
+{
+  PetscFunctionBegin;
+  *type = ((TAO_LBFGSB *)tao->data)->scan;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetGNormType_LBFGSB(Tao tao, TaoLBFGSBGNormType type)
+{
+  PetscFunctionBegin;
+  PetscCheck(type == TAO_LBFGSB_GNORM_INF || type == TAO_LBFGSB_GNORM_2, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_gnorm: %d is not a TaoLBFGSBGNormType (inf or 2)", LBFGSBPrefix(tao), (int)type);
+  ((TAO_LBFGSB *)tao->data)->gnorm = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetGNormType_LBFGSB(Tao tao, TaoLBFGSBGNormType *type)
+{
+  PetscFunctionBegin;
+  *type = ((TAO_LBFGSB *)tao->data)->gnorm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetGramType_LBFGSB(Tao tao, TaoLBFGSBGramType type)
+{
+  PetscFunctionBegin;
+  PetscCheck(type == TAO_LBFGSB_GRAM_INCREMENTAL || type == TAO_LBFGSB_GRAM_FULL, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_gram: %d is not a TaoLBFGSBGramType (incremental or full)", LBFGSBPrefix(tao), (int)type);
+  ((TAO_LBFGSB *)tao->data)->gram = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetGramType_LBFGSB(Tao tao, TaoLBFGSBGramType *type)
+{
+  PetscFunctionBegin;
+  *type = ((TAO_LBFGSB *)tao->data)->gram;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBSetChunk_LBFGSB(Tao tao, PetscInt chunk)
+{
+  PetscFunctionBegin;
+  PetscCheck(chunk >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-%stao_lbfgsb_chunk %" PetscInt_FMT " is out of range: the first chunk of the Cauchy scan needs at least 1 breakpoint", LBFGSBPrefix(tao), chunk);
+  ((TAO_LBFGSB *)tao->data)->chunk = chunk;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TaoLBFGSBGetChunk_LBFGSB(Tao tao, PetscInt *chunk)
+{
+  PetscFunctionBegin;
+  *chunk = ((TAO_LBFGSB *)tao->data)->chunk;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
 {
-  TAO_LBFGSB         *lb = (TAO_LBFGSB *)tao->data;
-  PetscInt            m  = lb->m;
-  TaoLBFGSBCauchyType ct = lb->cauchy;
-  PetscReal           factr = lb->factr;
-  PetscBool           flg;
+  TAO_LBFGSB             *lb    = (TAO_LBFGSB *)tao->data;
+  PetscInt                m     = lb->m, maxls = lb->maxls, chunk = lb->chunk;
+  TaoLBFGSBCauchyType     ct    = lb->cauchy;
+  TaoLBFGSBCauchyScanType scan  = lb->scan;
+  TaoLBFGSBGNormType      gnorm = lb->gnorm;
+  TaoLBFGSBGramType       gram  = lb->gram;
+  PetscReal               factr = lb->factr, ftol = lb->ls_ftol, gtol = lb->ls_gtol, xtol = lb->ls_xtol;
+  PetscBool               flg, flgf, flgg, flgx;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "L-BFGS-B (TAO lbfgsb) options");
-  PetscCall(PetscOptionsInt("-tao_lbfgsb_m", "number of stored correction pairs", "TaoLBFGSBSetMemory", m, &m, &flg));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_m", "number of stored correction pairs (1 to 64)", "TaoLBFGSBSetMemory", m, &m, &flg));
   if (flg) PetscCall(TaoLBFGSBSetMemory(tao, m));
   PetscCall(PetscOptionsEnum("-tao_lbfgsb_cauchy", "generalised Cauchy point: exact (L-BFGS-B 3.0) or approximate (first segment, Fei et al. 2014)", "TaoLBFGSBSetCauchyType", TaoLBFGSBCauchyTypes, (PetscEnum)ct, (PetscEnum *)&ct, &flg));
   if (flg) PetscCall(TaoLBFGSBSetCauchyType(tao, ct));
-  PetscCall(PetscOptionsReal("-tao_lbfgsb_factr", "stop when (f_k - f_k+1)/max(|f_k|,|f_k+1|,1) <= factr * machine epsilon (0 disables)", "TaoLBFGSBSetFactr", factr, &factr, &flg));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_factr", "stop when (f_k - f_k+1)/max(|f_k|,|f_k+1|,1) <= factr * machine epsilon (>= 0; 0 disables)", "TaoLBFGSBSetFactr", factr, &factr, &flg));
   if (flg) PetscCall(TaoLBFGSBSetFactr(tao, factr));
-  PetscCall(PetscOptionsInt("-tao_lbfgsb_maxls", "most function evaluations per line search", "", lb->maxls, &lb->maxls, NULL));
-  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_ftol", "sufficient-decrease constant of the More-Thuente line search", "", lb->ls_ftol, &lb->ls_ftol, NULL));
-  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_gtol", "curvature constant of the More-Thuente line search", "", lb->ls_gtol, &lb->ls_gtol, NULL));
-  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search", "", lb->ls_xtol, &lb->ls_xtol, NULL));
-  PetscCall(PetscOptionsEList("-tao_lbfgsb_cauchy_scan", "breakpoint scan of the exact Cauchy point: device (sorted prefix sums, parallel search) or host (reference recurrences)", "", TaoLBFGSBCauchyScans, 2, TaoLBFGSBCauchyScans[lb->scan], &lb->scan, NULL));
-  PetscCall(PetscOptionsEList("-tao_lbfgsb_gnorm", "norm of the projected step P(x - g) - x in TAO's convergence test and monitors: inf (L-BFGS-B's pgtol) or 2 (as TAO BLMVM's projected gradient)", "", TaoLBFGSBGNorms, 2, TaoLBFGSBGNorms[lb->gnorm], &lb->gnorm, NULL));
-  PetscCall(PetscOptionsEList("-tao_lbfgsb_gram", "masked Gram blocks of the subspace step: incremental (kept across iterations, corrected for the variables entering or leaving the free set, as the reference formk) or full (recomputed every iteration)", "", TaoLBFGSBGrams, 2, TaoLBFGSBGrams[lb->gram], &lb->gram, NULL));
-  PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (doubles each round)", "", lb->chunk, &lb->chunk, NULL));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_maxls", "most function evaluations per line search (>= 1)", "TaoLBFGSBSetMaxLS", maxls, &maxls, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetMaxLS(tao, maxls));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_ftol", "sufficient-decrease constant of the More-Thuente line search (0 < ftol < gtol)", "TaoLBFGSBSetLineSearchTolerances", ftol, &ftol, &flgf));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_gtol", "curvature constant of the More-Thuente line search (ftol < gtol < 1)", "TaoLBFGSBSetLineSearchTolerances", gtol, &gtol, &flgg));
+  PetscCall(PetscOptionsReal("-tao_lbfgsb_ls_xtol", "relative interval-width tolerance of the More-Thuente line search (>= 0)", "TaoLBFGSBSetLineSearchTolerances", xtol, &xtol, &flgx));
+  if (flgf || flgg || flgx) PetscCall(TaoLBFGSBSetLineSearchTolerances(tao, ftol, gtol, xtol));
+  PetscCall(PetscOptionsEnum("-tao_lbfgsb_cauchy_scan", "breakpoint scan of the exact Cauchy point: device (sorted prefix sums, parallel search) or host (reference recurrences)", "TaoLBFGSBSetCauchyScanType", TaoLBFGSBCauchyScanTypes, (PetscEnum)scan, (PetscEnum *)&scan, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetCauchyScanType(tao, scan));
+  PetscCall(PetscOptionsEnum("-tao_lbfgsb_gnorm", "norm of the projected step P(x - g) - x in TAO's convergence test and monitors: inf (L-BFGS-B's pgtol) or 2 (as TAO BLMVM's projected gradient)", "TaoLBFGSBSetGNormType", TaoLBFGSBGNormTypes, (PetscEnum)gnorm, (PetscEnum *)&gnorm, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetGNormType(tao, gnorm));
+  PetscCall(PetscOptionsEnum("-tao_lbfgsb_gram", "masked Gram blocks of the subspace step: incremental (kept across iterations, corrected for the variables entering or leaving the free set, as the reference formk) or full (recomputed every iteration)", "TaoLBFGSBSetGramType", TaoLBFGSBGramTypes, (PetscEnum)gram, (PetscEnum *)&gram, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetGramType(tao, gram));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (>= 1, doubles each round)", "TaoLBFGSBSetChunk", chunk, &chunk, &flg));
+  if (flg) PetscCall(TaoLBFGSBSetChunk(tao, chunk));
   PetscOptionsHeadEnd();
-  PetscCheck(lb->maxls >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_maxls must be at least 1");
-  PetscCheck(lb->chunk >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_lbfgsb_chunk must be at least 1");
-  PetscCheck(lb->ls_ftol > 0 && lb->ls_ftol < lb->ls_gtol && lb->ls_gtol < 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The line search needs 0 < ftol < gtol < 1");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1170,28 +1462,26 @@ static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, TaoLBFGSBCauchyTypes[lb->cauchy]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_%s\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON), TaoLBFGSBGNorms[lb->gnorm]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, LBFGSBEnumName(TaoLBFGSBCauchyTypes, (int)lb->cauchy)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_%s\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON), LBFGSBEnumName(TaoLBFGSBGNormTypes, (int)lb->gnorm)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "More-Thuente line search: ftol = %g, gtol = %g, xtol = %g, at most %" PetscInt_FMT " evaluations\n", (double)lb->ls_ftol, (double)lb->ls_gtol, (double)lb->ls_xtol, lb->maxls));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, doubling\n", TaoLBFGSBCauchyScans[lb->scan], lb->scan == 0 ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, doubling\n", LBFGSBEnumName(TaoLBFGSBCauchyScanTypes, (int)lb->scan), lb->scan == TAO_LBFGSB_CAUCHY_SCAN_DEVICE ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures, %" PetscInt_FMT " trial steps with NaN or Inf\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail, lb->nnonfinite));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Cauchy points past the first breakpoint: %" PetscInt_FMT " (breakpoints passed %" PetscInt_FMT ", truncated by the approximation %" PetscInt_FMT ")\n", lb->nbreakscan, lb->nbreakpassed, lb->ntruncated));
   PetscCall(PetscViewerASCIIPrintf(viewer, "subspace steps: %" PetscInt_FMT " projected, %" PetscInt_FMT " backtracked\n", lb->nprojected, lb->nbacktrack));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Gram blocks of the subspace step: %s (%" PetscInt_FMT " free-set changes)\n", TaoLBFGSBGrams[lb->gram], lb->ngramchanged));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Gram blocks of the subspace step: %s (%" PetscInt_FMT " free-set changes)\n", LBFGSBEnumName(TaoLBFGSBGramTypes, (int)lb->gram), lb->ngramchanged));
   PetscCall(PetscViewerASCIIPrintf(viewer, "termination: %s\n", lb->termination));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const char *const LBFGSBComposed[] = {"TaoLBFGSBSetMemory_C", "TaoLBFGSBGetMemory_C", "TaoLBFGSBSetCauchyType_C", "TaoLBFGSBGetCauchyType_C", "TaoLBFGSBSetFactr_C", "TaoLBFGSBGetFactr_C", "TaoLBFGSBSetMaxLS_C", "TaoLBFGSBGetMaxLS_C", "TaoLBFGSBSetLineSearchTolerances_C", "TaoLBFGSBGetLineSearchTolerances_C", "TaoLBFGSBSetCauchyScanType_C", "TaoLBFGSBGetCauchyScanType_C", "TaoLBFGSBSetGNormType_C", "TaoLBFGSBGetGNormType_C", "TaoLBFGSBSetGramType_C", "TaoLBFGSBGetGramType_C", "TaoLBFGSBSetChunk_C", "TaoLBFGSBGetChunk_C"};
+
 static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
 {
-  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
-
   PetscFunctionBegin;
-  PetscCall(TaoLBFGSBFreeWork(lb));
-  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", NULL));
+  PetscCall(TaoLBFGSBFreeWork((TAO_LBFGSB *)tao->data));
+  for (const char *name : LBFGSBComposed) PetscCall(PetscObjectComposeFunction((PetscObject)tao, name, NULL));
   PetscCall(TypeDataDestroy<TAO_LBFGSB>(&tao->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1202,20 +1492,23 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   Wang, "Parallel L-BFGS-B algorithm on GPU" (2014).
 
   Options Database Keys:
-+ -tao_lbfgsb_m <10>                        - number of stored correction pairs (scipy's default)
++ -tao_lbfgsb_m <10>                        - number of stored correction pairs, 1 to 64 (scipy's default 10)
 . -tao_lbfgsb_cauchy <exact,approximate>    - the exact generalised Cauchy point (default), or the paper's first-segment
                                               approximation (blocking variables are put on their bounds)
 . -tao_lbfgsb_factr <1e7>                   - stop when the relative decrease of f is at most factr * machine epsilon
-. -tao_lbfgsb_maxls <20>                    - most function evaluations per line search
-. -tao_lbfgsb_ls_ftol <1e-3>, -tao_lbfgsb_ls_gtol <0.9>, -tao_lbfgsb_ls_xtol <0.1> - More-Thuente constants
+                                              (factr >= 0; 0 disables the test)
+. -tao_lbfgsb_maxls <20>                    - most function evaluations per line search (>= 1)
+. -tao_lbfgsb_ls_ftol <1e-3>                - sufficient-decrease constant of the More-Thuente line search (0 < ftol < gtol)
+. -tao_lbfgsb_ls_gtol <0.9>                 - its curvature constant (ftol < gtol < 1)
+. -tao_lbfgsb_ls_xtol <0.1>                 - its relative interval-width tolerance (>= 0)
 . -tao_lbfgsb_gnorm <inf,2>                 - the norm of P(x - g) - x in TAO's tests and monitors: inf (L-BFGS-B's pgtol,
                                               default) or 2 (the norm TAO BLMVM uses, for comparisons with one tolerance)
-. -tao_lbfgsb_cauchy_scan <device,host>    - the breakpoint scan past the first breakpoint: on the device by sorting
+. -tao_lbfgsb_cauchy_scan <device,host>     - the breakpoint scan past the first breakpoint: on the device by sorting
                                               and prefix sums (default), or on the host with the reference recurrences
-. -tao_lbfgsb_gram <incremental,full>      - the masked Gram blocks of the subspace step: kept across iterations and
+. -tao_lbfgsb_gram <incremental,full>       - the masked Gram blocks of the subspace step: kept across iterations and
                                               corrected for the variables entering or leaving the free set, as the
                                               reference formk (default), or recomputed over all variables
-- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (doubles each round)
+- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (>= 1, doubles each round)
 
   Level: beginner
 
@@ -1238,7 +1531,16 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   test that ended the solve. Bounds come from `TaoSetVariableBounds()`; entries at or beyond +-`PETSC_INFINITY`
   mean no bound. An infeasible initial point is projected onto the bounds.
 
-.seealso: `TaoCreate()`, `TAOBLMVM`, `TAOBQNLS`, `TaoLBFGSBSetMemory()`, `TaoLBFGSBSetCauchyType()`, `TaoLBFGSBSetFactr()`
+  Inputs the method cannot use are errors that name the first offending global index: a NaN bound, a lower bound of
+  +infinity or an upper bound of -infinity, a lower bound above the upper bound, a NaN or infinite entry of the initial
+  point, and a NaN or infinite objective or gradient at the initial point. A trial step of the line search with a
+  NaN or infinite objective or gradient is backtracked (the search restarts with its largest step halfway back to the
+  best step so far); when that does not recover within -tao_lbfgsb_maxls evaluations from steepest descent, the
+  solve stops with `TAO_DIVERGED_NAN` and returns the last accepted iterate.
+
+.seealso: `TaoCreate()`, `TAOBLMVM`, `TAOBQNLS`, `TaoLBFGSBSetMemory()`, `TaoLBFGSBSetCauchyType()`, `TaoLBFGSBSetFactr()`,
+          `TaoLBFGSBSetMaxLS()`, `TaoLBFGSBSetLineSearchTolerances()`, `TaoLBFGSBSetCauchyScanType()`, `TaoLBFGSBSetGNormType()`,
+          `TaoLBFGSBSetGramType()`, `TaoLBFGSBSetChunk()`
 M*/
 PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
 {
@@ -1254,8 +1556,23 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
   tao->ops->setfromoptions = TaoSetFromOptions_LBFGSB;
   tao->ops->destroy        = TaoDestroy_LBFGSB;
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMemory_C", TaoLBFGSBSetMemory_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetMemory_C", TaoLBFGSBGetMemory_LBFGSB));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyType_C", TaoLBFGSBSetCauchyType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetCauchyType_C", TaoLBFGSBGetCauchyType_LBFGSB));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetFactr_C", TaoLBFGSBSetFactr_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetFactr_C", TaoLBFGSBGetFactr_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetMaxLS_C", TaoLBFGSBSetMaxLS_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetMaxLS_C", TaoLBFGSBGetMaxLS_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetLineSearchTolerances_C", TaoLBFGSBSetLineSearchTolerances_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetLineSearchTolerances_C", TaoLBFGSBGetLineSearchTolerances_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetCauchyScanType_C", TaoLBFGSBSetCauchyScanType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetCauchyScanType_C", TaoLBFGSBGetCauchyScanType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetGNormType_C", TaoLBFGSBSetGNormType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetGNormType_C", TaoLBFGSBGetGNormType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetGramType_C", TaoLBFGSBSetGramType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetGramType_C", TaoLBFGSBGetGramType_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBSetChunk_C", TaoLBFGSBSetChunk_LBFGSB));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoLBFGSBGetChunk_C", TaoLBFGSBGetChunk_LBFGSB));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1273,7 +1590,11 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao tao)
 
   Level: intermediate
 
-.seealso: `TAOLBFGSB`, `TaoLBFGSBSetCauchyType()`
+  Note:
+  The work vectors are sized by m: a new value after `TaoSetUp()` or `TaoSolve()` frees them, and the next
+  `TaoSolve()` sets the solver up again.
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGetMemory()`, `TaoLBFGSBSetCauchyType()`
 @*/
 PetscErrorCode TaoLBFGSBSetMemory(Tao tao, PetscInt m)
 {
@@ -1281,6 +1602,30 @@ PetscErrorCode TaoLBFGSBSetMemory(Tao tao, PetscInt m)
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscValidLogicalCollectiveInt(tao, m, 2);
   PetscTryMethod(tao, "TaoLBFGSBSetMemory_C", (Tao, PetscInt), (tao, m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetMemory - gets the number of correction pairs kept by `TAOLBFGSB`
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. m - the number of pairs
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetMemory()`
+@*/
+PetscErrorCode TaoLBFGSBGetMemory(Tao tao, PetscInt *m)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(m, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetMemory_C", (Tao, PetscInt *), (tao, m));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1299,7 +1644,7 @@ PetscErrorCode TaoLBFGSBSetMemory(Tao tao, PetscInt m)
 
   Level: intermediate
 
-.seealso: `TAOLBFGSB`, `TaoLBFGSBSetMemory()`
+.seealso: `TAOLBFGSB`, `TaoLBFGSBCauchyType`, `TaoLBFGSBGetCauchyType()`, `TaoLBFGSBSetMemory()`
 @*/
 PetscErrorCode TaoLBFGSBSetCauchyType(Tao tao, TaoLBFGSBCauchyType type)
 {
@@ -1311,6 +1656,30 @@ PetscErrorCode TaoLBFGSBSetCauchyType(Tao tao, TaoLBFGSBCauchyType type)
 }
 
 /*@
+  TaoLBFGSBGetCauchyType - gets the kind of generalised Cauchy point `TAOLBFGSB` computes
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. type - `TAO_LBFGSB_CAUCHY_EXACT` or `TAO_LBFGSB_CAUCHY_APPROXIMATE`
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBCauchyType`, `TaoLBFGSBSetCauchyType()`
+@*/
+PetscErrorCode TaoLBFGSBGetCauchyType(Tao tao, TaoLBFGSBCauchyType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetCauchyType_C", (Tao, TaoLBFGSBCauchyType *), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   TaoLBFGSBSetFactr - sets the relative function-decrease tolerance of `TAOLBFGSB`: the solve stops with
   `TAO_CONVERGED_USER` when (f_k - f_{k+1}) / max(|f_k|, |f_{k+1}|, 1) <= factr * machine epsilon
 
@@ -1318,14 +1687,14 @@ PetscErrorCode TaoLBFGSBSetCauchyType(Tao tao, TaoLBFGSBCauchyType type)
 
   Input Parameters:
 + tao   - the `Tao` solver
-- factr - the factor (default 1e7, as L-BFGS-B and scipy; 0 disables the test)
+- factr - the factor, finite and >= 0 (default 1e7, as L-BFGS-B and scipy; 0 disables the test)
 
   Options Database Key:
 . -tao_lbfgsb_factr <factr> - the factor
 
   Level: intermediate
 
-.seealso: `TAOLBFGSB`
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGetFactr()`
 @*/
 PetscErrorCode TaoLBFGSBSetFactr(Tao tao, PetscReal factr)
 {
@@ -1333,5 +1702,347 @@ PetscErrorCode TaoLBFGSBSetFactr(Tao tao, PetscReal factr)
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscValidLogicalCollectiveReal(tao, factr, 2);
   PetscTryMethod(tao, "TaoLBFGSBSetFactr_C", (Tao, PetscReal), (tao, factr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetFactr - gets the relative function-decrease tolerance factor of `TAOLBFGSB`
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. factr - the factor
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetFactr()`
+@*/
+PetscErrorCode TaoLBFGSBGetFactr(Tao tao, PetscReal *factr)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(factr, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetFactr_C", (Tao, PetscReal *), (tao, factr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetMaxLS - sets the largest number of function evaluations of one line search of `TAOLBFGSB`
+
+  Logically Collective
+
+  Input Parameters:
++ tao   - the `Tao` solver
+- maxls - the number, >= 1 (default 20, as scipy)
+
+  Options Database Key:
+. -tao_lbfgsb_maxls <maxls> - the number
+
+  Level: intermediate
+
+  Note:
+  A line search that reaches the limit restores the last accepted iterate and restarts from steepest descent; from
+  steepest descent the solve stops with `TAO_DIVERGED_LS_FAILURE` (or `TAO_DIVERGED_NAN` when the last trial step
+  had a NaN or infinite objective or gradient).
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGetMaxLS()`, `TaoLBFGSBSetLineSearchTolerances()`
+@*/
+PetscErrorCode TaoLBFGSBSetMaxLS(Tao tao, PetscInt maxls)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(tao, maxls, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetMaxLS_C", (Tao, PetscInt), (tao, maxls));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetMaxLS - gets the largest number of function evaluations of one line search of `TAOLBFGSB`
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. maxls - the number
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetMaxLS()`
+@*/
+PetscErrorCode TaoLBFGSBGetMaxLS(Tao tao, PetscInt *maxls)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(maxls, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetMaxLS_C", (Tao, PetscInt *), (tao, maxls));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetLineSearchTolerances - sets the constants of the More-Thuente line search of `TAOLBFGSB`
+
+  Logically Collective
+
+  Input Parameters:
++ tao  - the `Tao` solver
+. ftol - the sufficient-decrease constant: f(stp) <= f(0) + ftol stp f'(0) (default 1e-3)
+. gtol - the curvature constant: |f'(stp)| <= gtol |f'(0)| (default 0.9)
+- xtol - the relative width of the interval of uncertainty at which the search stops (default 0.1)
+
+  Options Database Keys:
++ -tao_lbfgsb_ls_ftol <ftol> - the sufficient-decrease constant
+. -tao_lbfgsb_ls_gtol <gtol> - the curvature constant
+- -tao_lbfgsb_ls_xtol <xtol> - the interval-width tolerance
+
+  Level: advanced
+
+  Note:
+  The values must be finite with 0 < ftol < gtol < 1, so that the search (More and Thuente, "Line search algorithms
+  with guaranteed sufficient decrease", ACM TOMS 20, 1994; MINPACK-2 dcsrch) ends at a step satisfying both
+  conditions, and xtol >= 0 (dcsrch's requirement). The defaults are those of L-BFGS-B 3.0.
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGetLineSearchTolerances()`, `TaoLBFGSBSetMaxLS()`
+@*/
+PetscErrorCode TaoLBFGSBSetLineSearchTolerances(Tao tao, PetscReal ftol, PetscReal gtol, PetscReal xtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(tao, ftol, 2);
+  PetscValidLogicalCollectiveReal(tao, gtol, 3);
+  PetscValidLogicalCollectiveReal(tao, xtol, 4);
+  PetscTryMethod(tao, "TaoLBFGSBSetLineSearchTolerances_C", (Tao, PetscReal, PetscReal, PetscReal), (tao, ftol, gtol, xtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetLineSearchTolerances - gets the constants of the More-Thuente line search of `TAOLBFGSB`
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameters:
++ ftol - the sufficient-decrease constant (or `NULL`)
+. gtol - the curvature constant (or `NULL`)
+- xtol - the interval-width tolerance (or `NULL`)
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetLineSearchTolerances()`
+@*/
+PetscErrorCode TaoLBFGSBGetLineSearchTolerances(Tao tao, PetscReal *ftol, PetscReal *gtol, PetscReal *xtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscUseMethod(tao, "TaoLBFGSBGetLineSearchTolerances_C", (Tao, PetscReal *, PetscReal *, PetscReal *), (tao, ftol, gtol, xtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetCauchyScanType - chooses where `TAOLBFGSB` scans the breakpoints of the exact generalised Cauchy point
+  past the first one
+
+  Logically Collective
+
+  Input Parameters:
++ tao  - the `Tao` solver
+- type - `TAO_LBFGSB_CAUCHY_SCAN_DEVICE` (default) or `TAO_LBFGSB_CAUCHY_SCAN_HOST`
+
+  Options Database Key:
+. -tao_lbfgsb_cauchy_scan <device,host> - the scan
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBCauchyScanType`, `TaoLBFGSBGetCauchyScanType()`, `TaoLBFGSBSetChunk()`
+@*/
+PetscErrorCode TaoLBFGSBSetCauchyScanType(Tao tao, TaoLBFGSBCauchyScanType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(tao, type, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetCauchyScanType_C", (Tao, TaoLBFGSBCauchyScanType), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetCauchyScanType - gets where `TAOLBFGSB` scans the breakpoints of the exact generalised Cauchy point
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. type - `TAO_LBFGSB_CAUCHY_SCAN_DEVICE` or `TAO_LBFGSB_CAUCHY_SCAN_HOST`
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBCauchyScanType`, `TaoLBFGSBSetCauchyScanType()`
+@*/
+PetscErrorCode TaoLBFGSBGetCauchyScanType(Tao tao, TaoLBFGSBCauchyScanType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetCauchyScanType_C", (Tao, TaoLBFGSBCauchyScanType *), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetGNormType - chooses the norm of the projected step P(x - g) - x that `TAOLBFGSB` gives to TAO's
+  convergence test and monitors
+
+  Logically Collective
+
+  Input Parameters:
++ tao  - the `Tao` solver
+- type - `TAO_LBFGSB_GNORM_INF` (default: L-BFGS-B's pgtol test) or `TAO_LBFGSB_GNORM_2` (the norm of `TAOBLMVM`)
+
+  Options Database Key:
+. -tao_lbfgsb_gnorm <inf,2> - the norm
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGNormType`, `TaoLBFGSBGetGNormType()`, `TaoSetTolerances()`
+@*/
+PetscErrorCode TaoLBFGSBSetGNormType(Tao tao, TaoLBFGSBGNormType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(tao, type, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetGNormType_C", (Tao, TaoLBFGSBGNormType), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetGNormType - gets the norm of the projected step that `TAOLBFGSB` gives to TAO's tests and monitors
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. type - `TAO_LBFGSB_GNORM_INF` or `TAO_LBFGSB_GNORM_2`
+
+  Level: intermediate
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGNormType`, `TaoLBFGSBSetGNormType()`
+@*/
+PetscErrorCode TaoLBFGSBGetGNormType(Tao tao, TaoLBFGSBGNormType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetGNormType_C", (Tao, TaoLBFGSBGNormType *), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetGramType - chooses how `TAOLBFGSB` forms the masked Gram blocks of its subspace step
+
+  Logically Collective
+
+  Input Parameters:
++ tao  - the `Tao` solver
+- type - `TAO_LBFGSB_GRAM_INCREMENTAL` (default: kept across iterations and corrected for the variables entering or
+         leaving the free set, as the reference formk) or `TAO_LBFGSB_GRAM_FULL` (recomputed every iteration)
+
+  Options Database Key:
+. -tao_lbfgsb_gram <incremental,full> - the construction
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGramType`, `TaoLBFGSBGetGramType()`
+@*/
+PetscErrorCode TaoLBFGSBSetGramType(Tao tao, TaoLBFGSBGramType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(tao, type, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetGramType_C", (Tao, TaoLBFGSBGramType), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetGramType - gets how `TAOLBFGSB` forms the masked Gram blocks of its subspace step
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. type - `TAO_LBFGSB_GRAM_INCREMENTAL` or `TAO_LBFGSB_GRAM_FULL`
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGramType`, `TaoLBFGSBSetGramType()`
+@*/
+PetscErrorCode TaoLBFGSBGetGramType(Tao tao, TaoLBFGSBGramType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetGramType_C", (Tao, TaoLBFGSBGramType *), (tao, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBSetChunk - sets the number of breakpoints in the first round of the exact Cauchy-point scan of `TAOLBFGSB`
+  (each further round doubles it)
+
+  Logically Collective
+
+  Input Parameters:
++ tao   - the `Tao` solver
+- chunk - the number, >= 1 (default 64)
+
+  Options Database Key:
+. -tao_lbfgsb_chunk <chunk> - the number
+
+  Level: advanced
+
+  Note:
+  The chunk size changes the work per round, not the Cauchy point.
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBGetChunk()`, `TaoLBFGSBSetCauchyScanType()`
+@*/
+PetscErrorCode TaoLBFGSBSetChunk(Tao tao, PetscInt chunk)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(tao, chunk, 2);
+  PetscTryMethod(tao, "TaoLBFGSBSetChunk_C", (Tao, PetscInt), (tao, chunk));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  TaoLBFGSBGetChunk - gets the number of breakpoints in the first round of the exact Cauchy-point scan of `TAOLBFGSB`
+
+  Not Collective
+
+  Input Parameter:
+. tao - the `Tao` solver
+
+  Output Parameter:
+. chunk - the number
+
+  Level: advanced
+
+.seealso: `TAOLBFGSB`, `TaoLBFGSBSetChunk()`
+@*/
+PetscErrorCode TaoLBFGSBGetChunk(Tao tao, PetscInt *chunk)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscKPAssertPointer(chunk, 2);
+  PetscUseMethod(tao, "TaoLBFGSBGetChunk_C", (Tao, PetscInt *), (tao, chunk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,12 +8,59 @@
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace petsckp
 {
 namespace lbfgsb
 {
 namespace cm = petsckp::compat;
+
+BoundsCheckInfo CheckBounds(ConstView l, ConstView u, ConstView x, Real inf)
+{
+  BoundsCheckInfo info;
+  const Int       n    = (Int)x.extent(0);
+  const int64_t   none = INT64_MAX;
+  int64_t         key  = none;
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "lbfgsb::CheckBounds", range(n),
+    KOKKOS_LAMBDA(const Int i, int64_t &mn) {
+      const Real li = l(i), ui = u(i), xi = x(i);
+      int        k  = 0;
+      if (xi != xi) k = (int)BoundsDefect::XNan;
+      else if (!cm::isfinite(xi)) k = (int)BoundsDefect::XInf;
+      else if (li != li) k = (int)BoundsDefect::LowerNan;
+      else if (ui != ui) k = (int)BoundsDefect::UpperNan;
+      else if (li >= inf) k = (int)BoundsDefect::LowerPlusInf;
+      else if (ui <= -inf) k = (int)BoundsDefect::UpperMinusInf;
+      else if (li > ui) k = (int)BoundsDefect::Inverted;
+      if (k) {
+        const int64_t ki = 8 * (int64_t)i + k;
+        if (ki < mn) mn = ki;
+      }
+    },
+    Kokkos::Min<int64_t>(key));
+  if (key != none) {
+    info.index = (Int)(key / 8);
+    info.kind  = (BoundsDefect)(int)(key % 8);
+  }
+  return info;
+}
+
+Int FirstNonFinite(ConstView v)
+{
+  const Int n   = (Int)v.extent(0);
+  Int       loc = n;
+  Kokkos::parallel_reduce(
+    "lbfgsb::FirstNonFinite", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &mn) {
+      if (!cm::isfinite(v(i)) && i < mn) mn = i;
+    },
+    Kokkos::Min<Int>(loc));
+  return loc < n ? loc : -1;
+}
 
 ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real inf)
 {
@@ -45,25 +92,22 @@ ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real in
     "lbfgsb::ActiveCount", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += Nbd(l(i), u(i), inf) != 0 ? 1 : 0; }, info.nbounded);
   Kokkos::parallel_reduce(
     "lbfgsb::ActiveBoxed", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += Nbd(l(i), u(i), inf) == 2 ? 1 : 0; }, info.nboxed);
-  Kokkos::parallel_reduce(
-    "lbfgsb::ActiveInverted", range(n), KOKKOS_LAMBDA(const Int i, Int &nb) { nb += (l(i) > u(i)) ? 1 : 0; }, info.ninverted);
-  if (info.ninverted) {
-    Int first = n;
-    Kokkos::parallel_reduce(
-      "lbfgsb::ActiveFirstInverted", range(n), KOKKOS_LAMBDA(const Int i, Int &f) { if (l(i) > u(i) && i < f) f = i; }, Kokkos::Min<Int>(first));
-    info.first_inverted = first;
-  }
   return info;
 }
 
 Real ProjGradNormInf(ConstView l, ConstView u, ConstView x, ConstView g, Real inf)
 {
-  Real      nrm = 0;
-  const Int n   = (Int)x.extent(0);
+  Real       nrm = 0;
+  const Int  n   = (Int)x.extent(0);
+  const Real big = std::numeric_limits<Real>::infinity();
   Kokkos::parallel_reduce(
     "lbfgsb::ProjGrad", range(n),
     KOKKOS_LAMBDA(const Int i, Real &mx) {
-      Real      gi  = g(i);
+      Real gi = g(i);
+      if (!cm::isfinite(gi)) {
+        mx = big;
+        return;
+      }
       const int nbd = Nbd(l(i), u(i), inf);
       if (nbd != 0) {
         if (gi < 0) {

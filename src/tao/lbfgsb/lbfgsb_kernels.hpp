@@ -35,17 +35,38 @@ constexpr Real kNoBreak = 1.0e300;
 
 /* ---- device kernels (rank-local; see the file comment) */
 
+/* What makes the bounds or the initial point unusable at one entry, in the order of precedence within an entry */
+enum class BoundsDefect : int {
+  Ok = 0,        /* usable */
+  XNan,          /* x_i is NaN */
+  XInf,          /* x_i is +-infinity */
+  LowerNan,      /* l_i is NaN (NaN compares false with everything: the bound would silently be dropped) */
+  UpperNan,      /* u_i is NaN */
+  LowerPlusInf,  /* l_i >= inf: no point is feasible */
+  UpperMinusInf, /* u_i <= -inf: no point is feasible */
+  Inverted       /* l_i > u_i: no point is feasible */
+};
+struct BoundsCheckInfo {
+  Int          index = -1; /* smallest local index with a defect, -1 if none */
+  BoundsDefect kind  = BoundsDefect::Ok;
+};
+/* the first defective entry of (l, u, x) (one min-reduction over the keys 8 i + kind) */
+BoundsCheckInfo CheckBounds(ConstView l, ConstView u, ConstView x, Real inf);
+
+/* the smallest local index of a NaN or infinite entry of v, or -1 */
+Int FirstNonFinite(ConstView v);
+
 struct ActiveInfo {
   Int nprojected = 0; /* entries of x moved onto the box */
   Int nbounded   = 0; /* entries with at least one bound */
   Int nboxed     = 0; /* entries with both bounds */
-  Int ninverted  = 0; /* entries with l > u (an error for the caller) */
-  Int first_inverted = -1;
 };
-/* reference routine `active`: project x onto [l, u] and initialise iwhere (-1 free, 3 fixed l = u, 0 otherwise) */
+/* reference routine `active`: project x onto [l, u] and initialise iwhere (-1 free, 3 fixed l = u, 0 otherwise);
+   the bounds must have passed CheckBounds() */
 ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real inf);
 
-/* reference routine `projgr`: the rank-local max |P(x - g) - x| */
+/* reference routine `projgr`: the rank-local max |P(x - g) - x|; +infinity when g has a NaN or infinite entry (which
+   the projection could otherwise hide) */
 Real ProjGradNormInf(ConstView l, ConstView u, ConstView x, ConstView g, Real inf);
 
 struct CauchyInitInfo {
@@ -91,9 +112,11 @@ void SubspaceBacktrack(ConstView l, ConstView u, View<Int> iwhere, ConstView z, 
 /* line search `lnsrlb`: largest step keeping x + stp d in the box, starting from big */
 Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real inf, Real big);
 
-/* ---- exact Cauchy point on the device (digest section 2.8): the breakpoints of a chunk are sorted by (t, global
-   index), the per-breakpoint updates are prefix-summed, every segment is evaluated independently in O(m^2) and the
-   first segment holding the minimiser is found by a min-index reduction.
+/* ---- exact Cauchy point on the device (the generalised Cauchy point of Byrd, Lu, Nocedal and Zhu, "A limited memory
+   algorithm for bound constrained optimization", SIAM J. Sci. Comput. 16, 1995, with the breakpoints handled in
+   parallel in the spirit of Fei, Rong, Wang and Wang, "Parallel L-BFGS-B algorithm on GPU", 2014): the breakpoints
+   of a chunk are sorted by (t, global index), the per-breakpoint updates are prefix-summed, every segment is
+   evaluated independently in O(m^2) and the first segment holding the minimiser is found by a min-index reduction.
 
    Records: rec(k * stride + 0..3) = (t, global index, d, z = bound - x), rec(k * stride + 4 + i) = w_i (row of
    W = [Y, theta S], 2col entries), k < cnt, in increasing global index.
