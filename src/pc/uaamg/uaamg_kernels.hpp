@@ -1,0 +1,314 @@
+/*
+   uaamg_kernels.hpp - device kernels of PCUAAMG, the auxiliary-grid unsmoothed-aggregation AMG of
+   L. Wang, X. Hu, J. Cohen, J. Xu, "A parallel auxiliary grid algebraic multigrid method for graphic processing
+   units", SIAM J. Sci. Comput. 35(3), 2013 (section numbers and equations below are the paper's).
+
+   Everything takes Kokkos views (or plain structs of integers and reals) and runs on petsckp::exec(); nothing
+   here sees a PETSc object. The multigrid cycle, the coarse solve and the PETSc plumbing live elsewhere.
+
+   Auxiliary grid (Sec. 3.1, eqs. (5)-(8)). The root is the bounding box [lo, hi] of the coordinates (BoundingBox
+   gives a rank's box; the caller reduces it over the ranks) or a box given by the user. Axis a is split into
+   n_a = 2^{depth_a} equal intervals; a cell is t = (t0, t1, t2) with lexicographic id c = t0 + n0 (t1 + n1 t2).
+   AuxDepths picks the depths: the paper's rule L = floor(log_{2^d} N) on every axis (Sec. 3.1), or the "target"
+   rule: about N / target cells, each split given to the axis whose cells are widest, so that cells are near
+   square whatever the aspect ratio of the box. A degenerate axis (hi = lo) gets depth 0.
+
+   Aggregation of the fine level (eq. (9), Sec. 4.2). CellIds puts DoF i into the cell of its coordinates,
+   t_a = floor((x_a - lo_a) / (hi_a - lo_a) n_a) with integer n_a, clamped to [0, n_a - 1] (x = hi goes to the last
+   cell, points outside a user box to the nearest cell); a degenerate axis gives t_a = 0. Rows flagged as decoupled
+   (DecoupledRows: no nonzero off-diagonal entry, e.g. Dirichlet rows kept in the matrix) and DoFs with a non-finite
+   coordinate get -1: they are in no aggregate, P has a zero row there, and the fine smoother updates them by
+   Jacobi. The aggregates and their inverse map are kp_galerkin's Aggregation (AggregationCreate on the cell
+   ids, one aggregate per cell, empty cells included); AggRestrict / AggProlong are the fine <-> level-L transfers
+   of Sec. 4.3.
+
+   Reach (Sec. 4.4's 9/27-point claim, made precise). The paper asserts that A_L has a 9-point (27-point) stencil;
+   that holds only when no fine edge a_ij joins cells more than one cell apart in an axis, which fails on graded
+   meshes. MeasureReach computes r_a = max |t_a(cell(i)) - t_a(cell(j))| over the entries; the level-L stencil then
+   has (2 r_a + 1) offsets per axis and the colouring (r_a + 1) colours per axis, so same-colour cells and blocks
+   stay uncoupled for any r.
+
+   Stencil levels (Sec. 4.2's ELL storage without the column-index array). A StencilMatrix holds, for every cell
+   c of a grid of n0 x n1 x n2 cells with reach r, the coefficient to the cell at offset o (|o_a| <= r_a) in slot
+       s(o) = (o0 + r0) + (2 r0 + 1) ((o1 + r1) + (2 r1 + 1) (o2 + r2)),      vals(s * ncells + c)
+   (slot-major: the threads of consecutive cells read consecutive addresses, like the paper's column-major ELL).
+   The diagonal is the centre slot (nslots - 1) / 2. Ascending slots are ascending neighbour ids. Neighbour ids are
+   computed from (t0, t1, t2), never stored. Invariants: a slot pointing outside the grid holds 0; a cell that
+   holds no DoF (an empty aggregate, e.g. a cell outside a disk) has all its slots 0 and is "inactive" (diagonal 0).
+   No artificial diagonal is put there: it would leak into the parent rows of the Galerkin sums; kernels skip
+   inactive cells (the smoothers leave them unchanged, StencilToCsr / StencilToDense can put a unit diagonal on
+   them for the coarse direct solve).
+
+   Galerkin products (eqs. (3), (4), (11)). GalerkinStencil forms A_L = P^T A P for the piecewise-constant P of the
+   aggregation: entry (I, J) of A_L is the sum of a_ij over i in cell I, j in cell J, put into slot s(t(J) - t(I)).
+   No symbolic phase, no atomics: every coefficient is summed in ascending fine-entry order (members of a cell in
+   ascending row order, each row's entries in storage order), so the result is bit-identical on every backend and
+   equal to kp_galerkin's GalerkinAggregate. StencilCoarsen forms the next tree level (eq. (10): the 2 x 2 (x 2)
+   children of a parent form its aggregate): parent(t) = t >> 1 on every axis with more than one cell (integer
+   shifts, the paper's Sec. 4.2 index formula with x and y in the right order); an axis that has reached one cell
+   is no longer coarsened (semi-coarsening). The parent reach is ceil(r / 2), clamped to n - 1. One thread per
+   parent row sums its children's slots (36 values in 2D, 216 in 3D for r = 1).
+
+   Smoothers (Sec. 4.5). Cell colour = sum_a (t_a mod (r_a + 1)) prod_{b<a} (r_b + 1): 4 colours in 2D, 8 in 3D for
+   r = 1 (the parity colouring of the paper). Cells of one colour are never coupled, so one colour is a Jacobi
+   update done in parallel. StencilGaussSeidel is pointwise Gauss-Seidel on a stencil level, colours ascending
+   (Forward, the pre-smoother R_k of Algorithm 2.2) or descending (Backward, the post-smoother R_k^T). On the fine
+   level the level-L cells are the blocks ("we color each aggregate"): FineBlockGaussSeidel updates every block of
+   one colour at once, one team per block, with an exact dense solve for blocks of at most block_max DoFs
+   (inverses formed by FineBlocksSetUp) and one pass of point Gauss-Seidel over the members (ascending forward,
+   descending backward) inside larger blocks. Jacobi variants for both kinds of level.
+
+   Integer types: cell ids and sizes are Int; slot offsets into vals are computed in size_t.
+*/
+#pragma once
+
+#include "kp_galerkin.hpp"
+#include <cstdint>
+
+namespace petsckp
+{
+namespace uaamg
+{
+/* ---- auxiliary grid */
+
+/* The root box and the depth of every axis. Axes a >= dim have depth 0 (one cell). */
+struct AuxGrid {
+  int  dim      = 2;
+  Int  depth[3] = {0, 0, 0};
+  Real lo[3]    = {0, 0, 0};
+  Real hi[3]    = {0, 0, 0};
+  KOKKOS_INLINE_FUNCTION Int n(int a) const { return a < dim ? (Int)1 << depth[a] : (Int)1; }
+  KOKKOS_INLINE_FUNCTION Int ncells() const { return n(0) * n(1) * n(2); }
+};
+
+/* Local bounding box of n points with interlaced coordinates [x0, y0, (z0), x1, ...] (coords has n * dim entries,
+   dim 1 to 3). With no point: lo = +max, hi = -max (the identities of the min/max reductions the caller does over
+   the ranks). Axes a >= dim get lo = hi = 0. Non-finite coordinates are ignored. */
+void BoundingBox(int dim, UView<const Real> coords, Real lo[3], Real hi[3]);
+
+enum class DepthRule {
+  Paper, /* L = floor(log_{2^d} N) on every non-degenerate axis (d of them): N / 2^{dL} in [1, 2^d) DoFs per cell */
+  Target /* about N / target cells (power of two nearest in log scale), each split to the axis of widest cells */
+};
+
+/* Depth of every axis for N fine DoFs (host). extent[a] = hi[a] - lo[a]; an axis with extent <= 0 (or not finite)
+   is degenerate and gets depth 0. target (Target rule, mean DoFs per cell) is taken as at least 1. The number of
+   cells never exceeds max(N, 1). Ties between equally wide axes go to the lowest axis. */
+void AuxDepths(DepthRule rule, int dim, int64_t N, const Real extent[3], Real target, Int depth[3]);
+
+/* Cell index along one axis of n cells over [lo, hi]: floor((x - lo) / (hi - lo) n), clamped to [0, n - 1];
+   0 when hi <= lo or n == 1 */
+KOKKOS_INLINE_FUNCTION Int AxisCell(Real x, Real lo, Real hi, Int n)
+{
+  if (n <= 1 || !(hi > lo)) return 0;
+  const Real t = (x - lo) / (hi - lo) * (Real)n;
+  if (!(t > 0)) return 0;
+  if (t >= (Real)n) return n - 1;
+  return (Int)t;
+}
+
+/* flag(i) = 1 when row i has no nonzero off-diagonal entry (in the local block Ad, columns local, and in the
+   off-process block Ao; Ao.nrows == 0 when there is none), else 0. Returns the number of flagged rows. */
+Int DecoupledRows(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<Int> flag);
+
+/* cell(i) = level-L cell of DoF i (one thread per DoF), from coords (cell.extent(0) * g.dim entries, interlaced);
+   -1 where decoupled(i) != 0 (decoupled may be an empty view) or a coordinate is not finite. Returns the number of
+   DoFs (not decoupled) with a non-finite coordinate: nonzero means bad input, the caller raises the error. */
+Int CellIds(const AuxGrid &g, UView<const Real> coords, UView<const Int> decoupled, UView<Int> cell);
+
+/* sizes of the aggregates, for statistics (PCView): the number of aggregates, of empty ones, of members, and the
+   smallest nonempty and the largest size (0 when every aggregate is empty) */
+struct AggregateStats {
+  Int nagg = 0, nempty = 0, nmembers = 0, minsize = 0, maxsize = 0;
+};
+AggregateStats AggregateSizes(const Aggregation &P);
+
+/* ---- stencil levels */
+
+/* A level of the auxiliary tree: n[a] cells per axis (powers of two), reach r[a] <= n[a] - 1 (stencil half-width).
+   dim is informational (axes beyond it have n = 1, r = 0). */
+struct StencilGrid {
+  int dim  = 2;
+  Int n[3] = {1, 1, 1};
+  Int r[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION Int    ncells() const { return n[0] * n[1] * n[2]; }
+  KOKKOS_INLINE_FUNCTION Int    width(int a) const { return 2 * r[a] + 1; }
+  KOKKOS_INLINE_FUNCTION Int    nslots() const { return width(0) * width(1) * width(2); }
+  KOKKOS_INLINE_FUNCTION Int    centre() const { return (nslots() - 1) / 2; }
+  KOKKOS_INLINE_FUNCTION Int    ncolours() const { return (r[0] + 1) * (r[1] + 1) * (r[2] + 1); }
+  KOKKOS_INLINE_FUNCTION Int    slot(Int o0, Int o1, Int o2) const { return (o0 + r[0]) + width(0) * ((o1 + r[1]) + width(1) * (o2 + r[2])); }
+  KOKKOS_INLINE_FUNCTION Int    cell(Int t0, Int t1, Int t2) const { return t0 + n[0] * (t1 + n[1] * t2); }
+  KOKKOS_INLINE_FUNCTION void   coords(Int c, Int t[3]) const
+  {
+    t[0] = c % n[0];
+    c /= n[0];
+    t[1] = c % n[1];
+    t[2] = c / n[1];
+  }
+  /* parity-type colour of a cell, in [0, ncolours()) */
+  KOKKOS_INLINE_FUNCTION Int colour(Int c) const
+  {
+    Int t[3];
+    coords(c, t);
+    return t[0] % (r[0] + 1) + (r[0] + 1) * (t[1] % (r[1] + 1) + (r[1] + 1) * (t[2] % (r[2] + 1)));
+  }
+  /* number of cells of colour k, and the idx-th of them (ascending cell id), idx < ColourSize(k) */
+  KOKKOS_INLINE_FUNCTION void colourDigits(Int k, Int d[3]) const
+  {
+    d[0] = k % (r[0] + 1);
+    k /= r[0] + 1;
+    d[1] = k % (r[1] + 1);
+    d[2] = k / (r[1] + 1);
+  }
+  KOKKOS_INLINE_FUNCTION Int colourExtent(int a, Int da) const { return da < n[a] ? (n[a] - da + r[a]) / (r[a] + 1) : 0; }
+  KOKKOS_INLINE_FUNCTION Int colourSize(Int k) const
+  {
+    Int d[3];
+    colourDigits(k, d);
+    return colourExtent(0, d[0]) * colourExtent(1, d[1]) * colourExtent(2, d[2]);
+  }
+  KOKKOS_INLINE_FUNCTION Int colourCell(Int k, Int idx) const
+  {
+    Int d[3];
+    colourDigits(k, d);
+    const Int m0 = colourExtent(0, d[0]), m1 = colourExtent(1, d[1]);
+    const Int i0 = idx % m0, i1 = (idx / m0) % m1, i2 = idx / m0 / m1;
+    return cell(d[0] + (r[0] + 1) * i0, d[1] + (r[1] + 1) * i1, d[2] + (r[2] + 1) * i2);
+  }
+  /* parent of cell c on the next coarser level (StencilGridCoarsen): t_a >> 1 on every axis with n_a > 1 */
+  KOKKOS_INLINE_FUNCTION Int parent(Int c) const
+  {
+    Int t[3];
+    coords(c, t);
+    const Int p0 = n[0] > 1 ? n[0] >> 1 : 1, p1 = n[1] > 1 ? n[1] >> 1 : 1;
+    return (n[0] > 1 ? t[0] >> 1 : t[0]) + p0 * ((n[1] > 1 ? t[1] >> 1 : t[1]) + p1 * (n[2] > 1 ? t[2] >> 1 : t[2]));
+  }
+};
+
+/* the level-L grid of an auxiliary grid with reach r (clamped to [0, n_a - 1]) */
+StencilGrid StencilGridFromAux(const AuxGrid &g, const Int r[3]);
+/* the next coarser tree level: n_a / 2 and reach ceil(r_a / 2) (clamped to n_a / 2 - 1) on every axis with
+   n_a > 1, unchanged on the others; a single cell stays a single cell */
+StencilGrid StencilGridCoarsen(const StencilGrid &g);
+/* slots * cells: the number of values of a stencil level (size_t, may exceed Int) */
+inline size_t StencilStorage(const StencilGrid &g) { return (size_t)g.nslots() * (size_t)g.ncells(); }
+
+struct StencilMatrix {
+  StencilGrid  grid;
+  View<Scalar> vals; /* StencilStorage(grid) values, vals(s * ncells + c) */
+};
+
+/* A.grid = g and vals allocated and zeroed (kept, only zeroed, when the storage size does not change) */
+void StencilAllocate(const StencilGrid &g, StencilMatrix &A);
+
+/* r_a = max over entries a_ij (i in rows, j in columns; structural entries, any value) of |t_a(rowcell(i)) -
+   t_a(colcell(j))|, skipping entries whose row or column cell is -1; only g.n is used. For a rank's off-process
+   block pass Ao with the cells of the ghost columns, and take the maximum of both results. */
+void MeasureReach(const StencilGrid &g, UView<const Int> rowcell, const CsrMatrix &A, UView<const Int> colcell, Int r[3]);
+
+/* Number of entries of A that lie beyond the reach of g (the same skips as MeasureReach): 0 when the stencil of g
+   holds every coupling of A; GalerkinStencil drops the others. */
+Int ReachViolations(const StencilGrid &g, UView<const Int> rowcell, const CsrMatrix &A, UView<const Int> colcell);
+
+/* How GalerkinStencil assigns the work: one thread per cell accumulating every slot (CellThread), or one team
+   thread per cell with a vector lane per slot, each lane scanning the cell's entries for its slot (SlotLanes: no
+   per-thread accumulator array; the device choice). Both give the same bits. Auto: SlotLanes on a device,
+   CellThread on the host. */
+enum class GalerkinAlgorithm {
+  Auto,
+  CellThread,
+  SlotLanes
+};
+
+/* AL = P^T A Pc: row aggregation P (P.n == A.nrows, P.nagg == AL.grid.ncells()), column cells colcell
+   (A.ncols entries; P.agg for a square local matrix, the ghost cells for an off-process block). add = false:
+   AL.vals is overwritten; add = true: added to (e.g. the off-process block after the local one). AL must be
+   allocated on its grid (StencilAllocate) with a reach covering A (MeasureReach): entries beyond it are dropped
+   (ReachViolations counts them). The same call refreshes the values of a new A with the same pattern. Returns
+   false, without touching AL, when the sizes do not match. */
+bool GalerkinStencil(const CsrMatrix &A, const Aggregation &P, UView<const Int> colcell, StencilMatrix &AL, bool add = false, GalerkinAlgorithm alg = GalerkinAlgorithm::Auto);
+
+/* Ac = the Galerkin product of Af with the tree aggregation (2 x 2 (x 2) children per parent), eqs. (10)-(11).
+   Ac is (re)allocated on StencilGridCoarsen(Af.grid) when needed. */
+void StencilCoarsen(const StencilMatrix &Af, StencilMatrix &Ac);
+
+/* ---- transfers between tree levels (Sec. 4.3); fine is the finer grid */
+
+/* yc(P) = sum of xf over the children of P (yc: StencilGridCoarsen(fine).ncells() entries) */
+void TreeRestrict(const StencilGrid &fine, UView<const Scalar> xf, UView<Scalar> yc);
+/* yf(c) = alpha xc(parent(c)) + beta yf(c); beta == 0: yf is not read */
+void TreeProlong(const StencilGrid &fine, Scalar alpha, UView<const Scalar> xc, Scalar beta, UView<Scalar> yf);
+/* yc = P^T (b - A x): residual and restriction in one kernel (one thread per parent) */
+void StencilResidualRestrict(const StencilMatrix &A, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> yc);
+
+/* ---- operator application and conversions */
+
+/* y = alpha A x + beta y (beta == 0: y is not read); x and y must not alias */
+void StencilSpmv(const StencilMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar beta, UView<Scalar> y);
+/* r = b - A x (r must not alias x; it may alias b) */
+void StencilResidual(const StencilMatrix &A, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> r);
+/* number of inactive cells (zero diagonal: no DoF in the cell) */
+Int StencilCountInactive(const StencilMatrix &A);
+/* the level as a CSR matrix (ncells rows, ascending columns): active rows hold every in-grid slot whose neighbour
+   is active (explicit zeros kept); inactive rows are empty, or hold a unit diagonal when unit_inactive */
+void StencilToCsr(const StencilMatrix &A, bool unit_inactive, CsrMatrix &M);
+/* the level as a dense column-major ncells x ncells matrix (M(i + j ncells)), same rule for inactive rows */
+void StencilToDense(const StencilMatrix &A, bool unit_inactive, UView<Scalar> M);
+
+/* ---- colouring validity (0 = valid) */
+
+/* nonzero off-centre slots whose (in-grid) neighbour has the colour of the cell */
+Int StencilColourConflicts(const StencilMatrix &A);
+/* nonzero entries a_ij of A with cell(i) != cell(j), both >= 0, of equal colour on gL (blocks of one colour that
+   are coupled: the block smoother would race); colcell: the cells of A's columns */
+Int FineColourConflicts(const StencilGrid &gL, UView<const Int> rowcell, const CsrMatrix &A, UView<const Int> colcell);
+
+/* ---- smoothers */
+
+enum class Sweep {
+  Forward, /* colours ascending, members ascending: R_k */
+  Backward /* colours descending, members descending: R_k^T */
+};
+
+/* one colour of pointwise Gauss-Seidel on a stencil level: x_c += omega (b_c - (A x)_c) / a_cc for every active
+   cell c of colour k (inactive cells are left unchanged) */
+void StencilGaussSeidelColour(const StencilMatrix &A, Int k, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one sweep over all colours */
+void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* weighted Jacobi: y = x + omega D^-1 (b - A x) (y = x on inactive cells); y must not alias x */
+void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
+
+/* The blocks of the fine-level block Gauss-Seidel: for every aggregate G of at most block_max members whose
+   diagonal block A_GG could be inverted, A_GG^-1 (row-major, inv(off(G) + q m + l), m = |G|, rows/columns in the
+   member order of the Aggregation); the other aggregates are smoothed by point Gauss-Seidel over their members.
+   loose: the rows in no aggregate (decoupled rows), updated by Jacobi. */
+struct FineBlocks {
+  Int          nagg = 0, block_max = 0, nexact = 0, nfailed = 0, nloose = 0;
+  View<Int>    off;   /* nagg + 1 */
+  View<Int>    exact; /* nagg: 1 = exact block solve, 0 = point Gauss-Seidel inside the block */
+  View<Scalar> inv;   /* off(nagg) */
+  View<Int>    loose; /* nloose */
+};
+
+/* Forms B from the local block A (A.nrows == P.n) by in-place Gauss-Jordan elimination of every A_GG with
+   1 <= |G| <= block_max (one thread per aggregate). A pivot that is not positive, not finite or below 1e-12 times
+   the largest diagonal entry of the block (A_GG not numerically SPD) makes that block fall back to point
+   Gauss-Seidel; the return value (also B.nfailed) counts them. Call again for new values of A. */
+Int FineBlocksSetUp(const CsrMatrix &A, const Aggregation &P, Int block_max, FineBlocks &B);
+
+/* One colour k (of gL, the level-L grid; P.nagg == gL.ncells()) of the block Gauss-Seidel: for every aggregate G
+   of colour k at once, r_G = b_G - (Ad x + Ao g)_G, then x_G += omega A_GG^-1 r_G (exact blocks), or a point
+   Gauss-Seidel pass x_i += omega (b_i - (Ad x + Ao g)_i) / a_ii over the members in the order of dir. Ao (ghost
+   columns, values g) may be empty (Ao.nrows == 0). */
+void FineBlockGaussSeidelColour(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Int k, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* x_i += omega (b_i - (Ad x + Ao g)_i) / a_ii for the loose rows (rows with a zero diagonal are left unchanged) */
+void FineLooseUpdate(const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one sweep: Forward = loose rows, then colours ascending; Backward = colours descending, then loose rows (with
+   fixed ghost values g; under MPI the caller runs the colours itself with a ghost update after each) */
+void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* pointwise weighted Jacobi on the fine level: y = x + omega D^-1 (b - Ad x - Ao g) (y = x where a_ii == 0); y must
+   not alias x */
+void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
+} // namespace uaamg
+} // namespace petsckp
