@@ -18,7 +18,7 @@ PetscErrorCode MonitorSetFromOptions(PETSCKP_OPTIONS_ARG, const char name[], con
   PetscFunctionBegin;
   PetscCall(PetscOptionsViewer(name, text, man, &viewer, &format, &set));
   if (!set) PetscFunctionReturn(PETSC_SUCCESS); /* keep a monitor set earlier */
-  PetscCall(PetscViewerAndFormatDestroy(vf));
+  if (*vf) PetscCall(PetscViewerAndFormatDestroy(vf)); /* PETSc 3.18 dereferences a NULL *vf */
   if (viewer) {
     PetscCall(PetscViewerAndFormatCreate(viewer, format, vf));
     PetscCall(PetscViewerDestroy(&viewer));

@@ -58,6 +58,58 @@ TEST(DeflationKernels, RestrictMatchesReference)
   }
 }
 
+TEST(DeflationKernels, RestrictPairAndColumnNormsMatchReference)
+{
+  for (Int n : Sizes()) {
+    const Int d = std::max<Int>(1, n / 7);
+    auto      h = RandomCsr(n, d, 17 + (unsigned)n);
+    auto      M = ToDeviceCsr(h);
+    CsrMatrix Mt;
+    CsrTranspose(M, Mt);
+    auto                w = RandomVector(n, 5), r = RandomVector(n, 6);
+    std::vector<Scalar> refw(d, 0.0), refr(d, 0.0), refz(d, 0.0);
+    for (Int i = 0; i < n; i++)
+      for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) {
+        refw[h.colidx[q]] += h.vals[q] * w[i];
+        refr[h.colidx[q]] += h.vals[q] * r[i];
+        refz[h.colidx[q]] += h.vals[q] * h.vals[q];
+      }
+    auto         dw = ToDevice(w), dr = ToDevice(r);
+    View<Scalar> a(std::string("a"), d), sv(std::string("s"), d);
+    View<Real>   zz(std::string("zz"), d);
+    RestrictLocalPair(Mt, UView<const Scalar>(dw.data(), n), UView<const Scalar>(dr.data(), n), UView<Scalar>(a.data(), d), UView<Scalar>(sv.data(), d));
+    EXPECT_LE(RelErr(ToHost(a), refw), 1e-13) << "n = " << n;
+    EXPECT_LE(RelErr(ToHost(sv), refr), 1e-13) << "n = " << n;
+    ColumnNorms2Local(Mt, UView<Real>(zz.data(), d));
+    EXPECT_LE(RelErr(ToHost(zz), refz), 1e-13) << "n = " << n;
+  }
+}
+
+TEST(DeflationKernels, FirstNonFiniteRow)
+{
+  for (Int n : Sizes()) {
+    HostCsr h = RandomCsr(n, std::max<Int>(n, 1), 23 + (unsigned)n);
+    EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(h)), -1) << "n = " << n;
+    if (h.vals.empty()) continue;
+    /* NaN, +Inf, -Inf in the last, middle and first stored entries: the smallest row is reported */
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int b = 0; b < 3; b++) {
+      HostCsr    g  = h;
+      const Int  nz = (Int)g.vals.size(), q = b == 0 ? nz - 1 : (b == 1 ? nz / 2 : 0);
+      Int        row = 0;
+      g.vals[q]      = bad[b];
+      while (g.rowptr[row + 1] <= q) row++;
+      EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(g)), row) << "n = " << n << " kind " << b;
+      if (b == 0 && nz > 1) {
+        g.vals[0] = NAN; /* a second one in an earlier row */
+        Int r0    = 0;
+        while (g.rowptr[r0 + 1] <= 0) r0++;
+        EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(g)), r0) << "n = " << n;
+      }
+    }
+  }
+}
+
 TEST(DeflationKernels, AggregateZAZAndGalerkinMatchReference)
 {
   for (Int n : Sizes()) {
