@@ -545,4 +545,35 @@ int main(int argc, char **argv)
     filter: grep "deflat\|coarse solve\|type: \|check" | grep -v "type: \(seq\|mpi\)aij"
     output_file: output/bubbly_2d_cg_deflation_view.out
 
+  # high contrast and a tight tolerance, Dirichlet on top (the attainable accuracy of the deflation is about 1e-8):
+  # KSPDCG converges to rtol or stops with KSP_DIVERGED_BREAKDOWN and the best iterate, whose true residual must be
+  # within 10 times that of KSPCG + PCDEFLATION with the same space (before: KSP_DIVERGED_INDEFINITE_MAT, true
+  # relative residuals of 0.01 to 0.8)
+  test:
+    suffix: 3d_attainable_jacobi
+    nsize: {{1 2}}
+    args: -dim 3 -n 24 -geometry bubble8 -dirichlet_top -rhs sin -ksp_rtol 1e-8 -pc_type jacobi -user_blocks 4,4,4 -compare_pcdeflation 10 -contrast 1e-6 -zero_guess
+    filter: grep "check"
+    output_file: output/bubbly_3d_attainable.out
+
+  test:
+    suffix: 3d_attainable_jacobi_guess
+    args: -dim 3 -n 24 -geometry bubble8 -dirichlet_top -rhs sin -ksp_rtol 1e-8 -pc_type jacobi -user_blocks 4,4,4 -compare_pcdeflation 10 -contrast {{1e-6 1e-3}}
+    filter: grep "check"
+    output_file: output/bubbly_3d_attainable.out
+
+  test:
+    suffix: 3d_attainable_neumann
+    nsize: {{1 2}}
+    args: -dim 3 -n 24 -geometry bubble8 -dirichlet_top -rhs sin -ksp_rtol 1e-8 -pc_type neumann -ksp_dcg_blocks 4,4,4 -compare_pcdeflation 10 -contrast {{1e-6 1e-3}} -zero_guess
+    filter: grep "check"
+    output_file: output/bubbly_3d_attainable.out
+
+  test:
+    suffix: 3d_dcg_view
+    nsize: {{1 2}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -max_its_expected 80 -ksp_view
+    filter: grep "deflat\|coarse solve\|E: \|type: dcg\|check"
+    output_file: output/bubbly_3d_dcg_view.out
+
 TEST*/

@@ -573,3 +573,80 @@ TEST(Deflation, ErrorsTellWhatToFix)
   PetscPopErrorHandler();
   delete defl;
 }
+
+namespace
+{
+/* || M^-1 ||_1 of a d x d column-major matrix by Gauss-Jordan elimination with partial pivoting */
+double InverseNorm1(std::vector<double> M, Int d)
+{
+  std::vector<double> I((size_t)d * d, 0.0);
+  for (Int i = 0; i < d; i++) I[i + (size_t)i * d] = 1.0;
+  for (Int k = 0; k < d; k++) {
+    Int p = k;
+    for (Int i = k + 1; i < d; i++)
+      if (std::abs(M[i + (size_t)k * d]) > std::abs(M[p + (size_t)k * d])) p = i;
+    for (Int j = 0; j < d; j++) std::swap(M[k + (size_t)j * d], M[p + (size_t)j * d]), std::swap(I[k + (size_t)j * d], I[p + (size_t)j * d]);
+    const double piv = M[k + (size_t)k * d];
+    for (Int j = 0; j < d; j++) M[k + (size_t)j * d] /= piv, I[k + (size_t)j * d] /= piv;
+    for (Int i = 0; i < d; i++)
+      if (i != k) {
+        const double f = M[i + (size_t)k * d];
+        for (Int j = 0; j < d; j++) M[i + (size_t)j * d] -= f * M[k + (size_t)j * d], I[i + (size_t)j * d] -= f * I[k + (size_t)j * d];
+      }
+  }
+  double nrm = 0;
+  for (Int j = 0; j < d; j++) {
+    double c = 0;
+    for (Int i = 0; i < d; i++) c += std::abs(I[i + (size_t)j * d]);
+    nrm = std::max(nrm, c);
+  }
+  return nrm;
+}
+} // namespace
+
+/* the condition number estimate of E (Hager's estimator through the coarse solve) against ||E||_1 ||E^-1||_1 */
+TEST(Deflation, ConditionEstimateOfE)
+{
+  for (double contrast : {1.0, 1e-3, 1e-6})
+    for (int form = 0; form < 2; form++)
+      for (int type = 0; type < 2; type++) {
+        Problem    p(2, 24, 20, 1, contrast);
+        Deflation *defl = type == 0 ? Build(p, DeflationSpaceType::Chunks, 30, 0, 0, 0, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky) : Build(p, DeflationSpaceType::Blocks, 0, 6, 5, 1, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky);
+        ASSERT_NE(defl, nullptr);
+        const Int           d = defl->d;
+        std::vector<double> E(defl->Ehost.begin(), defl->Ehost.end());
+        double              enorm = 0;
+        for (Int j = 0; j < d; j++) {
+          double c = 0;
+          for (Int i = 0; i < d; i++) c += std::abs(E[i + (size_t)j * d]);
+          enorm = std::max(enorm, c);
+        }
+        const double exact = enorm * InverseNorm1(E, d);
+        /* a lower bound, in practice within a small factor (usually exact) */
+        EXPECT_LE(defl->cond, exact * (1 + 1e-6)) << "contrast " << contrast << " form " << form << " type " << type;
+        EXPECT_GE(defl->cond, exact / 3) << "contrast " << contrast << " form " << form << " type " << type;
+        EXPECT_GT(defl->cond, 1.0);
+        delete defl;
+      }
+}
+
+/* the chunks' count: the default is clamped to N, an explicit or negative count out of range is an error naming it */
+TEST(Deflation, ChunkCountDefaultAndLimits)
+{
+  Problem               p(2, 3, 1, 1); /* N = 3: the default 2 ceil(sqrt(3)) = 4 is clamped to 3 */
+  DeflationSpaceOptions opt;
+  DeflationSpaceType    built;
+  Int                   bb[3];
+  Deflation            *defl = nullptr;
+  opt.type     = DeflationSpaceType::Chunks;
+  opt.type_set = true;
+  ASSERT_EQ((int)DeflationCreate(p.A, NULL, NULL, opt, "-test", &defl, &built, bb), 0);
+  EXPECT_EQ(defl->d, 3);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  for (Int d : {-1, 4}) {
+    opt.subdomains = d;
+    EXPECT_EQ((int)DeflationCreate(p.A, NULL, NULL, opt, "-test", &defl, &built, bb), (int)PETSC_ERR_ARG_OUTOFRANGE) << d;
+  }
+  PetscPopErrorHandler();
+  delete defl;
+}

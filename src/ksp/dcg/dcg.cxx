@@ -86,8 +86,8 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   if (dcg->defl && dcg->defl->Aref == A && dcg->defl->Astate == st) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(KSP_DCG_Setup, ksp, 0, 0, 0));
-  opt.type     = (petsckp::DeflationSpaceType)dcg->space;
-  opt.type_set = dcg->space_set ? true : false;
+  opt.type       = (petsckp::DeflationSpaceType)dcg->space;
+  opt.type_set   = dcg->space_set ? true : false;
   opt.subdomains = dcg->subdomains;
   for (int i = 0; i < 3; i++) opt.blocks[i] = dcg->blocks[i];
   opt.form       = dcg->coarse == KSP_DCG_COARSE_INVERSE ? petsckp::DenseSpdForm::Inverse : petsckp::DenseSpdForm::Cholesky;
@@ -99,8 +99,8 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   if (dcg->defl) {
     const PetscReal cond = dcg->defl->cond;
     PetscCall(PetscInfo(ksp, "DCG: %" PetscInt_FMT " deflation vectors, E relative min Cholesky pivot %g, condition number estimate %g\n", dcg->defl->d, (double)dcg->defl->E.min_pivot, (double)cond));
-    if (cond * PETSC_MACHINE_EPSILON > 1e-8)
-      PetscCall(PetscInfo(ksp, "DCG: E = Z^T A Z is ill-conditioned (condition number estimate %g): each coarse solve loses about %d digits, the deflated residual drifts out of range(Z)^perp and is re-projected, and the attainable accuracy is limited\n", (double)cond, (int)PetscLog10Real(cond)));
+    if (cond * PETSC_MACHINE_EPSILON > 1e-10)
+      PetscCall(PetscInfo(ksp, "DCG: E = Z^T A Z is ill-conditioned (condition number estimate %g): each coarse solve loses about %d digits; at tight tolerances the deflated residual drifts out of range(Z)^perp (re-projected, see -ksp_dcg_monitor_projection) and the attainable accuracy is limited\n", (double)cond, (int)PetscLog10Real(cond)));
   }
   PetscCall(PetscLogEventEnd(KSP_DCG_Setup, ksp, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -294,26 +294,12 @@ static PetscErrorCode KSPDCGTrueResidual(KSP ksp, Mat Amat, PetscScalar *dp, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-   DEF1 with safeguards against rounding, each of which leaves a run that does not need it unchanged:
-   - r_hat is kept in range(Z)^perp: the restriction of r_hat made with that of w measures its part in range(Z); when
-     that exceeds KSPDCG_DRIFT_RTOL ||r_hat||, r_hat <- P r_hat after the update;
-   - convergence of the recursive r_hat is verified with the true deflated residual P (b - A x_hat) (whose coarse
-     solve is reused by the final correction): DEF1's recursive residual can drift from the true one by the machine
-     precision times cond(E) times the largest || A p ||. If the true residual fails the test, it replaces r_hat and
-     the iteration restarts from it (p = M^-1 r_hat), as it does after a breakdown (p, P A p) <= 0 with (p, A p) > 0
-     (rounding, not an indefinite A) or a drift that returns within one iteration of a re-projection. A restart
-     that finds the true residual not below half that of the previous restart (or of the start) is stagnation at the
-     attainable accuracy: KSP_DIVERGED_BREAKDOWN;
-   - the best iterate (smallest residual norm of the KSP's norm type, || r_hat || with KSP_NORM_NONE; the true one
-     after a restart) is kept and returned, with the final correction, when the iteration ends without converging.
-*/
 /* at the end of a solve that did not converge: the best of the current iterate, the best one since the last restart by
    the recursive residual norm (XB, iteration best_it), and the best one whose true residual is known (XV, from a
-   restart), compared by their true deflated residual norms (computed here for the current iterate and, if its
-   recursive norm says it may be better, for XB); the winner is left in X. *coarse_valid: a2 holds the coarse solve of
-   the true residual of X (for the final correction) */
-static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscReal best, PetscInt best_it, PetscReal bestv, PetscInt bestv_it, PetscBool *coarse_valid)
+   restart), compared by their true deflated residual norms (computed here for the current iterate unless cur_true
+   says that cur is its true norm, and, if its recursive norm says it may be better, for XB); the winner is left in X.
+   *coarse_valid: a2 holds the coarse solve of the true residual of X (for the final correction) */
+static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscBool cur_true, PetscReal cur, PetscReal best, PetscInt best_it, PetscReal bestv, PetscInt bestv_it, PetscBool *coarse_valid)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
   Vec         X = ksp->vec_sol, XB = ksp->work[4], XV = ksp->work[5];
@@ -332,10 +318,13 @@ static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscReal best, PetscI
     }
   } else {
     PetscReal mbest;
-    PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm)); /* of the current iterate */
-    *coarse_valid = PETSC_TRUE;
-    mcur          = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
-    mbest         = mcur;
+    if (cur_true) mcur = cur; /* the loop ended on a true residual of the current iterate */
+    else {
+      PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm)); /* of the current iterate */
+      *coarse_valid = PETSC_TRUE;
+      mcur          = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+    }
+    mbest = mcur;
     if (bestv < mbest) mbest = bestv, chosen = bestv_it;
     if (best_it >= 0 && best < mbest) {
       PetscCall(VecSwap(X, XB));
@@ -358,6 +347,13 @@ static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscReal best, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+   DEF1 with safeguards against rounding (see "Rounding" in the KSPDCG page), each of which leaves a run that does not
+   need it unchanged: r_hat re-projected when its measured part in range(Z) exceeds KSPDCG_DRIFT_RTOL ||r_hat||;
+   convergence of the recursive r_hat verified with the true deflated residual of the corrected iterate, which
+   otherwise replaces r_hat (restart), as after a breakdown in rounding; a restart without progress ends the solve
+   (KSP_DIVERGED_BREAKDOWN); the best iterate returned when the solve does not converge.
+*/
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
@@ -464,7 +460,7 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
       if (!dcg->defl || (ksp->reason != KSP_CONVERGED_RTOL && ksp->reason != KSP_CONVERGED_ATOL)) break;
       ksp->reason = KSP_CONVERGED_ITERATING; /* the recursive residual passed the test: verify with the true one */
     }
-    if (!dcg->defl) SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPDCG: restart without deflation");
+    PetscCheck(dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPDCG: restart without deflation");
     /* r_hat <- P (b - A x_hat): converged, a restart, or stagnation */
     PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm));
     coarse_valid = PETSC_TRUE;
@@ -476,8 +472,8 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
     if (ksp->reason) break;
     measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
     if (!(measure < 0.5 * last_true)) {
+      /* (with -ksp_error_if_not_converged, KSPSolve() raises the error after the best iterate has been selected) */
       PetscCall(PetscInfo(ksp, "DCG: stagnation at iteration %" PetscInt_FMT ": the true deflated residual norm %g is not below half of %g, that of the last restart: attainable accuracy of the deflation reached\n", ksp->its, (double)measure, (double)last_true));
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: stagnation at the attainable accuracy: true deflated residual norm %g, %g at the last restart (ill-conditioned E = Z^T A Z; see -info)", (double)measure, (double)last_true);
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       break;
     }
@@ -496,7 +492,7 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
   /* not converged: return the best iterate seen */
-  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, best, best_it, bestv, bestv_it, &coarse_valid));
+  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, coarse_valid, ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm, best, best_it, bestv, bestv_it, &coarse_valid));
   /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat), reusing the coarse solve of the last true residual;
      otherwise x_hat is corrected twice (the second correction removes the coarse solve's error of the first) */
   if (dcg->defl && dcg->final_correction) {
@@ -789,7 +785,8 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
 .  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging;
                                               `KSPDCGSetFinalCorrection()`)
 -  -ksp_dcg_monitor_projection [ascii[:file]] - print, every iteration, || Z^T r_hat || and the part of r_hat in
-                                              range(Z) relative to || r_hat || (see "Rounding" below)
+                                              range(Z) relative to || r_hat ||, and the true deflated residual
+                                              norm where it is computed (see "Rounding" below)
 
    Level: intermediate
 
@@ -817,25 +814,36 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    paper observed in 3D. Both keep O(d^2) numbers on every rank ('cholesky' 2 d^2, 'inverse' d^2): intended for d up
    to a few thousand.
 
-   Rounding. In exact arithmetic Z^T r_hat = 0 in every iteration. In floating point each deflation w_hat = w - AZ a2
-   leaves a part of r_hat in range(Z) of the order of the machine precision times || A p || (large where the
-   coefficients are large) times cond(E); P A is singular on range(Z), so that part is never reduced, and once it is
-   comparable with || r_hat || (high contrast, tight rtol) the iteration stalls and then diverges. DCG therefore
-   measures that part in every iteration, || Z (Z^T Z)^-1 Z^T r_hat ||, computed as sqrt(sum_j (z_j^T r_hat)^2 /
-   ||z_j||^2) (exact for disjoint aggregates), with Z^T r_hat restricted in the same kernel and `MPI_Allreduce()` as
-   Z^T w, and re-projects r_hat <- P r_hat when it exceeds 1e-3 || r_hat || (this never happens in a well-conditioned
-   run, whose iterates are unchanged). A breakdown (p, P A p) <= 0 although (p, A p) > 0, or a drift that returns
-   within one iteration of a re-projection, means that the attainable accuracy of the deflation is reached: the
-   solve stops with `KSP_DIVERGED_BREAKDOWN` (`-info` says which; an indefinite A still gives
-   `KSP_DIVERGED_INDEFINITE_MAT`). Whenever the solve ends without converging (breakdown, `KSP_DIVERGED_ITS`, ...),
-   it returns the best iterate it has seen (smallest residual norm of the KSP's norm type; with `KSP_NORM_NONE`,
-   || r_hat ||) with the final correction, not the last one; `KSPView()` reports it. This costs one work vector
-   and, in iterations that improve on the best, one more vector write fused with the x update.
+   Rounding. In exact arithmetic Z^T r_hat = 0 in every iteration and r_hat = P (b - A x_hat). In floating point each
+   deflation w_hat = w - AZ a2 errs by about the machine precision times || A p || (large where the coefficients are
+   large) times cond(E), so that (1) r_hat drifts out of range(Z)^perp: P A is singular on range(Z), that part is
+   never reduced, and once it is comparable with || r_hat || (high contrast, tight rtol) the iteration stalls and
+   then breaks down; and (2) r_hat drifts away from the true deflated residual. DCG therefore
+   - measures the part of r_hat in range(Z) in every iteration, || Z (Z^T Z)^-1 Z^T r_hat ||, computed as
+     sqrt(sum_j (z_j^T r_hat)^2 / ||z_j||^2) (exact for disjoint aggregates), with Z^T r_hat restricted in the same
+     kernel and `MPI_Allreduce()` as Z^T w (one more vector read, no more messages), and re-projects
+     r_hat <- P r_hat when it exceeds 1e-6 || r_hat ||;
+   - verifies convergence: when || r_hat || passes the test, x_hat is corrected, x_hat <- x_hat + Q (b - A x_hat) (this
+     changes neither P^T x_hat nor P (b - A x_hat), but removes the arbitrary part of x_hat in range(Z) whose A-image
+     would swamp the coarse solve), and the true deflated residual P (b - A x_hat) is tested (its coarse solve is
+     reused by the final correction). If it fails, it replaces r_hat and the iteration restarts from it
+     (p = M^-1 r_hat). So do a breakdown (p, P A p) <= 0 although (p, A p) > 0 (rounding, not an indefinite A) and
+     a drift that returns one iteration after a re-projection;
+   - stops with `KSP_DIVERGED_BREAKDOWN` when a restart finds the true residual norm not below half that of the
+     previous restart (or of the start): the attainable accuracy of the deflation is reached (`-info` says why);
+     an indefinite A still gives `KSP_DIVERGED_INDEFINITE_MAT`;
+   - returns, whenever it ends without converging (breakdown, `KSP_DIVERGED_ITS`, ...), the best iterate it has seen,
+     with the final correction: of the last one, the best one since the last restart by the recursive norm (a copy
+     made in the x update of the iterations that improve on it) and the best restart point, the one whose true
+     residual norm (in the KSP's norm type; || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports
+     re-projections, restarts and a returned earlier iterate.
+   In a well-conditioned run none of this changes the iterates; its cost is one vector read per iteration (the
+   drift), one vector write in improving iterations, and at the end one more operator product and coarse solve.
 
    Each iteration runs the operator product, the restriction Z^T w and Z^T r_hat (one team per deflation vector, no
    atomics), the replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with
-   (w, p) and (A p, p); x and r updates; (y, r) with the residual norms; p update), each reduction followed by one
-   `MPI_Allreduce()`.
+   (w, p), (A p, p) and the drift; x and r updates; (y, r) with the residual norms; p update), each reduction
+   followed by one `MPI_Allreduce()`.
 
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).
