@@ -57,11 +57,8 @@ TEST(DcgKernels, UpdatesAndDotNormMatchReference)
     auto p = RandomVector(n, 11), w = RandomVector(n, 12), x = RandomVector(n, 13), r = RandomVector(n, 14), y = RandomVector(n, 15);
     const Scalar alpha = 0.37, beta = -1.25;
     auto         dp = ToDevice(p), dw = ToDevice(w), dx = ToDevice(x), dr = ToDevice(r), dy = ToDevice(y);
-    View<Scalar> dsave("save", n);
-    /* the update with the copy of x before it (the best iterate), then without */
-    DcgUpdateXR(alpha, UView<const Scalar>(dp.data(), n), UView<const Scalar>(dw.data(), n), UView<Scalar>(dx.data(), n), UView<Scalar>(dr.data(), n), UView<Scalar>(dsave.data(), n));
-    EXPECT_EQ(ToHost(dsave), x) << "n " << n;
-    std::vector<Scalar> xr(x), rr(r), pr(p), x2(x), r2(r);
+    DcgUpdateXR(alpha, UView<const Scalar>(dp.data(), n), UView<const Scalar>(dw.data(), n), UView<Scalar>(dx.data(), n), UView<Scalar>(dr.data(), n));
+    std::vector<Scalar> xr(x), rr(r), pr(p);
     double              yr = 0, rn = 0, yn = 0;
     for (Int i = 0; i < n; i++) {
       xr[i] += alpha * p[i];
@@ -70,8 +67,6 @@ TEST(DcgKernels, UpdatesAndDotNormMatchReference)
       rn += rr[i] * rr[i];
       yn += y[i] * y[i];
       pr[i] = y[i] + beta * p[i];
-      x2[i] = xr[i] + alpha * p[i];
-      r2[i] = rr[i] - alpha * w[i];
     }
     EXPECT_LE(RelErr(ToHost(dx), xr), 1e-14) << "n " << n;
     EXPECT_LE(RelErr(ToHost(dr), rr), 1e-14) << "n " << n;
@@ -80,10 +75,6 @@ TEST(DcgKernels, UpdatesAndDotNormMatchReference)
     EXPECT_LE(RelDiff(a, yr), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(b, rn), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(c, yn), 1e-12) << "n " << n;
-    DcgUpdateXR(alpha, UView<const Scalar>(dp.data(), n), UView<const Scalar>(dw.data(), n), UView<Scalar>(dx.data(), n), UView<Scalar>(dr.data(), n), UView<Scalar>());
-    EXPECT_LE(RelErr(ToHost(dx), x2), 1e-14) << "n " << n;
-    EXPECT_LE(RelErr(ToHost(dr), r2), 1e-14) << "n " << n;
-    EXPECT_EQ(ToHost(dsave), x) << "n " << n; /* untouched without a save vector */
     DcgUpdateP(beta, UView<const Scalar>(dy.data(), n), UView<Scalar>(dp.data(), n));
     EXPECT_LE(RelErr(ToHost(dp), pr), 1e-14) << "n " << n;
   }

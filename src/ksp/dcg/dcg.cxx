@@ -163,10 +163,10 @@ static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, Vec r, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x += alpha p, r -= alpha w; xsave = x before the update when xsave is given */
-static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, Vec x, Vec r, Vec xsave)
+/* x += alpha p, r -= alpha w */
+static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, Vec x, Vec r)
 {
-  petsckp::DeviceVec pv, wv, xv, rv, sv;
+  petsckp::DeviceVec pv, wv, xv, rv;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, x, r, 0));
@@ -174,12 +174,10 @@ static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, V
   PetscCall(wv.Get(w, petsckp::Access::Read));
   PetscCall(xv.Get(x, petsckp::Access::ReadWrite));
   PetscCall(rv.Get(r, petsckp::Access::ReadWrite));
-  if (xsave) PetscCall(sv.Get(xsave, petsckp::Access::Write));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::DcgUpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view(), xsave ? sv.view() : petsckp::UView<PetscScalar>()));
+  PetscCallCXX(petsckp::DcgUpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view()));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(4.0 * xv.size()));
-  if (xsave) PetscCall(sv.Restore());
   PetscCall(rv.Restore());
   PetscCall(xv.Restore());
   PetscCall(wv.Restore());
@@ -295,7 +293,8 @@ static PetscErrorCode KSPDCGTrueResidual(KSP ksp, Mat Amat, PetscScalar *dp, Pet
 }
 
 /* at the end of a solve that did not converge: the best of the current iterate, the best one since the last restart by
-   the recursive residual norm (XB, iteration best_it), and the best one whose true residual is known (XV, from a
+   the recursive residual norm (XB, iteration best_it; -1 when that is the current one), and the best one whose true
+   residual is known (XV, from a
    restart), compared by their true deflated residual norms (computed here for the current iterate unless cur_true
    says that cur is its true norm, and, if its recursive norm says it may be better, for XB); the winner is left in X.
    *coarse_valid: a2 holds the coarse solve of the true residual of X (for the final correction) */
@@ -362,7 +361,7 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   PetscScalar dp = 0, dpold, pw = 0, pa = 0, alpha, beta;
   PetscReal   rnorm = 0, r2norm = 0, drift = 0, best = PETSC_MAX_REAL, bestv = PETSC_MAX_REAL, measure, last_true;
   PetscInt    best_it = -1, bestv_it = -1, last_reproject = -2;
-  PetscBool   reproject, coarse_valid;
+  PetscBool   reproject, coarse_valid, best_in_x = PETSC_TRUE; /* best_in_x: X is the best iterate (else XB is) */
 
   PetscFunctionBegin;
   PetscCall(KSPDCGSetUpDeflation(ksp)); /* no-op unless the operator changed */
@@ -396,7 +395,8 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
     PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
     ksp->guess_zero = gz;
   }
-  last_true = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+  last_true = best = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+  best_it         = 0;
   PetscCall(VecCopy(Y, P));
   while (!ksp->reason && ksp->its < ksp->max_it) {
     const PetscInt i       = ksp->its;
@@ -421,13 +421,8 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
       PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is again %g ||r_hat|| one iteration after a re-projection: the coarse solves cannot keep the residual deflated at this level; restarting from the true residual\n", i, (double)(drift / r2norm)));
       restart = PETSC_TRUE;
     } else {
-      alpha   = dp / pw; /* 4: alpha = (r_hat, y) / (p, w_hat) */
-      measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
-      if (measure < best) {
-        best    = measure; /* x_i is the best iterate so far: saved by the update */
-        best_it = i;
-      }
-      PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R, best_it == i ? XB : NULL)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
+      alpha = dp / pw;                                   /* 4: alpha = (r_hat, y) / (p, w_hat) */
+      PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
       if (reproject) {
         PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is %g ||r_hat||, re-projecting r_hat <- P r_hat\n", i, (double)(drift / r2norm)));
         PetscCall(KSPDCGDeflate(ksp, R));
@@ -437,6 +432,15 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
       PetscCall(KSP_PCApply(ksp, R, Y)); /* 7: y = M^-1 r_hat */
       dpold = dp;
       PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm, &r2norm)); /* (r_hat, y) and the residual norms, one reduction */
+      measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+      if (measure < best) {
+        best      = measure; /* x_i+1 is the best iterate so far */
+        best_it   = i + 1;
+        best_in_x = PETSC_TRUE;
+      } else if (best_in_x) {
+        PetscCall(VecWAXPY(XB, -alpha, P, X)); /* moving off the best iterate: keep x_i = x_i+1 - alpha p_i */
+        best_in_x = PETSC_FALSE;
+      }
       KSPCheckDot(ksp, dp);
       if (PetscRealPart(dp) < 0) {
         PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(dp));
@@ -477,22 +481,23 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       break;
     }
-    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": restart from the true deflated residual, norm %g (recursive norm before: %g)\n", ksp->its, (double)measure, (double)best));
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": restart from the true deflated residual, norm %g (smallest recursive norm before: %g)\n", ksp->its, (double)measure, (double)best));
     if (measure < bestv) {
       bestv    = measure; /* the best iterate whose true residual is known */
       bestv_it = ksp->its;
       PetscCall(VecCopy(X, XV));
     }
     last_true      = measure;
-    best           = PETSC_MAX_REAL; /* the recursive norms before are not comparable: x_hat now is the best known */
-    best_it        = -1;
+    best           = measure; /* the recursive norms before are not comparable: x_hat now is the best known */
+    best_it        = ksp->its;
+    best_in_x      = PETSC_TRUE;
     last_reproject = -2;
     dcg->nrestart++;
     PetscCall(VecCopy(Y, P)); /* p = M^-1 r_hat */
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
   /* not converged: return the best iterate seen */
-  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, coarse_valid, ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm, best, best_it, bestv, bestv_it, &coarse_valid));
+  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, coarse_valid, ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm, best, best_in_x ? -1 : best_it, bestv, bestv_it, &coarse_valid));
   /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat), reusing the coarse solve of the last true residual;
      otherwise x_hat is corrected twice (the second correction removes the coarse solve's error of the first) */
   if (dcg->defl && dcg->final_correction) {
@@ -827,18 +832,21 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
      changes neither P^T x_hat nor P (b - A x_hat), but removes the arbitrary part of x_hat in range(Z) whose A-image
      would swamp the coarse solve), and the true deflated residual P (b - A x_hat) is tested (its coarse solve is
      reused by the final correction). If it fails, it replaces r_hat and the iteration restarts from it
-     (p = M^-1 r_hat). So do a breakdown (p, P A p) <= 0 although (p, A p) > 0 (rounding, not an indefinite A) and
-     a drift that returns one iteration after a re-projection;
+     (p = M^-1 r_hat; a residual replacement in the sense of van der Vorst and Ye). A breakdown (p, P A p) <= 0
+     although (p, A p) > 0 (rounding, not an indefinite A) and a drift that returns one iteration after a
+     re-projection lead to the same restart;
    - stops with `KSP_DIVERGED_BREAKDOWN` when a restart finds the true residual norm not below half that of the
      previous restart (or of the start): the attainable accuracy of the deflation is reached (`-info` says why);
      an indefinite A still gives `KSP_DIVERGED_INDEFINITE_MAT`;
    - returns, whenever it ends without converging (breakdown, `KSP_DIVERGED_ITS`, ...), the best iterate it has seen,
-     with the final correction: of the last one, the best one since the last restart by the recursive norm (a copy
-     made in the x update of the iterations that improve on it) and the best restart point, the one whose true
-     residual norm (in the KSP's norm type; || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports
-     re-projections, restarts and a returned earlier iterate.
+     with the final correction: of the last one, the best one since the last restart by the recursive norm (kept,
+     when the iteration moves off it, as x_i = x_i+1 - alpha_i p_i: one vector operation per local minimum of the
+     residual norm) and the best restart point, the one whose true residual norm (in the KSP's norm type;
+     || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports re-projections, restarts and a returned
+     earlier iterate.
    In a well-conditioned run none of this changes the iterates; its cost is one vector read per iteration (the
-   drift), one vector write in improving iterations, and at the end one more operator product and coarse solve.
+   drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
+   operator product and coarse solve.
 
    Each iteration runs the operator product, the restriction Z^T w and Z^T r_hat (one team per deflation vector, no
    atomics), the replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with
@@ -848,9 +856,11 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).
 
-   Reference:
+   References:
    R. Gupta, M. B. van Gijzen, C. Vuik, Efficient two-level preconditioned conjugate gradient method on the GPU,
    VECPAR 2012, LNCS 7851.
+   H. A. van der Vorst, Q. Ye, Residual replacement strategies for Krylov subspace iterative methods for the
+   convergence of true residuals, SIAM J. Sci. Comput. 22 (2000).
 
 .seealso: `KSPCreate()`, `KSPSetType()`, `KSPCG`, `PCDEFLATION`, `PCNEUMANN`, `KSPDCGSetDeflationSpace()`,
           `KSPDCGSetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`, `KSPDCGSetCoarseType()`,

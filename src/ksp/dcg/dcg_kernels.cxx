@@ -3,9 +3,9 @@
 
    Bytes per unknown and iteration of these kernels (8 B scalars; AZ of an aggregate space has at most 7 entries
    per row in 3D, 12 B each, plus 4 B of row pointer): DcgDeflateDot 16 (w r/w) + 8 (p) + ~88 (AZ) = ~112,
-   DcgUpdateXR 48 (+ 8 when it saves the best iterate), DcgDotNorm 16, DcgUpdateP 24: about 200 B, in 4 kernels and
-   2 reductions (formerly 7 PETSc vector operations with 3 reductions plus the separate AZ product). The restriction
-   of r_hat next to that of w (the drift measure) adds 8 B.
+   DcgUpdateXR 48, DcgDotNorm 16, DcgUpdateP 24: about 200 B, in 4 kernels and 2 reductions (formerly 7 PETSc vector
+   operations with 3 reductions plus the separate AZ product). The restriction of r_hat next to that of w (the drift
+   measure) adds 8 B.
 */
 #include "dcg_kernels.hpp"
 
@@ -38,22 +38,13 @@ DcgDots DcgDeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2,
   return out;
 }
 
-void DcgUpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UView<Scalar> x, UView<Scalar> r, UView<Scalar> xsave)
+void DcgUpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UView<Scalar> x, UView<Scalar> r)
 {
-  if (xsave.extent(0) > 0)
-    Kokkos::parallel_for(
-      "petsckp::DcgUpdateXRSave", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) {
-        const Scalar xi = x(i);
-        xsave(i)        = xi;
-        x(i)            = xi + alpha * p(i);
-        r(i) -= alpha * w(i);
-      });
-  else
-    Kokkos::parallel_for(
-      "petsckp::DcgUpdateXR", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) {
-        x(i) += alpha * p(i);
-        r(i) -= alpha * w(i);
-      });
+  Kokkos::parallel_for(
+    "petsckp::DcgUpdateXR", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) {
+      x(i) += alpha * p(i);
+      r(i) -= alpha * w(i);
+    });
 }
 
 void DcgDotNorm(UView<const Scalar> y, UView<const Scalar> r, Scalar &yr, Scalar &rr, Scalar &yy)
