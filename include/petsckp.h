@@ -45,6 +45,19 @@ PETSC_EXTERN PetscErrorCode PetscKPDMDAWriteSlicePNG(DM, Vec, PetscInt, PetscBoo
 #define KSPDCG    "dcg"
 PETSC_EXTERN PetscErrorCode PCNeumannSetTerms(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCNeumannGetTerms(PC, PetscInt *);
+/*E
+  KSPDCGSpaceType - the deflation space Z of `KSPDCG` (and of `PCNEUMANN`'s two-level variant)
+
+  Values:
++ `KSP_DCG_SPACE_NONE`   - no deflation (plain PCG; one-level `PCNEUMANN`)
+. `KSP_DCG_SPACE_CHUNKS` - d contiguous index ranges (with a DMDA, of the natural grid ordering: the paper's stripes and planes)
+. `KSP_DCG_SPACE_BLOCKS` - bx x by x bz boxes of the solver's DMDA
+- `KSP_DCG_SPACE_USER`   - the columns of a matrix given with `KSPDCGSetDeflationSpace()` (or `PCNeumannSetDeflationSpace()`)
+
+  Level: intermediate
+
+.seealso: `KSPDCG`, `KSPDCGSetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`, `PCNeumannSetDeflationSpaceType()`
+E*/
 typedef enum {
   KSP_DCG_SPACE_NONE,
   KSP_DCG_SPACE_CHUNKS,
@@ -52,6 +65,17 @@ typedef enum {
   KSP_DCG_SPACE_USER
 } KSPDCGSpaceType;
 PETSC_EXTERN const char *const KSPDCGSpaceTypes[];
+/*E
+  KSPDCGCoarseType - how `KSPDCG` solves with the coarse matrix E = Z^T A Z
+
+  Values:
++ `KSP_DCG_COARSE_CHOLESKY` - E = L L^T; L^-1 is kept on the device, a solve is two triangular matrix-vector products (error grows with sqrt(cond(E)))
+- `KSP_DCG_COARSE_INVERSE`  - E^-1 is kept on the device, a solve is one matrix-vector product (error grows with cond(E))
+
+  Level: advanced
+
+.seealso: `KSPDCG`, `KSPDCGSetCoarseType()`
+E*/
 typedef enum {
   KSP_DCG_COARSE_CHOLESKY,
   KSP_DCG_COARSE_INVERSE
@@ -59,6 +83,18 @@ typedef enum {
 PETSC_EXTERN const char *const KSPDCGCoarseTypes[];
 PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpace(KSP, Mat);
 PETSC_EXTERN PetscErrorCode KSPDCGCreateSpaceMat(KSP, Mat *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetDeflationSpaceType(KSP, KSPDCGSpaceType);
+PETSC_EXTERN PetscErrorCode KSPDCGGetDeflationSpaceType(KSP, KSPDCGSpaceType *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetSubdomains(KSP, PetscInt);
+PETSC_EXTERN PetscErrorCode KSPDCGGetSubdomains(KSP, PetscInt *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetBlocks(KSP, PetscInt, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode KSPDCGGetBlocks(KSP, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetCoarseType(KSP, KSPDCGCoarseType);
+PETSC_EXTERN PetscErrorCode KSPDCGGetCoarseType(KSP, KSPDCGCoarseType *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetCoarsePivotRtol(KSP, PetscReal);
+PETSC_EXTERN PetscErrorCode KSPDCGGetCoarsePivotRtol(KSP, PetscReal *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetFinalCorrection(KSP, PetscBool);
+PETSC_EXTERN PetscErrorCode KSPDCGGetFinalCorrection(KSP, PetscBool *);
 /*E
   PCNeumannDeflationSpaceType - the deflation space of the two-level (deflated) variant of `PCNEUMANN`
 

@@ -47,6 +47,13 @@
   #define PetscKPKSPSetDMActive(ksp, flg) KSPSetDMActive(ksp, flg)
 #endif
 
+/* PetscErrorMessage() gives the specific message of the last error as a const string since PETSc 3.25 */
+#if PETSC_VERSION_GE(3, 25, 0)
+typedef const char *PetscKPErrorString;
+#else
+typedef char *PetscKPErrorString;
+#endif
+
 #if defined(__cplusplus) && defined(PETSCKP_COMPAT_KOKKOS)
   #include <Kokkos_Core.hpp>
   #if KOKKOS_VERSION >= 40000

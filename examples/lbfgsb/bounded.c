@@ -418,7 +418,7 @@ int main(int argc, char **argv)
   if (catch_errors) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = Run(&user, tao, x, x0, m2, require);
   if (catch_errors) {
-    char *msg = NULL;
+    PetscKPErrorString msg = NULL;
     PetscCall(PetscPopErrorHandler());
     if (ierr) {
       PetscCall(PetscErrorMessage(ierr, NULL, &msg));

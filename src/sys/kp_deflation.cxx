@@ -122,6 +122,64 @@ void RestrictLocal(const CsrMatrix &Zt, UView<const Scalar> w, UView<Scalar> a)
   SpmvTeam(Zt, 1.0, w, 0.0, a);
 }
 
+void RestrictLocalPair(const CsrMatrix &Zt, UView<const Scalar> w, UView<const Scalar> r, UView<Scalar> a, UView<Scalar> s)
+{
+  using TP     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = TP::member_type;
+  auto rp      = Zt.rowptr;
+  auto ci      = Zt.colidx;
+  auto v       = Zt.vals;
+  if (Zt.nrows == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::RestrictLocalPair", TP(exec(), Zt.nrows, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &t) {
+      const Int j  = t.league_rank();
+      Scalar    sw = 0, sr = 0;
+      Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, rp(j), rp(j + 1)), [&](Int q, Scalar &acc) { acc += v(q) * w(ci(q)); }, sw);
+      Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, rp(j), rp(j + 1)), [&](Int q, Scalar &acc) { acc += v(q) * r(ci(q)); }, sr);
+      Kokkos::single(Kokkos::PerTeam(t), [&]() {
+        a(j) = sw;
+        s(j) = sr;
+      });
+    });
+}
+
+void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz)
+{
+  auto rp = Zt.rowptr;
+  auto v  = Zt.vals;
+  Kokkos::parallel_for(
+    "petsckp::ColumnNorms2", range(Zt.nrows), KOKKOS_LAMBDA(Int j) {
+      Real sum = 0;
+      for (Int q = rp(j); q < rp(j + 1); q++) sum += PetscRealPart(v(q) * PetscConj(v(q)));
+      zz(j) = sum;
+    });
+}
+
+Int CsrFirstNonFiniteRow(const CsrMatrix &A)
+{
+  auto      rp    = A.rowptr;
+  auto      v     = A.vals;
+  const Int none  = A.nrows;
+  Int       first = none;
+  if (A.nrows == 0) return -1;
+  /* x - x is 0 for every finite x and NaN for NaN and +-Inf */
+  Kokkos::parallel_reduce(
+    "petsckp::CsrFirstNonFiniteRow", range(A.nrows),
+    KOKKOS_LAMBDA(Int i, Int & m) {
+      for (Int q = rp(i); q < rp(i + 1); q++) {
+        const Real x = PetscRealPart(v(q)) + PetscImaginaryPart(v(q));
+        if (!(x - x == 0)) {
+          if (i < m) m = i;
+          break;
+        }
+      }
+    },
+    Kokkos::Min<Int>(first));
+  return first < none ? first : -1;
+}
+
 /* device CSR from host arrays */
 static void CsrFromHost(Int nrows, Int ncols, const std::vector<Int> &rp, const std::vector<Int> &ci, const std::vector<Scalar> &v, CsrMatrix &M)
 {
@@ -198,7 +256,113 @@ PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
   PetscCall(DenseSpdSetUp(comm, d, Ehost.data(), form, rtol, E));
   PetscCallCXX(a1 = View<Scalar>(std::string("deflation a1"), d));
   PetscCallCXX(a2 = View<Scalar>(std::string("deflation a2"), d));
-  PetscCallCXX(hbuf.resize(d));
+  PetscCallCXX(s1 = View<Scalar>(std::string("deflation s1"), d));
+  PetscCallCXX(hbuf.resize(2 * (size_t)d));
+  /* the weights 1 / ||z_j||^2 of the drift measure (a column of Z that is zero on every rank gave E_jj = 0 above) */
+  {
+    std::vector<Real> zz(d);
+    PetscCallCXX(zw = View<Real>(std::string("deflation zw"), d));
+    PetscCallCXX(ColumnNorms2Local(Zt, UView<Real>(zw.data(), d)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(zz.data(), d), zw));
+    PetscCallCXX(exec().fence());
+    if (size > 1) {
+      PetscMPIInt cnt;
+      PetscCall(PetscMPIIntCast(d, &cnt));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, zz.data(), cnt, MPIU_REAL, MPIU_SUM, comm));
+    }
+    for (Int j = 0; j < d; j++) zz[j] = zz[j] > 0 ? 1.0 / zz[j] : 0.0;
+    PetscCallCXX(Kokkos::deep_copy(exec(), zw, HostUView<const Real>(zz.data(), d)));
+  }
+  PetscCall(EstimateCondition());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = E^-1 x for host vectors, through the device solve (a1, a2 are free at setup) */
+static PetscErrorCode ApplyCoarseHost(Deflation &D, const std::vector<Scalar> &x, std::vector<Scalar> &y)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(Kokkos::deep_copy(exec(), D.a1, HostUView<const Scalar>(x.data(), D.d)));
+  PetscCallCXX(DenseSpdSolve(D.E, UView<const Scalar>(D.a1.data(), D.d), UView<Scalar>(D.a2.data(), D.d)));
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(y.data(), D.d), D.a2));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cond_1(E) = ||E||_1 ||E^-1||_1, the second by Hager's estimator (W. W. Hager, "Condition estimates", SIAM J. Sci.
+   Stat. Comput. 5 (1984), with N. J. Higham's extra step, "FORTRAN codes for estimating the one-norm of a real or
+   complex matrix", ACM TOMS 14 (1988), as in LAPACK's xLACON), applying E^-1 with the coarse solve on the device
+   (the solve the iteration uses). E^-1 is symmetric; for a nonsymmetric E the explicit inverse gives ||E^-1||_1. */
+PetscErrorCode Deflation::EstimateCondition()
+{
+  std::vector<Scalar> x(d), y(d);
+  Real                enorm = 0, inorm = 0;
+
+  PetscFunctionBegin;
+  cond = 0;
+  if (d == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (Int j = 0; j < d; j++) {
+    Real c = 0;
+    for (Int i = 0; i < d; i++) c += PetscAbsScalar(Ehost[i + (size_t)j * d]);
+    enorm = PetscMax(enorm, c);
+  }
+  if (!E.symmetric) {
+    std::vector<Scalar> M((size_t)d * d);
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(M.data(), M.size()), E.M));
+    PetscCallCXX(exec().fence());
+    for (Int j = 0; j < d; j++) {
+      Real c = 0;
+      for (Int i = 0; i < d; i++) c += PetscAbsScalar(M[i + (size_t)j * d]);
+      inorm = PetscMax(inorm, c);
+    }
+  } else {
+    /* y = E^-1 x through a1, a2 (free at setup) */
+    Int jlast = -1;
+    for (Int j = 0; j < d; j++) x[j] = 1.0 / d;
+    for (int it = 0; it < 5; it++) {
+      Real est = 0, zmax = -1, ztx = 0;
+      Int  jmax = 0;
+      PetscCall(ApplyCoarseHost(*this, x, y));
+      for (Int j = 0; j < d; j++) est += PetscAbsScalar(y[j]);
+      if (it > 0 && est <= inorm) break; /* no increase: converged */
+      inorm = est;
+      for (Int j = 0; j < d; j++) x[j] = PetscRealPart(y[j]) >= 0 ? 1.0 : -1.0; /* sign(y) */
+      PetscCall(ApplyCoarseHost(*this, x, y)); /* z = E^-T sign(y) = E^-1 sign(y) */
+      for (Int j = 0; j < d; j++) {
+        if (PetscAbsScalar(y[j]) > zmax) zmax = PetscAbsScalar(y[j]), jmax = j;
+        ztx += PetscRealPart(y[j]) * (jlast < 0 ? 1.0 / d : (j == jlast ? 1.0 : 0.0));
+      }
+      if (zmax <= ztx || jmax == jlast) break;
+      jlast = jmax;
+      for (Int j = 0; j < d; j++) x[j] = j == jmax ? 1.0 : 0.0;
+    }
+    /* Higham's extra step: x_j = (-1)^j (1 + j / (d - 1)) catches matrices on which the iteration stops early */
+    for (Int j = 0; j < d; j++) x[j] = (j % 2 ? -1.0 : 1.0) * (1.0 + (d > 1 ? (Real)j / (d - 1) : 0.0));
+    PetscCall(ApplyCoarseHost(*this, x, y));
+    {
+      Real alt = 0;
+      for (Int j = 0; j < d; j++) alt += PetscAbsScalar(y[j]);
+      inorm = PetscMax(inorm, 2.0 * alt / (3.0 * d));
+    }
+  }
+  cond = enorm * inorm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an error naming the first row (global number) of A with a NaN or Inf entry, found by a device reduction over the
+   local rows of the device copy of A */
+static PetscErrorCode CheckFinite(Mat A, PetscKPDeviceMat dm)
+{
+  PetscInt rs, bad = PETSC_MAX_INT, allbad;
+  Int      r0, r1;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+  PetscCallCXX(r0 = CsrFirstNonFiniteRow(DeviceMatLocalCsr(dm)));
+  PetscCallCXX(r1 = dm->mpi ? CsrFirstNonFiniteRow(DeviceMatGhostCsr(dm)) : -1);
+  if (r0 >= 0) bad = rs + r0;
+  if (r1 >= 0) bad = PetscMin(bad, rs + r1);
+  PetscCall(MPIU_Allreduce(&bad, &allbad, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)A)));
+  PetscCheck(allbad == PETSC_MAX_INT, PetscObjectComm((PetscObject)A), PETSC_ERR_FP, "The matrix has a NaN or Inf entry in row %" PetscInt_FMT ": the coarse matrix E = Z^T A Z of the deflation cannot be formed; fix the matrix", allbad);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -213,6 +377,7 @@ PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, Dens
   d    = nagg;
   PetscCall(MatGetLocalSize(A, &nlocal, NULL));
   PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+  PetscCall(CheckFinite(A, dm));
   PetscCallCXX(dagg = View<Int>(std::string("agg"), nlocal));
   PetscCallCXX(Kokkos::deep_copy(exec(), dagg, HostUView<const Int>(agg, nlocal)));
   PetscCallCXX(dghost = View<Int>(std::string("agg ghost"), dm->nghost));
@@ -266,6 +431,12 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   PetscCheck(zM == M && zm == m, comm, PETSC_ERR_ARG_SIZ, "The deflation space Z must have the rows of A (global %" PetscInt_FMT ", local %" PetscInt_FMT "), not %" PetscInt_FMT " (local %" PetscInt_FMT ")", M, m, zM, zm);
   nlocal = m;
   d      = zN;
+  {
+    PetscKPDeviceMat dm;
+    PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+    PetscCall(CheckFinite(A, dm));
+    PetscCall(PetscKPDeviceMatDestroy(&dm));
+  }
   PetscCall(LocalRowsToHost(Zmat, rp, ci, v));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, Z));
   PetscCall(MatMatMult(A, Zmat, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AZm));
@@ -293,7 +464,24 @@ PetscErrorCode Deflation::Coarse(Vec w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Deflation::ReduceSolve()
+PetscErrorCode Deflation::RestrictPairSolve(Vec w, Vec r)
+{
+  DeviceVec wv, rv;
+
+  PetscFunctionBegin;
+  PetscCall(wv.Get(w, Access::Read));
+  PetscCall(rv.Get(r, Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(RestrictLocalPair(Zt, wv.cview(), rv.cview(), UView<Scalar>(a1.data(), d), UView<Scalar>(s1.data(), d)));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(rv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(PetscLogFlops(4.0 * Z.nnz));
+  PetscCall(ReduceSolve(true));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::ReduceSolve(bool pair)
 {
   PetscMPIInt size;
 
@@ -301,11 +489,13 @@ PetscErrorCode Deflation::ReduceSolve()
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (size > 1) {
     PetscMPIInt cnt;
-    PetscCall(PetscMPIIntCast(d, &cnt));
+    PetscCall(PetscMPIIntCast(pair ? 2 * d : d, &cnt));
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), d), a1));
+    if (pair) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data() + d, d), s1));
     PetscCallCXX(exec().fence());
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
     PetscCallCXX(Kokkos::deep_copy(exec(), a1, HostUView<const Scalar>(hbuf.data(), d)));
+    if (pair) PetscCallCXX(Kokkos::deep_copy(exec(), s1, HostUView<const Scalar>(hbuf.data() + d, d)));
   }
   PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
@@ -332,10 +522,17 @@ PetscErrorCode Deflation::ApplyP(Vec w, Vec s)
 
 PetscErrorCode Deflation::AddQ(Vec r, Vec x)
 {
+  PetscFunctionBegin;
+  PetscCall(Coarse(r));
+  PetscCall(AddCoarse(x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::AddCoarse(Vec x)
+{
   DeviceVec xv;
 
   PetscFunctionBegin;
-  PetscCall(Coarse(r));
   PetscCall(xv.Get(x, Access::ReadWrite));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(Spmv(Z, 1.0, UView<const Scalar>(a2.data(), d), 1.0, xv.view()));
@@ -503,8 +700,10 @@ PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOpti
   switch (type) {
   case DeflationSpaceType::Chunks: {
     Int d = opt.subdomains;
-    if (d <= 0) d = PetscMin(2048, PetscMax(1, (PetscInt)(2 * PetscCeilReal(PetscSqrtReal((PetscReal)M)))));
+    PetscCheck(d >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s_subdomains %" PetscInt_FMT " must be positive (or 0 for the default)", prefix, d);
     PetscCheck(d <= M, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s_subdomains %" PetscInt_FMT " is more than the %" PetscInt_FMT " rows of the matrix", prefix, d, M);
+    /* the default 2 ceil(sqrt(N)) exceeds N for N <= 5: at most one chunk per row */
+    if (d == 0) d = PetscMin(PetscMin(2048, M), PetscMax(1, (PetscInt)(2 * PetscCeilReal(PetscSqrtReal((PetscReal)M)))));
     PetscCall(DeflationChunkAggregates(A, da, d, agg));
     PetscCall((*defl)->SetUpAggregates(A, agg.data(), d, opt.form, opt.pivot_rtol));
   } break;

@@ -30,6 +30,12 @@ void GalerkinLocal(const CsrMatrix &Z, const CsrMatrix &AZ, Int d, UView<Scalar>
 void RestrictLocal(const CsrMatrix &Zt, UView<const Scalar> w, UView<Scalar> a);
 /* a += alpha M^T w over the local rows, given Mt = M^T (d x nlocal, e.g. Z^T or (AZ)^T; a not zeroed) */
 void RestrictLocalAdd(const CsrMatrix &Mt, Scalar alpha, UView<const Scalar> w, UView<Scalar> a);
+/* a = Z^T w and s = Z^T r (both overwritten, length d) in one pass: one team per deflation vector reduces both rows */
+void RestrictLocalPair(const CsrMatrix &Zt, UView<const Scalar> w, UView<const Scalar> r, UView<Scalar> a, UView<Scalar> s);
+/* zz (length d, overwritten) = the squared norms of the columns of Z over the local rows, given Zt = Z^T */
+void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz);
+/* the smallest row of A holding a NaN or Inf value, or -1 when all values are finite */
+Int CsrFirstNonFiniteRow(const CsrMatrix &A);
 
 /* ---- the deflation object (PETSc-facing) */
 enum class DeflationSpaceType {
@@ -50,7 +56,11 @@ public:
   DenseSpd            E;       /* factor or inverse on the device */
   std::vector<Scalar> Ehost;   /* E = Z^T A Z, column-major, replicated (kept for views and tests) */
   View<Scalar>        a1, a2;  /* d-vectors on the device */
-  std::vector<Scalar> hbuf;    /* staging for the MPI_Allreduce */
+  View<Scalar>        s1;      /* d: Z^T r of the second vector of RestrictPairSolve() (the drift of a deflated residual) */
+  View<Real>          zw;      /* d: 1 / ||z_j||^2, so that sum_j zw_j (z_j^T r)^2 = ||Z (Z^T Z)^-1 Z^T r||^2 for disjoint
+                                  aggregates (the part of r in range(Z)); an estimate for a general Z */
+  Real                cond = 0; /* estimate of the 1-norm condition number of E (Hager's estimator of ||E^-1||_1) */
+  std::vector<Scalar> hbuf;    /* staging for the MPI_Allreduce (2 d) */
   PetscObjectState    Astate = -1;
   Mat                 Aref   = nullptr; /* not referenced; only compared */
 
@@ -60,12 +70,16 @@ public:
   PetscErrorCode SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rtol);
   /* a2 = E^-1 Z^T w */
   PetscErrorCode Coarse(Vec w);
-  /* a1 <- sum over the ranks of the local a1, then a2 = E^-1 a1 */
-  PetscErrorCode ReduceSolve();
+  /* a2 = E^-1 Z^T w and s1 = Z^T r with one restriction pass and one MPI_Allreduce of 2 d values */
+  PetscErrorCode RestrictPairSolve(Vec w, Vec r);
+  /* a1 <- sum over the ranks of the local a1 (and of s1 when pair), then a2 = E^-1 a1 */
+  PetscErrorCode ReduceSolve(bool pair = false);
   /* s = P w = w - AZ E^-1 Z^T w (s may be w) */
   PetscErrorCode ApplyP(Vec w, Vec s);
   /* x += Q r = Z E^-1 Z^T r */
   PetscErrorCode AddQ(Vec r, Vec x);
+  /* x += Z a2: the coarse correction with the last coarse solution (after ApplyP(r, .), x += Q r) */
+  PetscErrorCode AddCoarse(Vec x);
   /* y += Q (r - A y) = Z E^-1 (Z^T r - (AZ)^T y), with one reduction: the coarse correction of the two-level
      preconditioners (A-DEF2, BNN); (AZ)^T y = Z^T A y needs a symmetric A */
   PetscErrorCode AddQResidual(Vec r, Vec y);
@@ -76,13 +90,14 @@ public:
 
 private:
   PetscErrorCode FormCoarse(DenseSpdForm form, Real rtol);
+  PetscErrorCode EstimateCondition();
 };
 
 /* the choice of a deflation space, as the options of KSPDCG (-ksp_dcg_*) and PCNEUMANN (-pc_neumann_deflation_*) give it */
 struct DeflationSpaceOptions {
   DeflationSpaceType type     = DeflationSpaceType::Chunks;
   bool               type_set = false; /* false: user Z if given, else blocks with a DMDA, else chunks */
-  Int                subdomains = 0;   /* chunks: number of chunks (0: 2 sqrt(N), at most 2048) */
+  Int                subdomains = 0;   /* chunks: number of chunks (0: 2 ceil(sqrt(N)), at most 2048 and N) */
   Int                blocks[3]  = {0, 0, 0}; /* DMDA boxes per direction (0: min(8, n/4)) */
   DenseSpdForm       form       = DenseSpdForm::Cholesky;
   Real               pivot_rtol = 1e-13;
@@ -91,7 +106,9 @@ struct DeflationSpaceOptions {
 /* Builds the deflation of A (Z, AZ, E) as the options say (*defl = nullptr for type None); the one space builder
    of KSPDCG and PCNEUMANN. dm: the solver's DM, used when it is a DMDA whose grid matches A (NULL or any other DM:
    no grid); Zuser: the user's space (type User); prefix: the options prefix named in error messages ("-ksp_dcg",
-   "-pc_neumann_deflation"). Returns the space built and, for blocks, the boxes per direction. */
+   "-pc_neumann_deflation"). Returns the space built and, for blocks, the boxes per direction. A NaN or Inf entry of
+   A is an error that names its row. The default number of chunks, 2 ceil(sqrt(N)), is clamped to N (an explicit
+   opt.subdomains above N is an error). */
 PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOptions &opt, const char *prefix, Deflation **defl, DeflationSpaceType *built, Int built_blocks[3]);
 
 /* global aggregate ids of the local rows of A: contiguous index ranges (the paper's stripes and planes: d chunks

@@ -72,7 +72,8 @@ inline PetscErrorCode TypeDataDestroy(void **slot)
 
 /* Monitors of the solver types: -<prefix><name> [ascii[:file[:format]]], read by MonitorSetFromOptions() inside
    the type's SetFromOptions (replacing *vf, NULL when the option is absent or false), printed with MonitorPrintf()
-   indented like the object's own output, and freed with PetscViewerAndFormatDestroy(). */
+   indented like the object's own output, and freed with PetscViewerAndFormatDestroy() (only when not NULL: PETSc 3.18
+   dereferences a NULL *vf). */
 PetscErrorCode MonitorSetFromOptions(PETSCKP_OPTIONS_ARG, const char name[], const char text[], const char man[], PetscViewerAndFormat **vf);
 PetscErrorCode MonitorPrintf(PetscObject obj, PetscViewerAndFormat *vf, const char format[], ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
 } // namespace petsckp

@@ -58,6 +58,58 @@ TEST(DeflationKernels, RestrictMatchesReference)
   }
 }
 
+TEST(DeflationKernels, RestrictPairAndColumnNormsMatchReference)
+{
+  for (Int n : Sizes()) {
+    const Int d = std::max<Int>(1, n / 7);
+    auto      h = RandomCsr(n, d, 17 + (unsigned)n);
+    auto      M = ToDeviceCsr(h);
+    CsrMatrix Mt;
+    CsrTranspose(M, Mt);
+    auto                w = RandomVector(n, 5), r = RandomVector(n, 6);
+    std::vector<Scalar> refw(d, 0.0), refr(d, 0.0), refz(d, 0.0);
+    for (Int i = 0; i < n; i++)
+      for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) {
+        refw[h.colidx[q]] += h.vals[q] * w[i];
+        refr[h.colidx[q]] += h.vals[q] * r[i];
+        refz[h.colidx[q]] += h.vals[q] * h.vals[q];
+      }
+    auto         dw = ToDevice(w), dr = ToDevice(r);
+    View<Scalar> a(std::string("a"), d), sv(std::string("s"), d);
+    View<Real>   zz(std::string("zz"), d);
+    RestrictLocalPair(Mt, UView<const Scalar>(dw.data(), n), UView<const Scalar>(dr.data(), n), UView<Scalar>(a.data(), d), UView<Scalar>(sv.data(), d));
+    EXPECT_LE(RelErr(ToHost(a), refw), 1e-13) << "n = " << n;
+    EXPECT_LE(RelErr(ToHost(sv), refr), 1e-13) << "n = " << n;
+    ColumnNorms2Local(Mt, UView<Real>(zz.data(), d));
+    EXPECT_LE(RelErr(ToHost(zz), refz), 1e-13) << "n = " << n;
+  }
+}
+
+TEST(DeflationKernels, FirstNonFiniteRow)
+{
+  for (Int n : Sizes()) {
+    HostCsr h = RandomCsr(n, std::max<Int>(n, 1), 23 + (unsigned)n);
+    EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(h)), -1) << "n = " << n;
+    if (h.vals.empty()) continue;
+    /* NaN, +Inf, -Inf in the last, middle and first stored entries: the smallest row is reported */
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int b = 0; b < 3; b++) {
+      HostCsr    g  = h;
+      const Int  nz = (Int)g.vals.size(), q = b == 0 ? nz - 1 : (b == 1 ? nz / 2 : 0);
+      Int        row = 0;
+      g.vals[q]      = bad[b];
+      while (g.rowptr[row + 1] <= q) row++;
+      EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(g)), row) << "n = " << n << " kind " << b;
+      if (b == 0 && nz > 1) {
+        g.vals[0] = NAN; /* a second one in an earlier row */
+        Int r0    = 0;
+        while (g.rowptr[r0 + 1] <= 0) r0++;
+        EXPECT_EQ(CsrFirstNonFiniteRow(ToDeviceCsr(g)), r0) << "n = " << n;
+      }
+    }
+  }
+}
+
 TEST(DeflationKernels, AggregateZAZAndGalerkinMatchReference)
 {
   for (Int n : Sizes()) {
@@ -517,6 +569,83 @@ TEST(Deflation, ErrorsTellWhatToFix)
     ierr = DeflationCreate(p.A, p.da, Z, opt, "-test", &defl, &built, bb);
     EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_SIZ);
     MatDestroy(&Z);
+  }
+  PetscPopErrorHandler();
+  delete defl;
+}
+
+namespace
+{
+/* || M^-1 ||_1 of a d x d column-major matrix by Gauss-Jordan elimination with partial pivoting */
+double InverseNorm1(std::vector<double> M, Int d)
+{
+  std::vector<double> I((size_t)d * d, 0.0);
+  for (Int i = 0; i < d; i++) I[i + (size_t)i * d] = 1.0;
+  for (Int k = 0; k < d; k++) {
+    Int p = k;
+    for (Int i = k + 1; i < d; i++)
+      if (std::abs(M[i + (size_t)k * d]) > std::abs(M[p + (size_t)k * d])) p = i;
+    for (Int j = 0; j < d; j++) std::swap(M[k + (size_t)j * d], M[p + (size_t)j * d]), std::swap(I[k + (size_t)j * d], I[p + (size_t)j * d]);
+    const double piv = M[k + (size_t)k * d];
+    for (Int j = 0; j < d; j++) M[k + (size_t)j * d] /= piv, I[k + (size_t)j * d] /= piv;
+    for (Int i = 0; i < d; i++)
+      if (i != k) {
+        const double f = M[i + (size_t)k * d];
+        for (Int j = 0; j < d; j++) M[i + (size_t)j * d] -= f * M[k + (size_t)j * d], I[i + (size_t)j * d] -= f * I[k + (size_t)j * d];
+      }
+  }
+  double nrm = 0;
+  for (Int j = 0; j < d; j++) {
+    double c = 0;
+    for (Int i = 0; i < d; i++) c += std::abs(I[i + (size_t)j * d]);
+    nrm = std::max(nrm, c);
+  }
+  return nrm;
+}
+} // namespace
+
+/* the condition number estimate of E (Hager's estimator through the coarse solve) against ||E||_1 ||E^-1||_1 */
+TEST(Deflation, ConditionEstimateOfE)
+{
+  for (double contrast : {1.0, 1e-3, 1e-6})
+    for (int form = 0; form < 2; form++)
+      for (int type = 0; type < 2; type++) {
+        Problem    p(2, 24, 20, 1, contrast);
+        Deflation *defl = type == 0 ? Build(p, DeflationSpaceType::Chunks, 30, 0, 0, 0, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky) : Build(p, DeflationSpaceType::Blocks, 0, 6, 5, 1, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky);
+        ASSERT_NE(defl, nullptr);
+        const Int           d = defl->d;
+        std::vector<double> E(defl->Ehost.begin(), defl->Ehost.end());
+        double              enorm = 0;
+        for (Int j = 0; j < d; j++) {
+          double c = 0;
+          for (Int i = 0; i < d; i++) c += std::abs(E[i + (size_t)j * d]);
+          enorm = std::max(enorm, c);
+        }
+        const double exact = enorm * InverseNorm1(E, d);
+        /* a lower bound, in practice within a small factor (usually exact) */
+        EXPECT_LE(defl->cond, exact * (1 + 1e-6)) << "contrast " << contrast << " form " << form << " type " << type;
+        EXPECT_GE(defl->cond, exact / 3) << "contrast " << contrast << " form " << form << " type " << type;
+        EXPECT_GT(defl->cond, 1.0);
+        delete defl;
+      }
+}
+
+/* the chunks' count: the default is clamped to N, an explicit or negative count out of range is an error naming it */
+TEST(Deflation, ChunkCountDefaultAndLimits)
+{
+  Problem               p(2, 3, 1, 1); /* N = 3: the default 2 ceil(sqrt(3)) = 4 is clamped to 3 */
+  DeflationSpaceOptions opt;
+  DeflationSpaceType    built;
+  Int                   bb[3];
+  Deflation            *defl = nullptr;
+  opt.type     = DeflationSpaceType::Chunks;
+  opt.type_set = true;
+  ASSERT_EQ((int)DeflationCreate(p.A, NULL, NULL, opt, "-test", &defl, &built, bb), 0);
+  EXPECT_EQ(defl->d, 3);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  for (Int d : {-1, 4}) {
+    opt.subdomains = d;
+    EXPECT_EQ((int)DeflationCreate(p.A, NULL, NULL, opt, "-test", &defl, &built, bb), (int)PETSC_ERR_ARG_OUTOFRANGE) << d;
   }
   PetscPopErrorHandler();
   delete defl;

@@ -849,7 +849,7 @@ Tao CreateLBFGSB(QuadraticProblem &p)
 #define KP_ERR(expr, msg) \
   [&]() { \
     PetscErrorCode e_; \
-    char          *m_ = nullptr; \
+    PetscKPErrorString m_ = nullptr; \
     PetscPushErrorHandler(PetscReturnErrorHandler, nullptr); \
     e_ = (expr); \
     PetscPopErrorHandler(); \

@@ -3,7 +3,9 @@
    Gijzen, C. Vuik, "Efficient two-level preconditioned conjugate gradient method on the GPU" (VECPAR 2012).
 
    Routines: KSPSetUp_DCG, KSPSolve_DCG, KSPReset_DCG, KSPDestroy_DCG, KSPSetFromOptions_DCG, KSPView_DCG,
-   KSPCreate_DCG, KSPDCGSetDeflationSpace, KSPDCGCreateSpaceMat.
+   KSPCreate_DCG, KSPDCGSetDeflationSpace, KSPDCGCreateSpaceMat, KSPDCGSet/GetDeflationSpaceType,
+   KSPDCGSet/GetSubdomains, KSPDCGSet/GetBlocks, KSPDCGSet/GetCoarseType, KSPDCGSet/GetCoarsePivotRtol,
+   KSPDCGSet/GetFinalCorrection.
 */
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
@@ -17,28 +19,66 @@ const char *const KSPDCGCoarseTypes[] = {"cholesky", "inverse", "KSPDCGCoarseTyp
 static_assert((int)petsckp::DeflationSpaceType::None == (int)KSP_DCG_SPACE_NONE && (int)petsckp::DeflationSpaceType::Chunks == (int)KSP_DCG_SPACE_CHUNKS && (int)petsckp::DeflationSpaceType::Blocks == (int)KSP_DCG_SPACE_BLOCKS && (int)petsckp::DeflationSpaceType::User == (int)KSP_DCG_SPACE_USER, "KSPDCGSpaceType and petsckp::DeflationSpaceType must agree");
 
 struct KSP_DCG {
-  KSPDCGSpaceType     space              = KSP_DCG_SPACE_CHUNKS; /* chunks, blocks, user, none; default: blocks with a DMDA, chunks otherwise */
-  PetscBool           space_set          = PETSC_FALSE;          /* the user chose the space */
-  PetscInt            subdomains         = 0;                    /* number of chunks (0: default 2 sqrt(N)) */
-  PetscInt            blocks[3]          = {0, 0, 0};            /* DMDA boxes per direction (0: default) */
-  KSPDCGCoarseType    coarse             = KSP_DCG_COARSE_CHOLESKY;
-  PetscReal           pivot_rtol         = 1e-13; /* relative Cholesky pivot below which E is declared singular */
-  PetscBool           final_correction   = PETSC_TRUE;
-  PetscBool           monitor_projection = PETSC_FALSE;
-  Mat                 Zuser              = nullptr;
-  petsckp::Deflation *defl               = nullptr;
-  KSPDCGSpaceType     built              = KSP_DCG_SPACE_NONE; /* the space actually built */
-  PetscInt            built_blocks[3]    = {0, 0, 0};
+  KSPDCGSpaceType       space            = KSP_DCG_SPACE_CHUNKS; /* chunks, blocks, user, none; default: blocks with a DMDA, chunks otherwise */
+  PetscBool             space_set        = PETSC_FALSE;          /* the user chose the space */
+  PetscInt              subdomains       = 0;                    /* number of chunks (0: default 2 ceil(sqrt(N)), at most N) */
+  PetscInt              blocks[3]        = {0, 0, 0};            /* DMDA boxes per direction (0: default) */
+  KSPDCGCoarseType      coarse           = KSP_DCG_COARSE_CHOLESKY;
+  PetscReal             pivot_rtol       = 1e-13; /* relative Cholesky pivot of E below which E is declared singular */
+  PetscBool             final_correction = PETSC_TRUE;
+  PetscViewerAndFormat *monitor          = nullptr; /* -ksp_dcg_monitor_projection */
+  Mat                   Zuser            = nullptr;
+  petsckp::Deflation   *defl             = nullptr;
+  KSPDCGSpaceType       built            = KSP_DCG_SPACE_NONE; /* the space actually built */
+  PetscBool             have_built       = PETSC_FALSE;        /* built is valid (a space, or none, was set up) */
+  PetscInt              built_blocks[3]  = {0, 0, 0};
+  PetscInt              nreproject       = 0; /* re-projections of r_hat in the last solve */
+  PetscInt              nrestart         = 0; /* restarts from the true residual in the last solve */
+  PetscInt              best_it          = -1; /* the iteration whose iterate the last solve returned, when not the last */
 };
+
+/* the deflated residual is re-projected, r_hat <- P r_hat, when its part in range(Z) exceeds this fraction of it: a
+   perturbation of r_hat of this relative size costs CG little, whereas 1e-3 already delays convergence by thousands
+   of iterations on the bubbly problems (a rounding error of that size destroys CG's conjugacy) */
+static const PetscReal KSPDCG_DRIFT_RTOL = 1e-6;
+
+static const char *KSPDCGSpaceName(KSPDCGSpaceType t)
+{
+  return t >= KSP_DCG_SPACE_NONE && t <= KSP_DCG_SPACE_USER ? KSPDCGSpaceTypes[t] : "unknown";
+}
+
+/* "-<prefix>ksp_dcg<suffix>", the name of an option of this KSP for error messages */
+static PetscErrorCode KSPDCGOptionName(KSP ksp, const char suffix[], char name[], size_t len)
+{
+  const char *prefix = ((PetscObject)ksp)->prefix;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, len, "-%sksp_dcg%s", prefix ? prefix : "", suffix));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the space must be rebuilt at the next setup (an option that changes Z, E or its factor changed) */
+static PetscErrorCode KSPDCGResetSpace(KSP ksp)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCallCXX(delete dcg->defl);
+  dcg->defl       = nullptr;
+  dcg->built      = KSP_DCG_SPACE_NONE;
+  dcg->have_built = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* builds (or rebuilds, after an operator change) Z, AZ and E with the shared space builder of src/sys */
 static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
 {
-  KSP_DCG                        *dcg = (KSP_DCG *)ksp->data;
-  Mat                             A;
-  PetscObjectState                st;
-  petsckp::DeflationSpaceOptions  opt;
-  petsckp::DeflationSpaceType     built;
+  KSP_DCG                       *dcg = (KSP_DCG *)ksp->data;
+  Mat                            A;
+  PetscObjectState               st;
+  petsckp::DeflationSpaceOptions opt;
+  petsckp::DeflationSpaceType    built;
+  char                           pre[256];
 
   PetscFunctionBegin;
   PetscCall(KSPGetOperators(ksp, &A, NULL));
@@ -52,9 +92,16 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   for (int i = 0; i < 3; i++) opt.blocks[i] = dcg->blocks[i];
   opt.form       = dcg->coarse == KSP_DCG_COARSE_INVERSE ? petsckp::DenseSpdForm::Inverse : petsckp::DenseSpdForm::Cholesky;
   opt.pivot_rtol = dcg->pivot_rtol;
-  PetscCall(petsckp::DeflationCreate(A, ksp->dm, dcg->Zuser, opt, "-ksp_dcg", &dcg->defl, &built, dcg->built_blocks));
-  dcg->built = (KSPDCGSpaceType)built;
-  if (dcg->defl) PetscCall(PetscInfo(ksp, "DCG: %" PetscInt_FMT " deflation vectors, E relative min Cholesky pivot %g\n", dcg->defl->d, (double)dcg->defl->E.min_pivot));
+  PetscCall(KSPDCGOptionName(ksp, "", pre, sizeof(pre)));
+  PetscCall(petsckp::DeflationCreate(A, ksp->dm, dcg->Zuser, opt, pre, &dcg->defl, &built, dcg->built_blocks));
+  dcg->built      = (KSPDCGSpaceType)built;
+  dcg->have_built = PETSC_TRUE;
+  if (dcg->defl) {
+    const PetscReal cond = dcg->defl->cond;
+    PetscCall(PetscInfo(ksp, "DCG: %" PetscInt_FMT " deflation vectors, E relative min Cholesky pivot %g, condition number estimate %g\n", dcg->defl->d, (double)dcg->defl->E.min_pivot, (double)cond));
+    if (cond * PETSC_MACHINE_EPSILON > 1e-10)
+      PetscCall(PetscInfo(ksp, "DCG: E = Z^T A Z is ill-conditioned (condition number estimate %g): each coarse solve loses about %d digits; at tight tolerances the deflated residual drifts out of range(Z)^perp (re-projected, see -ksp_dcg_monitor_projection) and the attainable accuracy is limited\n", (double)cond, (int)PetscLog10Real(cond)));
+  }
   PetscCall(PetscLogEventEnd(KSP_DCG_Setup, ksp, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -62,11 +109,12 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
 static PetscErrorCode KSPSetUp_DCG(KSP ksp)
 {
   PetscFunctionBegin;
-  PetscCall(KSPSetWorkVecs(ksp, 4));
+  PetscCall(KSPSetWorkVecs(ksp, 6));
   PetscCall(KSPDCGSetUpDeflation(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* w <- P w */
 static PetscErrorCode KSPDCGDeflate(KSP ksp, Vec w)
 {
   KSP_DCG *dcg = (KSP_DCG *)ksp->data;
@@ -79,45 +127,38 @@ static PetscErrorCode KSPDCGDeflate(KSP ksp, Vec w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* || Z^T r || for -ksp_dcg_monitor_projection (the invariant Z^T r_hat = 0) */
-static PetscErrorCode KSPDCGMonitorProjection(KSP ksp, Vec r, PetscInt it)
-{
-  KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
-  PetscReal s   = 0;
-
-  PetscFunctionBegin;
-  if (!dcg->monitor_projection || !dcg->defl) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(dcg->defl->Coarse(r)); /* a1 = Z^T r, replicated */
-  {
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dcg->defl->a1);
-    for (PetscInt i = 0; i < dcg->defl->d; i++) s += PetscRealPart(h(i) * PetscConj(h(i)));
-  }
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ksp), "  %3" PetscInt_FMT " DCG ||Z^T r_hat|| %g\n", it, (double)PetscSqrtReal(s)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* w <- P w = w - AZ E^-1 Z^T w (skipped without a space) and pw = (w, p), with one device reduction and one
-   MPI_Allreduce: the restriction and coarse solve, then one fused kernel */
-static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, PetscScalar *pw)
+/* w <- P w = w - AZ E^-1 Z^T w (skipped without a space), (p, P A p) and (p, A p) for w = A p, and the drift of r:
+   the norm of the part of r in range(Z), sqrt(sum_j (z_j^T r)^2 / ||z_j||^2), from the restriction Z^T r made in the
+   same pass as Z^T w. One restriction kernel, one MPI_Allreduce of 2 d values, one fused kernel, one MPI_Allreduce. */
+static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, Vec r, PetscScalar *pw, PetscScalar *pa, PetscReal *drift)
 {
   KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
   petsckp::DeviceVec wv, pv;
-  PetscScalar        loc;
+  petsckp::DcgDots   loc;
+  PetscScalar        sum[3], glob[3];
   petsckp::CsrMatrix empty;
+  PetscMPIInt        rank;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, w, p, 0));
-  if (dcg->defl) PetscCall(dcg->defl->Coarse(w)); /* a2 = E^-1 Z^T w, replicated */
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)ksp), &rank));
+  if (dcg->defl) PetscCall(dcg->defl->RestrictPairSolve(w, r)); /* a2 = E^-1 Z^T w, s1 = Z^T r, replicated */
   PetscCall(wv.Get(w, petsckp::Access::ReadWrite));
   PetscCall(pv.Get(p, petsckp::Access::Read));
   PetscCall(PetscLogGpuTimeBegin());
-  if (dcg->defl) PetscCallCXX(loc = petsckp::DcgDeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview()));
-  else PetscCallCXX(loc = petsckp::DcgDeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview()));
+  if (dcg->defl) {
+    const petsckp::Int ds = rank == 0 ? dcg->defl->d : 0; /* the replicated drift is summed by one rank */
+    PetscCallCXX(loc = petsckp::DcgDeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(dcg->defl->s1.data(), ds), petsckp::UView<const PetscReal>(dcg->defl->zw.data(), ds)));
+  } else PetscCallCXX(loc = petsckp::DcgDeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(), petsckp::UView<const PetscReal>()));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogFlops(2.0 * wv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz : 0.0)));
+  PetscCall(PetscLogFlops(4.0 * wv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz + 3.0 * dcg->defl->d : 0.0)));
   PetscCall(pv.Restore());
   PetscCall(wv.Restore());
-  PetscCall(MPIU_Allreduce(&loc, pw, 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  sum[0] = loc.pw, sum[1] = loc.pa, sum[2] = loc.drift;
+  PetscCall(MPIU_Allreduce(sum, glob, 3, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  *pw    = glob[0];
+  *pa    = glob[1];
+  *drift = PetscSqrtReal(PetscAbsScalar(glob[2]));
   PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, w, p, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -145,30 +186,32 @@ static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dp = (y, r) and the norm of the KSP's norm type (|| r ||, || y || or sqrt(dp)) with one device reduction and one
-   MPI_Allreduce */
-static PetscErrorCode KSPDCGDotNorm(KSP ksp, Vec y, Vec r, PetscScalar *dp, PetscReal *rnorm)
+/* dp = (y, r), ||r|| and the norm of the KSP's norm type (|| r ||, || y || or sqrt(dp)) with one device reduction and
+   one MPI_Allreduce */
+static PetscErrorCode KSPDCGDotNorm(KSP ksp, Vec y, Vec r, PetscScalar *dp, PetscReal *rnorm, PetscReal *r2norm)
 {
   petsckp::DeviceVec yv, rv;
-  PetscScalar        loc[2], glob[2];
-  const int          which = ksp->normtype == KSP_NORM_UNPRECONDITIONED ? 1 : (ksp->normtype == KSP_NORM_PRECONDITIONED ? 2 : 0);
+  PetscScalar        loc[3], glob[3];
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, y, r, 0));
   PetscCall(yv.Get(y, petsckp::Access::Read));
   PetscCall(rv.Get(r, petsckp::Access::Read));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::DcgDotNorm(yv.cview(), rv.cview(), which, loc[0], loc[1]));
+  PetscCallCXX(petsckp::DcgDotNorm(yv.cview(), rv.cview(), loc[0], loc[1], loc[2]));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogFlops((which ? 4.0 : 2.0) * yv.size()));
+  PetscCall(PetscLogFlops(6.0 * yv.size()));
   PetscCall(rv.Restore());
   PetscCall(yv.Restore());
-  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
-  *dp = glob[0];
+  PetscCall(MPIU_Allreduce(loc, glob, 3, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  *dp     = glob[0];
+  *r2norm = PetscSqrtReal(PetscAbsScalar(glob[1]));
   switch (ksp->normtype) {
   case KSP_NORM_PRECONDITIONED:
+    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[2]));
+    break;
   case KSP_NORM_UNPRECONDITIONED:
-    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[1]));
+    *rnorm = *r2norm;
     break;
   case KSP_NORM_NATURAL:
     *rnorm = PetscSqrtReal(PetscAbsScalar(glob[0]));
@@ -199,49 +242,151 @@ static PetscErrorCode KSPDCGUpdateP(KSP ksp, PetscScalar beta, Vec y, Vec p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -ksp_dcg_monitor_projection: || Z^T r_hat || and the relative drift of r_hat_it, as measured in iteration it */
+static PetscErrorCode KSPDCGMonitorProjection(KSP ksp, PetscInt it, PetscReal drift, PetscReal r2norm, PetscBool reprojected)
+{
+  KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
+  PetscReal s   = 0;
+
+  PetscFunctionBegin;
+  if (!dcg->monitor || !dcg->defl) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dcg->defl->s1);
+    for (PetscInt i = 0; i < dcg->defl->d; i++) s += PetscRealPart(h(i) * PetscConj(h(i)));
+  }
+  PetscCall(petsckp::MonitorPrintf((PetscObject)ksp, dcg->monitor, "%3" PetscInt_FMT " DCG ||Z^T r_hat|| %g, part in range(Z) relative to ||r_hat|| %g%s\n", it, (double)PetscSqrtReal(s), (double)(r2norm > 0 ? drift / r2norm : 0.0), reprojected ? ": re-projected" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x_hat <- x_hat + Q (b - A x_hat), then R = b - A x_hat. This changes neither P^T x_hat (P^T Z = 0) nor, in exact
+   arithmetic, P (b - A x_hat): x_hat becomes the corrected iterate x, whose residual b - A x is small, whereas
+   b - A x_hat carries the arbitrary part of x_hat in range(Z) (of the initial guess, and of every search direction)
+   times A, and a coarse solve with it loses eps cond(E) || b - A x_hat || */
+static PetscErrorCode KSPDCGCorrect(KSP ksp, Mat Amat)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  Vec      X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0];
+
+  PetscFunctionBegin;
+  PetscCall(KSP_MatMult(ksp, Amat, X, R));
+  PetscCall(VecAYPX(R, -1.0, B));
+  PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, R, 0, 0));
+  PetscCall(dcg->defl->AddQ(R, X));
+  PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, R, 0, 0));
+  PetscCall(KSP_MatMult(ksp, Amat, X, R));
+  PetscCall(VecAYPX(R, -1.0, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the true deflated residual: x_hat corrected (KSPDCGCorrect()), r_hat <- P (b - A x_hat), then y = M^-1 r_hat,
+   dp = (y, r_hat) and the norms; leaves E^-1 Z^T (b - A x_hat) in the deflation's a2 for the final correction */
+static PetscErrorCode KSPDCGTrueResidual(KSP ksp, Mat Amat, PetscScalar *dp, PetscReal *rnorm, PetscReal *r2norm)
+{
+  Vec R = ksp->work[0], Y = ksp->work[1];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGCorrect(ksp, Amat));
+  PetscCall(KSPDCGDeflate(ksp, R));
+  PetscCall(KSP_PCApply(ksp, R, Y));
+  PetscCall(KSPDCGDotNorm(ksp, Y, R, dp, rnorm, r2norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* at the end of a solve that did not converge: the best of the current iterate, the best one since the last restart by
+   the recursive residual norm (XB, iteration best_it; -1 when that is the current one), and the best one whose true
+   residual is known (XV, from a
+   restart), compared by their true deflated residual norms (computed here for the current iterate unless cur_true
+   says that cur is its true norm, and, if its recursive norm says it may be better, for XB); the winner is left in X.
+   *coarse_valid: a2 holds the coarse solve of the true residual of X (for the final correction) */
+static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscBool cur_true, PetscReal cur, PetscReal best, PetscInt best_it, PetscReal bestv, PetscInt bestv_it, PetscBool *coarse_valid)
+{
+  KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
+  Vec         X = ksp->vec_sol, XB = ksp->work[4], XV = ksp->work[5];
+  PetscScalar dp;
+  PetscReal   rnorm, r2norm, mcur, mb;
+  PetscInt    chosen = ksp->its;
+
+  PetscFunctionBegin;
+  if (!dcg->defl) {
+    /* plain PCG: no true residual is computed; the recursive one is that of CG */
+    mcur = ksp->normtype == KSP_NORM_NONE ? 0 : ksp->rnorm;
+    if (best_it >= 0 && best < mcur && ksp->normtype != KSP_NORM_NONE) {
+      PetscCall(VecCopy(XB, X));
+      chosen     = best_it;
+      ksp->rnorm = best;
+    }
+  } else {
+    PetscReal mbest;
+    if (cur_true) mcur = cur; /* the loop ended on a true residual of the current iterate */
+    else {
+      PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm)); /* of the current iterate */
+      *coarse_valid = PETSC_TRUE;
+      mcur          = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+    }
+    mbest = mcur;
+    if (bestv < mbest) mbest = bestv, chosen = bestv_it;
+    if (best_it >= 0 && best < mbest) {
+      PetscCall(VecSwap(X, XB));
+      PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm)); /* of the recursive best */
+      mb = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+      if (mb < mbest) mbest = mb, chosen = best_it;
+      else {
+        PetscCall(VecSwap(X, XB));
+        *coarse_valid = PETSC_FALSE;
+      }
+    }
+    if (chosen == bestv_it && chosen != ksp->its) {
+      PetscCall(VecCopy(XV, X));
+      *coarse_valid = PETSC_FALSE;
+    }
+    if (ksp->normtype != KSP_NORM_NONE) ksp->rnorm = mbest;
+    PetscCall(PetscInfo(ksp, "DCG: %s after %" PetscInt_FMT " iterations: true deflated residual norm %g; returning the iterate of iteration %" PetscInt_FMT " (true residual norm %g)\n", KSPConvergedReasons[ksp->reason], ksp->its, (double)mcur, chosen, (double)mbest));
+  }
+  dcg->best_it = chosen != ksp->its ? chosen : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+   DEF1 with safeguards against rounding (see "Rounding" in the KSPDCG page), each of which leaves a run that does not
+   need it unchanged: r_hat re-projected when its measured part in range(Z) exceeds KSPDCG_DRIFT_RTOL ||r_hat||;
+   convergence of the recursive r_hat verified with the true deflated residual of the corrected iterate, which
+   otherwise replaces r_hat (restart), as after a breakdown in rounding; a restart without progress ends the solve
+   (KSP_DIVERGED_BREAKDOWN); the best iterate returned when the solve does not converge.
+*/
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
-  Vec         X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
+  Vec         X = ksp->vec_sol, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3], XB = ksp->work[4], XV = ksp->work[5];
   Mat         Amat;
-  PetscScalar dp, dpold, pw, alpha, beta;
-  PetscReal   rnorm = 0;
-  PetscInt    i;
+  PetscScalar dp = 0, dpold, pw = 0, pa = 0, alpha, beta;
+  PetscReal   rnorm = 0, r2norm = 0, drift = 0, best = PETSC_MAX_REAL, bestv = PETSC_MAX_REAL, measure, last_true;
+  PetscInt    best_it = -1, bestv_it = -1, last_reproject = -2;
+  PetscBool   reproject, coarse_valid, best_in_x = PETSC_TRUE; /* best_in_x: X is the best iterate (else XB is) */
 
   PetscFunctionBegin;
   PetscCall(KSPDCGSetUpDeflation(ksp)); /* no-op unless the operator changed */
   PetscCall(PCGetOperators(ksp->pc, &Amat, NULL));
-  ksp->its = 0;
+  ksp->its        = 0;
+  dcg->nreproject = 0;
+  dcg->nrestart   = 0;
+  dcg->best_it    = -1;
   /* 1: r0 = b - A x0, r_hat0 = P r0, y0 = M^-1 r_hat0, p0 = y0 */
   if (!ksp->guess_zero) {
     PetscCall(KSP_MatMult(ksp, Amat, X, R));
-    PetscCall(VecAYPX(R, -1.0, B));
+    PetscCall(VecAYPX(R, -1.0, ksp->vec_rhs));
   } else {
-    PetscCall(VecCopy(B, R));
+    PetscCall(VecCopy(ksp->vec_rhs, R));
     PetscCall(VecSet(X, 0.0));
   }
   PetscCall(KSPDCGDeflate(ksp, R));
-  PetscCall(KSP_PCApply(ksp, R, Y)); /* y <- M^-1 r_hat */
-  PetscCall(VecDot(Y, R, &dp));      /* dp = r_hat' M^-1 r_hat */
+  coarse_valid = PETSC_TRUE;                                 /* a2 = E^-1 Z^T (b - A x0) */
+  PetscCall(KSP_PCApply(ksp, R, Y));                         /* y <- M^-1 r_hat */
+  PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm, &r2norm)); /* dp = r_hat' M^-1 r_hat */
   KSPCheckDot(ksp, dp);
-  switch (ksp->normtype) {
-  case KSP_NORM_PRECONDITIONED:
-    PetscCall(VecNorm(Y, NORM_2, &rnorm));
-    break;
-  case KSP_NORM_UNPRECONDITIONED:
-    PetscCall(VecNorm(R, NORM_2, &rnorm)); /* = || b - A x || of the corrected iterate (A P^T = P A) */
-    break;
-  case KSP_NORM_NATURAL:
-    rnorm = PetscSqrtReal(PetscAbsScalar(dp));
-    break;
-  default:
-    rnorm = 0;
-  }
   KSPCheckNorm(ksp, rnorm);
   ksp->rnorm = rnorm;
   PetscCall(KSPLogResidualHistory(ksp, rnorm));
   PetscCall(KSPMonitor(ksp, 0, rnorm));
-  PetscCall(KSPDCGMonitorProjection(ksp, R, 0));
   {
     /* with a zero guess r_hat0 = P b, not b: mark the guess nonzero for the first test, so that the default test is
        relative to || b || (the paper's criterion, and that of KSPCG + PCDEFLATION), not to || P b || */
@@ -250,61 +395,131 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
     PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
     ksp->guess_zero = gz;
   }
+  last_true = best = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+  best_it         = 0;
   PetscCall(VecCopy(Y, P));
-  for (i = 0; i < ksp->max_it && !ksp->reason; i++) {
-    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p, 4: (p, w_hat), fused */
-    PetscCall(KSPDCGDeflateDot(ksp, W, P, &pw));
+  while (!ksp->reason && ksp->its < ksp->max_it) {
+    const PetscInt i       = ksp->its;
+    PetscBool      restart = PETSC_FALSE;
+
+    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p, 4: (p, w_hat), fused; the drift of r_hat_i */
+    PetscCall(KSPDCGDeflateDot(ksp, W, P, R, &pw, &pa, &drift));
+    coarse_valid = PETSC_FALSE; /* a2 is now E^-1 Z^T A p; below, the current norms become recursive */
     KSPCheckDot(ksp, pw);
+    reproject = dcg->defl && drift > KSPDCG_DRIFT_RTOL * r2norm ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(KSPDCGMonitorProjection(ksp, i, drift, r2norm, reproject));
     if (PetscRealPart(pw) <= 0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the deflated operator is not positive definite: (p, P A p) = %g", (double)PetscRealPart(pw));
-      ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-      break;
+      if (PetscRealPart(pa) <= 0) {
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the operator is not positive definite: (p, A p) = %g", (double)PetscRealPart(pa));
+        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+        break;
+      }
+      /* A p is fine, P A p lost it: rounding in the deflation */
+      PetscCall(PetscInfo(ksp, "DCG: breakdown at iteration %" PetscInt_FMT ": (p, P A p) = %g <= 0 although (p, A p) = %g > 0: the deflation lost the positive definiteness of P A in rounding; restarting from the true residual\n", i, (double)PetscRealPart(pw), (double)PetscRealPart(pa)));
+      restart = PETSC_TRUE;
+    } else if (reproject && last_reproject == i - 1) {
+      PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is again %g ||r_hat|| one iteration after a re-projection: the coarse solves cannot keep the residual deflated at this level; restarting from the true residual\n", i, (double)(drift / r2norm)));
+      restart = PETSC_TRUE;
+    } else {
+      alpha = dp / pw;                                   /* 4: alpha = (r_hat, y) / (p, w_hat) */
+      PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
+      if (reproject) {
+        PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is %g ||r_hat||, re-projecting r_hat <- P r_hat\n", i, (double)(drift / r2norm)));
+        PetscCall(KSPDCGDeflate(ksp, R));
+        dcg->nreproject++;
+        last_reproject = i;
+      }
+      PetscCall(KSP_PCApply(ksp, R, Y)); /* 7: y = M^-1 r_hat */
+      dpold = dp;
+      PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm, &r2norm)); /* (r_hat, y) and the residual norms, one reduction */
+      measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+      if (measure < best) {
+        best      = measure; /* x_i+1 is the best iterate so far */
+        best_it   = i + 1;
+        best_in_x = PETSC_TRUE;
+      } else if (best_in_x) {
+        PetscCall(VecWAXPY(XB, -alpha, P, X)); /* moving off the best iterate: keep x_i = x_i+1 - alpha p_i */
+        best_in_x = PETSC_FALSE;
+      }
+      KSPCheckDot(ksp, dp);
+      if (PetscRealPart(dp) < 0) {
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(dp));
+        ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+        ksp->its    = i + 1;
+        break;
+      }
+      KSPCheckNorm(ksp, rnorm);
+      PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+      ksp->its   = i + 1;
+      ksp->rnorm = rnorm;
+      PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+      PetscCall(KSPLogResidualHistory(ksp, rnorm));
+      PetscCall(KSPMonitor(ksp, i + 1, rnorm));
+      PetscCall((*ksp->converged)(ksp, i + 1, rnorm, &ksp->reason, ksp->cnvP));
+      if (!ksp->reason) {
+        beta = dp / dpold;                         /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
+        PetscCall(KSPDCGUpdateP(ksp, beta, Y, P)); /* 9: p = y + beta p */
+        continue;
+      }
+      if (!dcg->defl || (ksp->reason != KSP_CONVERGED_RTOL && ksp->reason != KSP_CONVERGED_ATOL)) break;
+      ksp->reason = KSP_CONVERGED_ITERATING; /* the recursive residual passed the test: verify with the true one */
     }
-    alpha = dp / pw;                                /* 4: alpha = (r_hat, y) / (p, w_hat) */
-    PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
-    PetscCall(KSP_PCApply(ksp, R, Y));              /* 7: y = M^-1 r_hat */
-    dpold = dp;
-    PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm)); /* (r_hat, y) and the residual norm, one reduction */
+    PetscCheck(dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPDCG: restart without deflation");
+    /* r_hat <- P (b - A x_hat): converged, a restart, or stagnation */
+    PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm));
+    coarse_valid = PETSC_TRUE;
     KSPCheckDot(ksp, dp);
-    if (PetscRealPart(dp) < 0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(dp));
-      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+    KSPCheckNorm(ksp, rnorm);
+    ksp->rnorm = rnorm;
+    PetscCall(petsckp::MonitorPrintf((PetscObject)ksp, dcg->monitor, "%3" PetscInt_FMT " DCG true deflated residual norm %g (%s)\n", ksp->its, (double)rnorm, restart ? "breakdown or drift" : "the recursive residual converged"));
+    PetscCall((*ksp->converged)(ksp, ksp->its, rnorm, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
+    if (!(measure < 0.5 * last_true)) {
+      /* (with -ksp_error_if_not_converged, KSPSolve() raises the error after the best iterate has been selected) */
+      PetscCall(PetscInfo(ksp, "DCG: stagnation at iteration %" PetscInt_FMT ": the true deflated residual norm %g is not below half of %g, that of the last restart: attainable accuracy of the deflation reached\n", ksp->its, (double)measure, (double)last_true));
+      ksp->reason = KSP_DIVERGED_BREAKDOWN;
       break;
     }
-    KSPCheckNorm(ksp, rnorm);
-    PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
-    ksp->its   = i + 1;
-    ksp->rnorm = rnorm;
-    PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
-    PetscCall(KSPLogResidualHistory(ksp, rnorm));
-    PetscCall(KSPMonitor(ksp, i + 1, rnorm));
-    PetscCall(KSPDCGMonitorProjection(ksp, R, i + 1));
-    PetscCall((*ksp->converged)(ksp, i + 1, rnorm, &ksp->reason, ksp->cnvP));
-    if (ksp->reason) break;
-    beta = dp / dpold;                        /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
-    PetscCall(KSPDCGUpdateP(ksp, beta, Y, P)); /* 9: p = y + beta p */
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": restart from the true deflated residual, norm %g (smallest recursive norm before: %g)\n", ksp->its, (double)measure, (double)best));
+    if (measure < bestv) {
+      bestv    = measure; /* the best iterate whose true residual is known */
+      bestv_it = ksp->its;
+      PetscCall(VecCopy(X, XV));
+    }
+    last_true      = measure;
+    best           = measure; /* the recursive norms before are not comparable: x_hat now is the best known */
+    best_it        = ksp->its;
+    best_in_x      = PETSC_TRUE;
+    last_reproject = -2;
+    dcg->nrestart++;
+    PetscCall(VecCopy(Y, P)); /* p = M^-1 r_hat */
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
-  /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat) */
+  /* not converged: return the best iterate seen */
+  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, coarse_valid, ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm, best, best_in_x ? -1 : best_it, bestv, bestv_it, &coarse_valid));
+  /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat), reusing the coarse solve of the last true residual;
+     otherwise x_hat is corrected twice (the second correction removes the coarse solve's error of the first) */
   if (dcg->defl && dcg->final_correction) {
-    PetscCall(KSP_MatMult(ksp, Amat, X, W));
-    PetscCall(VecAYPX(W, -1.0, B));
-    PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, W, 0, 0));
-    PetscCall(dcg->defl->AddQ(W, X));
-    PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, W, 0, 0));
+    const PetscBool reuse = coarse_valid;
+
+    if (!reuse) PetscCall(KSPDCGCorrect(ksp, Amat)); /* x_hat += Q (b - A x_hat), R = b - A x_hat */
+    PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, X, 0, 0));
+    if (reuse) PetscCall(dcg->defl->AddCoarse(X));
+    else PetscCall(dcg->defl->AddQ(R, X));
+    PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, X, 0, 0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode KSPReset_DCG(KSP ksp)
 {
-  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
-
   PetscFunctionBegin;
-  PetscCallCXX(delete dcg->defl);
-  dcg->defl = nullptr;
+  PetscCall(KSPDCGResetSpace(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static const char *const KSPDCGComposed[] = {"KSPDCGSetDeflationSpace_C", "KSPDCGCreateSpaceMat_C", "KSPDCGSetDeflationSpaceType_C", "KSPDCGGetDeflationSpaceType_C", "KSPDCGSetSubdomains_C", "KSPDCGGetSubdomains_C", "KSPDCGSetBlocks_C", "KSPDCGGetBlocks_C", "KSPDCGSetCoarseType_C", "KSPDCGGetCoarseType_C", "KSPDCGSetCoarsePivotRtol_C", "KSPDCGGetCoarsePivotRtol_C", "KSPDCGSetFinalCorrection_C", "KSPDCGGetFinalCorrection_C"};
 
 static PetscErrorCode KSPDestroy_DCG(KSP ksp)
 {
@@ -313,8 +528,8 @@ static PetscErrorCode KSPDestroy_DCG(KSP ksp)
   PetscFunctionBegin;
   PetscCall(KSPReset_DCG(ksp));
   PetscCall(MatDestroy(&dcg->Zuser));
-  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetDeflationSpace_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGCreateSpaceMat_C", NULL));
+  if (dcg->monitor) PetscCall(PetscViewerAndFormatDestroy(&dcg->monitor));
+  for (size_t i = 0; i < sizeof(KSPDCGComposed) / sizeof(KSPDCGComposed[0]); i++) PetscCall(PetscObjectComposeFunction((PetscObject)ksp, KSPDCGComposed[i], NULL));
   PetscCall(petsckp::TypeDataDestroy<KSP_DCG>(&ksp->data));
   PetscCall(KSPDestroyDefault(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -330,8 +545,7 @@ static PetscErrorCode KSPDCGSetDeflationSpace_DCG(KSP ksp, Mat Z)
   dcg->Zuser     = Z;
   dcg->space     = KSP_DCG_SPACE_USER;
   dcg->space_set = PETSC_TRUE;
-  PetscCallCXX(delete dcg->defl);
-  dcg->defl = nullptr;
+  PetscCall(KSPDCGResetSpace(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -349,27 +563,182 @@ static PetscErrorCode KSPDCGCreateSpaceMat_DCG(KSP ksp, Mat *Z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode KSPSetFromOptions_DCG(KSP ksp, PETSCKP_OPTIONS_ARG)
+static PetscErrorCode KSPDCGSetDeflationSpaceType_DCG(KSP ksp, KSPDCGSpaceType type)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  char     name[256];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGOptionName(ksp, "_space", name, sizeof(name)));
+  PetscCheck(type >= KSP_DCG_SPACE_NONE && type <= KSP_DCG_SPACE_USER, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown deflation space type %d; use KSP_DCG_SPACE_NONE, _CHUNKS, _BLOCKS or _USER", name, (int)type);
+  if (dcg->space_set && dcg->space == type) PetscFunctionReturn(PETSC_SUCCESS);
+  dcg->space     = type;
+  dcg->space_set = PETSC_TRUE;
+  PetscCall(KSPDCGResetSpace(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetDeflationSpaceType_DCG(KSP ksp, KSPDCGSpaceType *type)
 {
   KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
-  PetscInt  nb  = 3;
-  PetscBool flg;
+  PetscBool isda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (dcg->space_set) *type = dcg->space;
+  else if (dcg->defl) *type = dcg->built;
+  else {
+    /* the default DeflationCreate() will choose (blocks need a DMDA whose grid matches the operator) */
+    if (ksp->dm) PetscCall(PetscObjectTypeCompare((PetscObject)ksp->dm, DMDA, &isda));
+    *type = dcg->Zuser ? KSP_DCG_SPACE_USER : (isda ? KSP_DCG_SPACE_BLOCKS : KSP_DCG_SPACE_CHUNKS);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGSetSubdomains_DCG(KSP ksp, PetscInt d)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  char     name[256];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGOptionName(ksp, "_subdomains", name, sizeof(name)));
+  PetscCheck(d >= 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " is negative: give the number of chunks (at most the number of rows), or 0 for the default 2 ceil(sqrt(N))", name, d);
+  if (dcg->subdomains == d) PetscFunctionReturn(PETSC_SUCCESS);
+  dcg->subdomains = d;
+  PetscCall(KSPDCGResetSpace(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetSubdomains_DCG(KSP ksp, PetscInt *d)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  *d = dcg->subdomains;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGSetBlocks_DCG(KSP ksp, PetscInt bx, PetscInt by, PetscInt bz)
+{
+  KSP_DCG       *dcg = (KSP_DCG *)ksp->data;
+  const PetscInt b[3] = {bx, by, bz};
+  char           name[256];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGOptionName(ksp, "_blocks", name, sizeof(name)));
+  for (PetscInt i = 0; i < 3; i++) PetscCheck(b[i] >= 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PetscInt_FMT " blocks in direction %" PetscInt_FMT " is negative: give at least 1 (at most the grid size), or 0 for the default min(8, n/4)", name, b[i], i);
+  if (dcg->blocks[0] == bx && dcg->blocks[1] == by && dcg->blocks[2] == bz) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < 3; i++) dcg->blocks[i] = b[i];
+  PetscCall(KSPDCGResetSpace(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetBlocks_DCG(KSP ksp, PetscInt *bx, PetscInt *by, PetscInt *bz)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  if (bx) *bx = dcg->blocks[0];
+  if (by) *by = dcg->blocks[1];
+  if (bz) *bz = dcg->blocks[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGSetCoarseType_DCG(KSP ksp, KSPDCGCoarseType type)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  char     name[256];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGOptionName(ksp, "_coarse", name, sizeof(name)));
+  PetscCheck(type == KSP_DCG_COARSE_CHOLESKY || type == KSP_DCG_COARSE_INVERSE, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown coarse solve type %d; use KSP_DCG_COARSE_CHOLESKY or KSP_DCG_COARSE_INVERSE", name, (int)type);
+  if (dcg->coarse == type) PetscFunctionReturn(PETSC_SUCCESS);
+  dcg->coarse = type;
+  PetscCall(KSPDCGResetSpace(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetCoarseType_DCG(KSP ksp, KSPDCGCoarseType *type)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  *type = dcg->coarse;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGSetCoarsePivotRtol_DCG(KSP ksp, PetscReal rtol)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  char     name[256];
+
+  PetscFunctionBegin;
+  PetscCall(KSPDCGOptionName(ksp, "_coarse_pivot_rtol", name, sizeof(name)));
+  PetscCheck(!PetscIsInfOrNanReal(rtol) && rtol >= 0 && rtol < 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s %g must be in [0, 1) (the relative Cholesky pivot of E below which E is singular)", name, (double)rtol);
+  if (dcg->pivot_rtol == rtol) PetscFunctionReturn(PETSC_SUCCESS);
+  dcg->pivot_rtol = rtol;
+  PetscCall(KSPDCGResetSpace(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetCoarsePivotRtol_DCG(KSP ksp, PetscReal *rtol)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  *rtol = dcg->pivot_rtol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGSetFinalCorrection_DCG(KSP ksp, PetscBool flg)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  dcg->final_correction = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetFinalCorrection_DCG(KSP ksp, PetscBool *flg)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  *flg = dcg->final_correction;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* options go through the setters, which rebuild the space (at the next setup) only when a value changes */
+static PetscErrorCode KSPSetFromOptions_DCG(KSP ksp, PETSCKP_OPTIONS_ARG)
+{
+  KSP_DCG         *dcg = (KSP_DCG *)ksp->data;
+  PetscInt         nb  = 3, b[3], d;
+  PetscBool        flg, fc;
+  KSPDCGSpaceType  space;
+  KSPDCGCoarseType coarse;
+  PetscReal        rtol;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP DCG (deflated CG) options");
-  PetscCall(PetscOptionsEnum("-ksp_dcg_space", "Deflation space (default: blocks when the KSP has a DMDA, chunks otherwise)", "KSPDCGSetDeflationSpace", KSPDCGSpaceTypes, (PetscEnum)dcg->space, (PetscEnum *)&dcg->space, &flg));
-  if (flg) dcg->space_set = PETSC_TRUE;
-  PetscCall(PetscOptionsInt("-ksp_dcg_subdomains", "Number of chunks (contiguous index ranges) for -ksp_dcg_space chunks (0: 2 sqrt(N))", "KSPDCG", dcg->subdomains, &dcg->subdomains, NULL));
-  PetscCall(PetscOptionsIntArray("-ksp_dcg_blocks", "DMDA boxes per direction bx,by,bz for -ksp_dcg_space blocks (default min(8, n/4) each)", "KSPDCG", dcg->blocks, &nb, &flg));
-  if (flg)
-    for (PetscInt i = nb; i < 3; i++) dcg->blocks[i] = nb > 0 ? dcg->blocks[nb - 1] : 0;
-  PetscCall(PetscOptionsEnum("-ksp_dcg_coarse", "Coarse solve with E = Z^T A Z: Cholesky factor or explicit inverse", "KSPDCG", KSPDCGCoarseTypes, (PetscEnum)dcg->coarse, (PetscEnum *)&dcg->coarse, NULL));
-  PetscCall(PetscOptionsReal("-ksp_dcg_coarse_pivot_rtol", "Relative Cholesky pivot of E below which E is declared singular", "KSPDCG", dcg->pivot_rtol, &dcg->pivot_rtol, NULL));
-  PetscCall(PetscOptionsBool("-ksp_dcg_final_correction", "Apply the final correction x = Q b + P^T x_hat (off only for debugging)", "KSPDCG", dcg->final_correction, &dcg->final_correction, NULL));
-  PetscCall(PetscOptionsBool("-ksp_dcg_monitor_projection", "Print || Z^T r_hat || every iteration", "KSPDCG", dcg->monitor_projection, &dcg->monitor_projection, NULL));
+  PetscCall(KSPDCGGetDeflationSpaceType(ksp, &space));
+  PetscCall(PetscOptionsEnum("-ksp_dcg_space", "Deflation space (default: the user's Z, else blocks when the KSP has a DMDA, else chunks)", "KSPDCGSetDeflationSpaceType", KSPDCGSpaceTypes, (PetscEnum)space, (PetscEnum *)&space, &flg));
+  if (flg) PetscCall(KSPDCGSetDeflationSpaceType(ksp, space));
+  PetscCall(PetscOptionsInt("-ksp_dcg_subdomains", "Number of chunks (contiguous index ranges) for -ksp_dcg_space chunks (0: 2 ceil(sqrt(N)), at most N)", "KSPDCGSetSubdomains", dcg->subdomains, &d, &flg));
+  if (flg) PetscCall(KSPDCGSetSubdomains(ksp, d));
+  for (PetscInt i = 0; i < 3; i++) b[i] = dcg->blocks[i];
+  PetscCall(PetscOptionsIntArray("-ksp_dcg_blocks", "DMDA boxes per direction bx,by,bz for -ksp_dcg_space blocks (default min(8, n/4) each; a shorter list repeats its last value)", "KSPDCGSetBlocks", b, &nb, &flg));
+  if (flg) {
+    PetscCheck(nb > 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONG, "-%sksp_dcg_blocks needs 1 to 3 values bx[,by[,bz]]", ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "");
+    for (PetscInt i = nb; i < 3; i++) b[i] = b[nb - 1];
+    PetscCall(KSPDCGSetBlocks(ksp, b[0], b[1], b[2]));
+  }
+  PetscCall(PetscOptionsEnum("-ksp_dcg_coarse", "Coarse solve with E = Z^T A Z: Cholesky factor or explicit inverse", "KSPDCGSetCoarseType", KSPDCGCoarseTypes, (PetscEnum)dcg->coarse, (PetscEnum *)&coarse, &flg));
+  if (flg) PetscCall(KSPDCGSetCoarseType(ksp, coarse));
+  PetscCall(PetscOptionsReal("-ksp_dcg_coarse_pivot_rtol", "Relative Cholesky pivot of E below which E is declared singular, in [0, 1)", "KSPDCGSetCoarsePivotRtol", dcg->pivot_rtol, &rtol, &flg));
+  if (flg) PetscCall(KSPDCGSetCoarsePivotRtol(ksp, rtol));
+  PetscCall(PetscOptionsBool("-ksp_dcg_final_correction", "Apply the final correction x = Q b + P^T x_hat (off only for debugging)", "KSPDCGSetFinalCorrection", dcg->final_correction, &fc, &flg));
+  if (flg) PetscCall(KSPDCGSetFinalCorrection(ksp, fc));
+  PetscCall(petsckp::MonitorSetFromOptions(PetscOptionsObject, "-ksp_dcg_monitor_projection", "Print || Z^T r_hat || and the part of r_hat in range(Z) every iteration", "KSPDCG", &dcg->monitor));
   PetscOptionsHeadEnd();
-  PetscCallCXX(delete dcg->defl);
-  dcg->defl = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -381,14 +750,18 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  deflated CG (DEF1, final correction %s)\n", dcg->final_correction ? "on" : "off"));
-  if (dcg->defl || (ksp->setupstage && dcg->built == KSP_DCG_SPACE_NONE)) {
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "deflated CG (DEF1, final correction %s)\n", dcg->final_correction ? "on" : "off"));
+  if (dcg->have_built) {
     char blk[128] = "";
     if (dcg->built == KSP_DCG_SPACE_BLOCKS) PetscCall(PetscSNPrintf(blk, sizeof(blk), " %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT, dcg->built_blocks[0], dcg->built_blocks[1], dcg->built_blocks[2]));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  deflation space: %s%s, %" PetscInt_FMT " vectors\n", KSPDCGSpaceTypes[dcg->built], blk, dcg->defl ? dcg->defl->d : 0));
-    if (dcg->defl && !dcg->defl->E.symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  E is not symmetric (nonsymmetric operator): explicit inverse by LU\n"));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "  deflation space: %s\n", dcg->space_set ? KSPDCGSpaceTypes[dcg->space] : "default (blocks with a DMDA, else chunks)"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", dcg->coarse == KSP_DCG_COARSE_INVERSE ? "explicit inverse" : "cholesky (L^-1 kept)", (double)dcg->pivot_rtol));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "deflation space: %s%s, %" PetscInt_FMT " vectors\n", KSPDCGSpaceName(dcg->built), blk, dcg->defl ? dcg->defl->d : 0));
+    if (dcg->defl && !dcg->defl->E.symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "E is not symmetric (nonsymmetric operator): explicit inverse by LU\n"));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "deflation space: %s\n", dcg->space_set ? KSPDCGSpaceName(dcg->space) : "default (user Z, else blocks with a DMDA, else chunks)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", dcg->coarse == KSP_DCG_COARSE_INVERSE ? "explicit inverse" : (dcg->coarse == KSP_DCG_COARSE_CHOLESKY ? "cholesky (L^-1 kept)" : "unknown"), (double)dcg->pivot_rtol));
+  if (dcg->defl) PetscCall(PetscViewerASCIIPrintf(viewer, "E: condition number estimate %.1e (1-norm), smallest relative Cholesky pivot %.1e\n", (double)dcg->defl->cond, (double)dcg->defl->E.min_pivot));
+  if (dcg->nreproject || dcg->nrestart || dcg->best_it >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last solve: %" PetscInt_FMT " re-projections of the deflated residual, %" PetscInt_FMT " restarts from the true residual%s\n", dcg->nreproject, dcg->nrestart, dcg->best_it >= 0 ? ", returned the best iterate seen" : ""));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -399,19 +772,26 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    Options Database Keys:
 +  -ksp_dcg_space <chunks,blocks,user,none> - the deflation space Z: contiguous index ranges (the paper's stripes
                                               and planes), subdomain boxes of the KSP's DMDA, the user's
-                                              `KSPDCGSetDeflationSpace()`, or none (plain PCG). Default: blocks
-                                              when the KSP has a DMDA, chunks otherwise
-.  -ksp_dcg_subdomains <d>                  - number of chunks (default 2 sqrt(N), at most 2048); with a DMDA the
-                                              chunks are ranges of the natural grid ordering (x fastest), so that
-                                              d = 2n gives the paper's 2D half-row stripes, d = n^2 the 3D stripes,
-                                              d = n the 3D planes
-.  -ksp_dcg_blocks <bx,by,bz>               - DMDA boxes per direction (default min(8, n/4) per direction)
+                                              `KSPDCGSetDeflationSpace()`, or none (plain PCG). Default: the user's Z
+                                              if given, else blocks when the KSP has a DMDA, else chunks
+                                              (`KSPDCGSetDeflationSpaceType()`)
+.  -ksp_dcg_subdomains <d>                  - number of chunks (default 2 ceil(sqrt(N)), at most 2048 and at most N);
+                                              with a DMDA the chunks are ranges of the natural grid ordering (x
+                                              fastest), so that d = 2n gives the paper's 2D half-row stripes,
+                                              d = n^2 the 3D stripes, d = n the 3D planes (`KSPDCGSetSubdomains()`)
+.  -ksp_dcg_blocks <bx,by,bz>               - DMDA boxes per direction (default min(8, n/4) per direction;
+                                              `KSPDCGSetBlocks()`)
 .  -ksp_dcg_coarse <cholesky,inverse>       - solve with E = Z^T A Z through its Cholesky factor (default) or its
                                               explicit inverse (the paper's fast variant; less accurate for
                                               ill-conditioned E). See the Notes for what each keeps on the device
-.  -ksp_dcg_coarse_pivot_rtol <tol>         - relative Cholesky pivot of E under which E is singular (default 1e-13)
-.  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging)
--  -ksp_dcg_monitor_projection              - print || Z^T r_hat ||, which should stay at round-off level
+                                              (`KSPDCGSetCoarseType()`)
+.  -ksp_dcg_coarse_pivot_rtol <tol>         - relative Cholesky pivot of E under which E is singular, in [0, 1)
+                                              (default 1e-13; `KSPDCGSetCoarsePivotRtol()`)
+.  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging;
+                                              `KSPDCGSetFinalCorrection()`)
+-  -ksp_dcg_monitor_projection [ascii[:file]] - print, every iteration, || Z^T r_hat || and the part of r_hat in
+                                              range(Z) relative to || r_hat ||, and the true deflated residual
+                                              norm where it is computed (see "Rounding" below)
 
    Level: intermediate
 
@@ -422,10 +802,13 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    || r_hat || < max(rtol || b ||, atol) is the paper's criterion (also with a zero initial guess, where r_hat0 = P b:
    the reference is || b ||, as for `KSPCG` with `PCDEFLATION`). Preconditioned and natural norms are supported.
 
-   The operator (Amat) must be an AIJ matrix. E is formed on the device once per operator change (for chunk and block
-   spaces by an aggregation kernel over the entries of A; for a user Z from A Z = `MatMatMult()`), summed over the
-   ranks, and replicated on every rank; each application of P needs one `MPI_Allreduce()` of d values. A singular
-   or rank-deficient E (dependent deflation vectors, or a null vector of A in the span of Z) is an error that says so.
+   The operator (Amat) must be an AIJ matrix without NaN or Inf entries (checked when E is formed: the error names
+   the row). E is formed on the device once per operator change (for chunk and block spaces by an aggregation kernel
+   over the entries of A; for a user Z from A Z = `MatMatMult()`), summed over the ranks, and replicated on every
+   rank; each application of P needs one `MPI_Allreduce()` of d values. A singular or rank-deficient E (dependent
+   deflation vectors, or a null vector of A in the span of Z) is an error that says so. Its condition number is
+   estimated at setup (Hager's 1-norm estimator, through the coarse solve) and shown by `KSPView()`; `-info` says when
+   it is large.
 
    Coarse solve. 'cholesky' factors E = L L^T on the host (LAPACK potrf, where the singularity check is made) and keeps
    the triangular inverse L^-1 on the device (formed by a triangular solve with the identity); every solve is then two
@@ -436,18 +819,52 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    paper observed in 3D. Both keep O(d^2) numbers on every rank ('cholesky' 2 d^2, 'inverse' d^2): intended for d up
    to a few thousand.
 
-   Each iteration runs the operator product, the restriction Z^T w (one team per deflation vector, no atomics), the
-   replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with (w, p);
-   x and r updates; (y, r) with the residual norm; p update), each reduction followed by one `MPI_Allreduce()`.
+   Rounding. In exact arithmetic Z^T r_hat = 0 in every iteration and r_hat = P (b - A x_hat). In floating point each
+   deflation w_hat = w - AZ a2 errs by about the machine precision times || A p || (large where the coefficients are
+   large) times cond(E), so that (1) r_hat drifts out of range(Z)^perp: P A is singular on range(Z), that part is
+   never reduced, and once it is comparable with || r_hat || (high contrast, tight rtol) the iteration stalls and
+   then breaks down; and (2) r_hat drifts away from the true deflated residual. DCG therefore
+   - measures the part of r_hat in range(Z) in every iteration, || Z (Z^T Z)^-1 Z^T r_hat ||, computed as
+     sqrt(sum_j (z_j^T r_hat)^2 / ||z_j||^2) (exact for disjoint aggregates), with Z^T r_hat restricted in the same
+     kernel and `MPI_Allreduce()` as Z^T w (one more vector read, no more messages), and re-projects
+     r_hat <- P r_hat when it exceeds 1e-6 || r_hat ||;
+   - verifies convergence: when || r_hat || passes the test, x_hat is corrected, x_hat <- x_hat + Q (b - A x_hat) (this
+     changes neither P^T x_hat nor P (b - A x_hat), but removes the arbitrary part of x_hat in range(Z) whose A-image
+     would swamp the coarse solve), and the true deflated residual P (b - A x_hat) is tested (its coarse solve is
+     reused by the final correction). If it fails, it replaces r_hat and the iteration restarts from it
+     (p = M^-1 r_hat; a residual replacement in the sense of van der Vorst and Ye). A breakdown (p, P A p) <= 0
+     although (p, A p) > 0 (rounding, not an indefinite A) and a drift that returns one iteration after a
+     re-projection lead to the same restart;
+   - stops with `KSP_DIVERGED_BREAKDOWN` when a restart finds the true residual norm not below half that of the
+     previous restart (or of the start): the attainable accuracy of the deflation is reached (`-info` says why);
+     an indefinite A still gives `KSP_DIVERGED_INDEFINITE_MAT`;
+   - returns, whenever it ends without converging (breakdown, `KSP_DIVERGED_ITS`, ...), the best iterate it has seen,
+     with the final correction: of the last one, the best one since the last restart by the recursive norm (kept,
+     when the iteration moves off it, as x_i = x_i+1 - alpha_i p_i: one vector operation per local minimum of the
+     residual norm) and the best restart point, the one whose true residual norm (in the KSP's norm type;
+     || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports re-projections, restarts and a returned
+     earlier iterate.
+   In a well-conditioned run none of this changes the iterates; its cost is one vector read per iteration (the
+   drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
+   operator product and coarse solve.
+
+   Each iteration runs the operator product, the restriction Z^T w and Z^T r_hat (one team per deflation vector, no
+   atomics), the replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with
+   (w, p), (A p, p) and the drift; x and r updates; (y, r) with the residual norms; p update), each reduction
+   followed by one `MPI_Allreduce()`.
 
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).
 
-   Reference:
+   References:
    R. Gupta, M. B. van Gijzen, C. Vuik, Efficient two-level preconditioned conjugate gradient method on the GPU,
    VECPAR 2012, LNCS 7851.
+   H. A. van der Vorst, Q. Ye, Residual replacement strategies for Krylov subspace iterative methods for the
+   convergence of true residuals, SIAM J. Sci. Comput. 22 (2000).
 
-.seealso: `KSPCreate()`, `KSPSetType()`, `KSPCG`, `PCDEFLATION`, `PCNEUMANN`, `KSPDCGSetDeflationSpace()`
+.seealso: `KSPCreate()`, `KSPSetType()`, `KSPCG`, `PCDEFLATION`, `PCNEUMANN`, `KSPDCGSetDeflationSpace()`,
+          `KSPDCGSetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`, `KSPDCGSetCoarseType()`,
+          `KSPDCGSetCoarsePivotRtol()`, `KSPDCGSetFinalCorrection()`, `KSPDCGCreateSpaceMat()`
 M*/
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
 {
@@ -471,6 +888,18 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetDeflationSpace_C", KSPDCGSetDeflationSpace_DCG));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGCreateSpaceMat_C", KSPDCGCreateSpaceMat_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetDeflationSpaceType_C", KSPDCGSetDeflationSpaceType_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetDeflationSpaceType_C", KSPDCGGetDeflationSpaceType_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetSubdomains_C", KSPDCGSetSubdomains_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetSubdomains_C", KSPDCGGetSubdomains_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetBlocks_C", KSPDCGSetBlocks_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetBlocks_C", KSPDCGGetBlocks_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetCoarseType_C", KSPDCGSetCoarseType_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetCoarseType_C", KSPDCGGetCoarseType_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetCoarsePivotRtol_C", KSPDCGSetCoarsePivotRtol_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetCoarsePivotRtol_C", KSPDCGGetCoarsePivotRtol_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetFinalCorrection_C", KSPDCGSetFinalCorrection_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetFinalCorrection_C", KSPDCGGetFinalCorrection_DCG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -487,8 +916,9 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
 
   Note:
   The columns must be linearly independent, and Z^T A Z nonsingular; otherwise `KSPSolve()` stops with an error.
+  Sets the space type to `KSP_DCG_SPACE_USER`.
 
-.seealso: `KSPDCG`, `KSPDCGCreateSpaceMat()`
+.seealso: `KSPDCG`, `KSPDCGCreateSpaceMat()`, `KSPDCGSetDeflationSpaceType()`
 @*/
 PetscErrorCode KSPDCGSetDeflationSpace(KSP ksp, Mat Z)
 {
@@ -521,5 +951,319 @@ PetscErrorCode KSPDCGCreateSpaceMat(KSP ksp, Mat *Z)
   PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
   PetscKPAssertPointer(Z, 2);
   PetscUseMethod(ksp, "KSPDCGCreateSpaceMat_C", (KSP, Mat *), (ksp, Z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetDeflationSpaceType - chooses the kind of deflation space of `KSPDCG`
+
+  Logically Collective
+
+  Input Parameters:
++ ksp  - the `KSPDCG` solver
+- type - `KSP_DCG_SPACE_CHUNKS`, `KSP_DCG_SPACE_BLOCKS` (needs a DMDA, `KSPSetDM()`), `KSP_DCG_SPACE_USER` (needs
+         `KSPDCGSetDeflationSpace()`) or `KSP_DCG_SPACE_NONE` (plain PCG)
+
+  Options Database Key:
+. -ksp_dcg_space <chunks,blocks,user,none> - the space
+
+  Level: intermediate
+
+  Note:
+  Without a call, the space is the user's Z if one was given, else blocks when the KSP has a DMDA whose grid matches
+  the operator, else chunks. The space is rebuilt at the next setup only if the type changes.
+
+.seealso: `KSPDCG`, `KSPDCGSpaceType`, `KSPDCGGetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`
+@*/
+PetscErrorCode KSPDCGSetDeflationSpaceType(KSP ksp, KSPDCGSpaceType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(ksp, type, 2);
+  PetscTryMethod(ksp, "KSPDCGSetDeflationSpaceType_C", (KSP, KSPDCGSpaceType), (ksp, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetDeflationSpaceType - the kind of deflation space of `KSPDCG`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. type - the type set with `KSPDCGSetDeflationSpaceType()` or `-ksp_dcg_space`; without one, the type of the space
+         built at setup (before setup: the default that will be chosen)
+
+  Level: intermediate
+
+.seealso: `KSPDCG`, `KSPDCGSpaceType`, `KSPDCGSetDeflationSpaceType()`
+@*/
+PetscErrorCode KSPDCGGetDeflationSpaceType(KSP ksp, KSPDCGSpaceType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(ksp, "KSPDCGGetDeflationSpaceType_C", (KSP, KSPDCGSpaceType *), (ksp, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetSubdomains - sets the number of chunks (deflation vectors) of the `KSP_DCG_SPACE_CHUNKS` space of `KSPDCG`
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the `KSPDCG` solver
+- d   - the number of chunks, at most the number of rows N; 0 for the default 2 ceil(sqrt(N)) (at most 2048 and N)
+
+  Options Database Key:
+. -ksp_dcg_subdomains <d> - the number of chunks
+
+  Level: intermediate
+
+  Note:
+  A negative d is an error; a d above N is an error at setup.
+
+.seealso: `KSPDCG`, `KSPDCGGetSubdomains()`, `KSPDCGSetDeflationSpaceType()`
+@*/
+PetscErrorCode KSPDCGSetSubdomains(KSP ksp, PetscInt d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(ksp, d, 2);
+  PetscTryMethod(ksp, "KSPDCGSetSubdomains_C", (KSP, PetscInt), (ksp, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetSubdomains - the number of chunks set for the `KSP_DCG_SPACE_CHUNKS` space of `KSPDCG`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. d - the number of chunks (0: the default)
+
+  Level: intermediate
+
+.seealso: `KSPDCG`, `KSPDCGSetSubdomains()`
+@*/
+PetscErrorCode KSPDCGGetSubdomains(KSP ksp, PetscInt *d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(d, 2);
+  PetscUseMethod(ksp, "KSPDCGGetSubdomains_C", (KSP, PetscInt *), (ksp, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetBlocks - sets the number of DMDA boxes per direction of the `KSP_DCG_SPACE_BLOCKS` space of `KSPDCG`
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the `KSPDCG` solver
+. bx  - boxes in x (0: the default min(8, n/4))
+. by  - boxes in y (ignored in 1D)
+- bz  - boxes in z (ignored in 1D and 2D)
+
+  Options Database Key:
+. -ksp_dcg_blocks <bx,by,bz> - the boxes (a shorter list repeats its last value)
+
+  Level: intermediate
+
+  Note:
+  Negative values are an error; values above the grid size are an error at setup. The space has bx by bz vectors.
+
+.seealso: `KSPDCG`, `KSPDCGGetBlocks()`, `KSPDCGSetDeflationSpaceType()`
+@*/
+PetscErrorCode KSPDCGSetBlocks(KSP ksp, PetscInt bx, PetscInt by, PetscInt bz)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(ksp, bx, 2);
+  PetscValidLogicalCollectiveInt(ksp, by, 3);
+  PetscValidLogicalCollectiveInt(ksp, bz, 4);
+  PetscTryMethod(ksp, "KSPDCGSetBlocks_C", (KSP, PetscInt, PetscInt, PetscInt), (ksp, bx, by, bz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetBlocks - the number of DMDA boxes per direction set for the `KSP_DCG_SPACE_BLOCKS` space of `KSPDCG`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameters:
++ bx - boxes in x (0: the default), or NULL
+. by - boxes in y, or NULL
+- bz - boxes in z, or NULL
+
+  Level: intermediate
+
+.seealso: `KSPDCG`, `KSPDCGSetBlocks()`
+@*/
+PetscErrorCode KSPDCGGetBlocks(KSP ksp, PetscInt *bx, PetscInt *by, PetscInt *bz)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscUseMethod(ksp, "KSPDCGGetBlocks_C", (KSP, PetscInt *, PetscInt *, PetscInt *), (ksp, bx, by, bz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetCoarseType - chooses how `KSPDCG` solves with the coarse matrix E = Z^T A Z
+
+  Logically Collective
+
+  Input Parameters:
++ ksp  - the `KSPDCG` solver
+- type - `KSP_DCG_COARSE_CHOLESKY` (default) or `KSP_DCG_COARSE_INVERSE`
+
+  Options Database Key:
+. -ksp_dcg_coarse <cholesky,inverse> - the coarse solve
+
+  Level: advanced
+
+.seealso: `KSPDCG`, `KSPDCGCoarseType`, `KSPDCGGetCoarseType()`
+@*/
+PetscErrorCode KSPDCGSetCoarseType(KSP ksp, KSPDCGCoarseType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(ksp, type, 2);
+  PetscTryMethod(ksp, "KSPDCGSetCoarseType_C", (KSP, KSPDCGCoarseType), (ksp, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetCoarseType - how `KSPDCG` solves with the coarse matrix E = Z^T A Z
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. type - `KSP_DCG_COARSE_CHOLESKY` or `KSP_DCG_COARSE_INVERSE`
+
+  Level: advanced
+
+.seealso: `KSPDCG`, `KSPDCGCoarseType`, `KSPDCGSetCoarseType()`
+@*/
+PetscErrorCode KSPDCGGetCoarseType(KSP ksp, KSPDCGCoarseType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(type, 2);
+  PetscUseMethod(ksp, "KSPDCGGetCoarseType_C", (KSP, KSPDCGCoarseType *), (ksp, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetCoarsePivotRtol - sets the relative Cholesky pivot of E = Z^T A Z below which `KSPDCG` declares E singular
+
+  Logically Collective
+
+  Input Parameters:
++ ksp  - the `KSPDCG` solver
+- rtol - the tolerance on min_j L_jj^2 / E_jj, in [0, 1) (default 1e-13)
+
+  Options Database Key:
+. -ksp_dcg_coarse_pivot_rtol <rtol> - the tolerance
+
+  Level: advanced
+
+.seealso: `KSPDCG`, `KSPDCGGetCoarsePivotRtol()`
+@*/
+PetscErrorCode KSPDCGSetCoarsePivotRtol(KSP ksp, PetscReal rtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(ksp, rtol, 2);
+  PetscTryMethod(ksp, "KSPDCGSetCoarsePivotRtol_C", (KSP, PetscReal), (ksp, rtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetCoarsePivotRtol - the relative Cholesky pivot of E below which `KSPDCG` declares E singular
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. rtol - the tolerance
+
+  Level: advanced
+
+.seealso: `KSPDCG`, `KSPDCGSetCoarsePivotRtol()`
+@*/
+PetscErrorCode KSPDCGGetCoarsePivotRtol(KSP ksp, PetscReal *rtol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(rtol, 2);
+  PetscUseMethod(ksp, "KSPDCGGetCoarsePivotRtol_C", (KSP, PetscReal *), (ksp, rtol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetFinalCorrection - turns the final correction x = Q b + P^T x_hat of `KSPDCG` on or off
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the `KSPDCG` solver
+- flg - `PETSC_TRUE` (default) to apply it
+
+  Options Database Key:
+. -ksp_dcg_final_correction <bool> - apply the final correction
+
+  Level: developer
+
+  Note:
+  Without it the returned x is the deflated iterate x_hat, which does not solve A x = b; off only for debugging.
+
+.seealso: `KSPDCG`, `KSPDCGGetFinalCorrection()`
+@*/
+PetscErrorCode KSPDCGSetFinalCorrection(KSP ksp, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(ksp, flg, 2);
+  PetscTryMethod(ksp, "KSPDCGSetFinalCorrection_C", (KSP, PetscBool), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetFinalCorrection - whether `KSPDCG` applies the final correction x = Q b + P^T x_hat
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when it does
+
+  Level: developer
+
+.seealso: `KSPDCG`, `KSPDCGSetFinalCorrection()`
+@*/
+PetscErrorCode KSPDCGGetFinalCorrection(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(flg, 2);
+  PetscUseMethod(ksp, "KSPDCGGetFinalCorrection_C", (KSP, PetscBool *), (ksp, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,33 +3,39 @@
 
    Bytes per unknown and iteration of these kernels (8 B scalars; AZ of an aggregate space has at most 7 entries
    per row in 3D, 12 B each, plus 4 B of row pointer): DcgDeflateDot 16 (w r/w) + 8 (p) + ~88 (AZ) = ~112,
-   DcgUpdateXR 48, DcgDotNorm 16, DcgUpdateP 24: about 200 B, in 4 kernels and 2 reductions (formerly 7 PETSc
-   vector operations with 3 reductions plus the separate AZ product).
+   DcgUpdateXR 48, DcgDotNorm 16, DcgUpdateP 24: about 200 B, in 4 kernels and 2 reductions (formerly 7 PETSc vector
+   operations with 3 reductions plus the separate AZ product). The restriction of r_hat next to that of w (the drift
+   measure) adds 8 B.
 */
 #include "dcg_kernels.hpp"
 
 namespace petsckp
 {
-Scalar DcgDeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2, UView<Scalar> w, UView<const Scalar> p)
+DcgDots DcgDeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2, UView<Scalar> w, UView<const Scalar> p, UView<const Scalar> s, UView<const Real> zw)
 {
-  const Int n   = (Int)w.extent(0);
-  auto      rp  = AZ.rowptr;
-  auto      ci  = AZ.colidx;
-  auto      v   = AZ.vals;
-  Scalar    sum = 0;
-  if (n == 0) return 0;
+  const Int n  = (Int)w.extent(0);
+  const Int ds = (Int)s.extent(0);
+  auto      rp = AZ.rowptr;
+  auto      ci = AZ.colidx;
+  auto      v  = AZ.vals;
+  DcgDots   out;
+  if (n == 0 && ds == 0) return out;
   Kokkos::parallel_reduce(
-    "petsckp::DcgDeflateDot", range(n),
-    KOKKOS_LAMBDA(Int i, Scalar & acc) {
-      Scalar wi = w(i);
-      if (deflate) {
-        for (Int q = rp(i); q < rp(i + 1); q++) wi -= v(q) * a2(ci(q));
-        w(i) = wi;
+    "petsckp::DcgDeflateDot", range(n > ds ? n : ds),
+    KOKKOS_LAMBDA(Int i, Scalar & pw, Scalar & pa, Scalar & dr) {
+      if (i < n) {
+        Scalar wi = w(i);
+        pa += wi * p(i);
+        if (deflate) {
+          for (Int q = rp(i); q < rp(i + 1); q++) wi -= v(q) * a2(ci(q));
+          w(i) = wi;
+        }
+        pw += wi * p(i);
       }
-      acc += wi * p(i);
+      if (i < ds) dr += zw(i) * s(i) * s(i);
     },
-    sum);
-  return sum;
+    out.pw, out.pa, out.drift);
+  return out;
 }
 
 void DcgUpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UView<Scalar> x, UView<Scalar> r)
@@ -41,19 +47,20 @@ void DcgUpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UVi
     });
 }
 
-void DcgDotNorm(UView<const Scalar> y, UView<const Scalar> r, int norm, Scalar &yr, Scalar &vv)
+void DcgDotNorm(UView<const Scalar> y, UView<const Scalar> r, Scalar &yr, Scalar &rr, Scalar &yy)
 {
   const Int n = (Int)y.extent(0);
-  yr = vv = 0;
+  yr = rr = yy = 0;
   if (n == 0) return;
   Kokkos::parallel_reduce(
     "petsckp::DcgDotNorm", range(n),
-    KOKKOS_LAMBDA(Int i, Scalar & a, Scalar & b) {
+    KOKKOS_LAMBDA(Int i, Scalar & a, Scalar & b, Scalar & c) {
       const Scalar yi = y(i), ri = r(i);
       a += yi * ri;
-      b += norm == 1 ? ri * ri : (norm == 2 ? yi * yi : 0.0);
+      b += ri * ri;
+      c += yi * yi;
     },
-    yr, vv);
+    yr, rr, yy);
 }
 
 void DcgUpdateP(Scalar beta, UView<const Scalar> y, UView<Scalar> p)

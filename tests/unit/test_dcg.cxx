@@ -1,0 +1,342 @@
+/* Unit tests of KSPDCG (src/ksp/dcg/dcg.cxx) at the PETSc level: the default space on tiny systems, the checks of its
+   options and setters (the messages name the option with the KSP's prefix), a NaN or Inf matrix entry named by its
+   row, a deflation space that survives KSPSetFromOptions(), and the best iterate returned at max_it. */
+#include "kp_test.hpp"
+#include <petsckp.h>
+#include <petscksp.h>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+using namespace kptest;
+
+namespace
+{
+/* N x N tridiagonal SPD matrix (2, -1) */
+Mat Tridiag(PetscInt N)
+{
+  Mat A;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 3, NULL, &A);
+  for (PetscInt i = 0; i < N; i++) {
+    if (i > 0) MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES);
+    MatSetValue(A, i, i, 2.0, INSERT_VALUES);
+    if (i < N - 1) MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
+  }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+/* 5-point finite volumes of -div(c grad u) on nx x ny cells, c jumping between contrast and 1, Dirichlet at x = 0 */
+Mat Rough2D(PetscInt nx, PetscInt ny, double contrast)
+{
+  Mat  A;
+  auto coef = [contrast](PetscInt i, PetscInt j) { return ((i * 7 + j * 13) % 11) < 4 ? contrast : 1.0; };
+  MatCreateSeqAIJ(PETSC_COMM_SELF, nx * ny, nx * ny, 5, NULL, &A);
+  for (PetscInt j = 0; j < ny; j++)
+    for (PetscInt i = 0; i < nx; i++) {
+      const PetscInt row = i + nx * j, nb[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+      double         diag = 0, cc = coef(i, j);
+      for (auto &o : nb) {
+        PetscInt ii = i + o[0], jj = j + o[1];
+        if (ii < 0) {
+          diag += 2 * cc;
+          continue;
+        }
+        if (ii >= nx || jj < 0 || jj >= ny) continue;
+        double cf = 2 * cc * coef(ii, jj) / (cc + coef(ii, jj));
+        MatSetValue(A, row, ii + nx * jj, -cf, INSERT_VALUES);
+        diag += cf;
+      }
+      MatSetValue(A, row, row, diag, INSERT_VALUES);
+    }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+KSP CreateDCG(Mat A, const char *pctype, const char *prefix = NULL)
+{
+  KSP ksp;
+  PC  pc;
+  KSPCreate(PETSC_COMM_SELF, &ksp);
+  if (prefix) KSPSetOptionsPrefix(ksp, prefix);
+  KSPSetOperators(ksp, A, A);
+  KSPSetType(ksp, KSPDCG);
+  KSPGetPC(ksp, &pc);
+  PCSetType(pc, pctype);
+  KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
+  return ksp;
+}
+
+/* the message of the last error raised (with the PetscReturnErrorHandler pushed) */
+std::string LastError()
+{
+  const char *text;
+  PetscKPErrorString specific = NULL;
+  PetscErrorMessage(PETSC_ERR_ARG_OUTOFRANGE, &text, &specific);
+  return specific ? std::string(specific) : std::string();
+}
+
+/* the -ksp_view text of ksp (through an ASCII viewer on a temporary file: a string viewer gets the type only) */
+std::string ViewString(KSP ksp)
+{
+  char        name[] = "/tmp/petsckp_dcg_view_XXXXXX";
+  int         fd     = mkstemp(name);
+  PetscViewer v;
+  std::string text;
+  if (fd < 0) return text;
+  close(fd);
+  PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v);
+  KSPView(ksp, v);
+  PetscViewerDestroy(&v);
+  std::ifstream in(name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  std::remove(name);
+  return text;
+}
+
+double TrueResidual(Mat A, Vec b, Vec x)
+{
+  Vec       r;
+  PetscReal nr;
+  VecDuplicate(b, &r);
+  MatMult(A, x, r);
+  VecAYPX(r, -1.0, b);
+  VecNorm(r, NORM_2, &nr);
+  VecDestroy(&r);
+  return nr;
+}
+} // namespace
+
+/* the default number of chunks 2 ceil(sqrt(N)) exceeds N for N <= 5: clamped to N (one chunk per row); an explicit
+   number above N stays an error that names the option */
+TEST(DCG, DefaultSpaceOnTinySystems)
+{
+  for (PetscInt N : {1, 2, 3, 5}) {
+    Mat       A = Tridiag(N);
+    Vec       b, x;
+    PetscReal nb;
+    KSP       ksp = CreateDCG(A, PCJACOBI);
+    KSPConvergedReason reason;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    VecSetValue(b, 0, 3.0, INSERT_VALUES);
+    VecAssemblyBegin(b);
+    VecAssemblyEnd(b);
+    VecNorm(b, NORM_2, &nb);
+    EXPECT_EQ((int)KSPSolve(ksp, b, x), 0) << "N = " << N;
+    KSPGetConvergedReason(ksp, &reason);
+    EXPECT_GT((int)reason, 0) << "N = " << N;
+    EXPECT_LE(TrueResidual(A, b, x), 1e-10 * nb) << "N = " << N;
+    KSPDestroy(&ksp);
+
+    ksp = CreateDCG(A, PCJACOBI);
+    PetscOptionsSetValue(NULL, "-ksp_dcg_subdomains", std::to_string(N + 1).c_str());
+    KSPSetFromOptions(ksp);
+    PetscOptionsClearValue(NULL, "-ksp_dcg_subdomains");
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+    PetscErrorCode ierr = KSPSetUp(ksp);
+    PetscPopErrorHandler();
+    EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE) << "N = " << N;
+    EXPECT_NE(LastError().find("-ksp_dcg_subdomains"), std::string::npos) << LastError();
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+    MatDestroy(&A);
+  }
+}
+
+TEST(DCG, OptionsAndSettersAreChecked)
+{
+  Mat            A   = Tridiag(50);
+  KSP            ksp = CreateDCG(A, PCJACOBI, "sub_");
+  PetscErrorCode ierr;
+  struct {
+    const char *name, *value, *expect;
+  } bad[] = {
+    {"-sub_ksp_dcg_subdomains", "-3", "-sub_ksp_dcg_subdomains"},
+    {"-sub_ksp_dcg_coarse_pivot_rtol", "nan", "-sub_ksp_dcg_coarse_pivot_rtol"},
+    {"-sub_ksp_dcg_coarse_pivot_rtol", "-1e-3", "-sub_ksp_dcg_coarse_pivot_rtol"},
+    {"-sub_ksp_dcg_coarse_pivot_rtol", "1.5", "-sub_ksp_dcg_coarse_pivot_rtol"},
+    {"-sub_ksp_dcg_blocks", "2,-1", "-sub_ksp_dcg_blocks"},
+  };
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  for (auto &c : bad) {
+    PetscOptionsSetValue(NULL, c.name, c.value);
+    ierr = KSPSetFromOptions(ksp);
+    PetscOptionsClearValue(NULL, c.name);
+    EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE) << c.name << " " << c.value;
+    EXPECT_NE(LastError().find(c.expect), std::string::npos) << c.name << " " << c.value << ": " << LastError();
+  }
+  /* enum setters check their argument */
+  ierr = KSPDCGSetCoarseType(ksp, (KSPDCGCoarseType)7);
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  EXPECT_NE(LastError().find("-sub_ksp_dcg_coarse"), std::string::npos) << LastError();
+  ierr = KSPDCGSetDeflationSpaceType(ksp, (KSPDCGSpaceType)-1);
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  EXPECT_NE(LastError().find("-sub_ksp_dcg_space"), std::string::npos) << LastError();
+  ierr = KSPDCGSetDeflationSpaceType(ksp, (KSPDCGSpaceType)4);
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  ierr = KSPDCGSetSubdomains(ksp, -1);
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  PetscPopErrorHandler();
+  /* valid values through the options reach the getters; the view prints them */
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_space", "chunks");
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_subdomains", "7");
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_blocks", "3");
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_coarse", "inverse");
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_coarse_pivot_rtol", "1e-10");
+  PetscOptionsSetValue(NULL, "-sub_ksp_dcg_final_correction", "0");
+  EXPECT_EQ((int)KSPSetFromOptions(ksp), 0);
+  for (const char *o : {"-sub_ksp_dcg_space", "-sub_ksp_dcg_subdomains", "-sub_ksp_dcg_blocks", "-sub_ksp_dcg_coarse", "-sub_ksp_dcg_coarse_pivot_rtol", "-sub_ksp_dcg_final_correction"}) PetscOptionsClearValue(NULL, o);
+  KSPDCGSpaceType  st;
+  KSPDCGCoarseType ct;
+  PetscInt         d, bx, by, bz;
+  PetscReal        rtol;
+  PetscBool        fc;
+  KSPDCGGetDeflationSpaceType(ksp, &st);
+  KSPDCGGetSubdomains(ksp, &d);
+  KSPDCGGetBlocks(ksp, &bx, &by, &bz);
+  KSPDCGGetCoarseType(ksp, &ct);
+  KSPDCGGetCoarsePivotRtol(ksp, &rtol);
+  KSPDCGGetFinalCorrection(ksp, &fc);
+  EXPECT_EQ(st, KSP_DCG_SPACE_CHUNKS);
+  EXPECT_EQ(d, 7);
+  EXPECT_EQ(bx, 3);
+  EXPECT_EQ(by, 3);
+  EXPECT_EQ(bz, 3);
+  EXPECT_EQ(ct, KSP_DCG_COARSE_INVERSE);
+  EXPECT_EQ(rtol, 1e-10);
+  EXPECT_EQ(fc, PETSC_FALSE);
+  EXPECT_EQ((int)KSPSetUp(ksp), 0);
+  std::string view = ViewString(ksp);
+  EXPECT_NE(view.find("chunks, 7 vectors"), std::string::npos) << view;
+  EXPECT_NE(view.find("explicit inverse"), std::string::npos) << view;
+  EXPECT_NE(view.find("condition number estimate"), std::string::npos) << view;
+  KSPDestroy(&ksp);
+  MatDestroy(&A);
+}
+
+/* KSPSetFromOptions() rebuilds the deflation space only when an option that defines it changed */
+TEST(DCG, SetFromOptionsKeepsAValidSpace)
+{
+  Mat A   = Tridiag(100);
+  KSP ksp = CreateDCG(A, PCJACOBI);
+  EXPECT_EQ((int)KSPSetUp(ksp), 0);
+  EXPECT_NE(ViewString(ksp).find("chunks, 20 vectors"), std::string::npos) << ViewString(ksp);
+  EXPECT_EQ((int)KSPSetFromOptions(ksp), 0); /* no option: the space stays */
+  EXPECT_NE(ViewString(ksp).find("chunks, 20 vectors"), std::string::npos) << ViewString(ksp);
+  PetscOptionsSetValue(NULL, "-ksp_dcg_coarse", "cholesky"); /* the value it has: the space stays */
+  EXPECT_EQ((int)KSPSetFromOptions(ksp), 0);
+  PetscOptionsClearValue(NULL, "-ksp_dcg_coarse");
+  EXPECT_NE(ViewString(ksp).find("chunks, 20 vectors"), std::string::npos) << ViewString(ksp);
+  PetscOptionsSetValue(NULL, "-ksp_dcg_subdomains", "10"); /* a new space, built at the next setup */
+  EXPECT_EQ((int)KSPSetFromOptions(ksp), 0);
+  PetscOptionsClearValue(NULL, "-ksp_dcg_subdomains");
+  EXPECT_EQ(ViewString(ksp).find("vectors"), std::string::npos) << ViewString(ksp);
+  {
+    Vec b, x;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    EXPECT_EQ((int)KSPSolve(ksp, b, x), 0);
+    VecDestroy(&b);
+    VecDestroy(&x);
+  }
+  EXPECT_NE(ViewString(ksp).find("chunks, 10 vectors"), std::string::npos) << ViewString(ksp);
+  KSPDestroy(&ksp);
+  MatDestroy(&A);
+}
+
+/* a NaN or Inf entry of A is an error that names its row, before E is formed (with built-in and user spaces, with
+   any preconditioner) */
+TEST(DCG, NonFiniteMatrixEntryIsNamed)
+{
+  struct Case {
+    PetscInt    row, col;
+    double      value;
+    const char *pc;
+    bool        user;
+  } cases[] = {
+    {10, 10, NAN, PCJACOBI, false},
+    {10, 10, NAN, PCNEUMANN, false},
+    {37, 36, INFINITY, PCJACOBI, false},
+    {37, 36, -INFINITY, PCNEUMANN, true},
+  };
+  for (auto &c : cases) {
+    Mat A = Rough2D(12, 10, 1e-3), Z = NULL;
+    MatSetValue(A, c.row, c.col, c.value, INSERT_VALUES);
+    MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+    KSP ksp = CreateDCG(A, c.pc);
+    if (c.user) {
+      MatCreateSeqAIJ(PETSC_COMM_SELF, 120, 6, 1, NULL, &Z);
+      for (PetscInt i = 0; i < 120; i++) MatSetValue(Z, i, i / 20, 1.0, INSERT_VALUES);
+      MatAssemblyBegin(Z, MAT_FINAL_ASSEMBLY);
+      MatAssemblyEnd(Z, MAT_FINAL_ASSEMBLY);
+      KSPDCGSetDeflationSpace(ksp, Z);
+    }
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+    PetscErrorCode ierr = KSPSetUp(ksp);
+    PetscPopErrorHandler();
+    EXPECT_EQ((int)ierr, (int)PETSC_ERR_FP) << "row " << c.row << " " << c.pc;
+    std::string want = "NaN or Inf entry in row " + std::to_string(c.row);
+    EXPECT_NE(LastError().find(want), std::string::npos) << LastError();
+    KSPDestroy(&ksp);
+    MatDestroy(&Z);
+    MatDestroy(&A);
+  }
+}
+
+/* a solve that stops at max_it returns the best iterate it has seen, not the last one: its true residual is the
+   smallest of the residual history (the recursive residual of a well-conditioned run is the true one) */
+TEST(DCG, ReturnsTheBestIterateAtMaxIt)
+{
+  Mat         A = Rough2D(24, 20, 1e-3);
+  Vec         b, x, x0;
+  PetscRandom rnd;
+  int         worse_last = 0;
+  PetscRandomCreate(PETSC_COMM_SELF, &rnd);
+  PetscRandomSetInterval(rnd, -1.0, 1.0);
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(x, &x0);
+  VecSetRandom(b, rnd);
+  VecSetRandom(x0, rnd);
+  for (PetscInt maxit = 1; maxit <= 40; maxit++) {
+    KSP                ksp = CreateDCG(A, PCJACOBI);
+    const PetscReal   *h;
+    PetscInt           nh;
+    PetscReal          rnorm;
+    KSPConvergedReason reason;
+    PetscOptionsSetValue(NULL, "-ksp_dcg_subdomains", "12");
+    KSPSetFromOptions(ksp);
+    PetscOptionsClearValue(NULL, "-ksp_dcg_subdomains");
+    KSPSetTolerances(ksp, 1e-14, 0.0, 1e30, maxit);
+    KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE);
+    KSPSetInitialGuessNonzero(ksp, PETSC_TRUE);
+    VecCopy(x0, x);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPGetConvergedReason(ksp, &reason);
+    EXPECT_EQ(reason, KSP_DIVERGED_ITS);
+    KSPGetResidualHistory(ksp, &h, &nh);
+    KSPGetResidualNorm(ksp, &rnorm);
+    double hmin = h[0];
+    for (PetscInt i = 1; i < nh; i++) hmin = std::min(hmin, (double)h[i]);
+    if (h[nh - 1] > 1.5 * hmin) worse_last++;
+    const double tr = TrueResidual(A, b, x);
+    EXPECT_LE(tr, (1 + 1e-6) * hmin) << "max_it " << maxit << ": last " << h[nh - 1] << ", best " << hmin;
+    EXPECT_LE(std::abs(rnorm - tr), 1e-6 * tr) << "max_it " << maxit; /* the reported norm is that of the iterate */
+    KSPDestroy(&ksp);
+  }
+  EXPECT_GT(worse_last, 3); /* the history is not monotone: the test means something */
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&x0);
+  PetscRandomDestroy(&rnd);
+  MatDestroy(&A);
+}
