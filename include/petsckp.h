@@ -40,7 +40,7 @@ PETSC_EXTERN PetscErrorCode MatCreateKPShell(Mat, PetscKPMatFormat, Mat *);
 PETSC_EXTERN PetscErrorCode PetscKPPNGEncodeGray(const unsigned char *, PetscInt, PetscInt, unsigned char **, size_t *);
 PETSC_EXTERN PetscErrorCode PetscKPDMDAWriteSlicePNG(DM, Vec, PetscInt, PetscBool, const char[]);
 
-/* ---- PC neumann and KSP dcg (seed 002) */
+/* ---- PC neumann and KSP dcg (Gupta, van Gijzen, Vuik, VECPAR 2012) */
 #define PCNEUMANN "neumann"
 #define KSPDCG    "dcg"
 PETSC_EXTERN PetscErrorCode PCNeumannSetTerms(PC, PetscInt);
@@ -163,7 +163,7 @@ PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationCoarsePivotRtol(PC, PetscRea
 PETSC_EXTERN PetscErrorCode    PCNeumannSetDeflationVariant(PC, PCNeumannDeflationVariant);
 PETSC_EXTERN PetscErrorCode    PCNeumannGetDeflationVariant(PC, PCNeumannDeflationVariant *);
 PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
-/* ---- PC psormg (seed 000) */
+/* ---- PC psormg (Klement, Oberhuber) */
 #define PCPSORMG "psormg"
 /*E
   PCPSORMGObstacleRestriction - how `PCPSORMG` makes the bounds of the coarse-grid correction from the fine gaps
@@ -222,7 +222,7 @@ PETSC_EXTERN PetscErrorCode    PCPSORMGSetProjectCorrection(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetProjectCorrection(PC, PetscBool *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetDeviceSetup(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetDeviceSetup(PC, PetscBool *);
-/* ---- TAO lbfgsb (seed 004) */
+/* ---- TAO lbfgsb (Byrd, Lu, Nocedal, Zhu 1995; Fei, Rong, Wang, Wang 2014) */
 #define TAOLBFGSB "lbfgsb"
 /*E
   TaoLBFGSBCauchyType - the generalised Cauchy point computed by `TAOLBFGSB`
@@ -311,5 +311,5 @@ PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetGramType(Tao, TaoLBFGSBGramType);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetGramType(Tao, TaoLBFGSBGramType *);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetChunk(Tao, PetscInt);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetChunk(Tao, PetscInt *);
-/* ---- PC uaamg (seed 001) */
-/* ---- PC pscr (seed 003) */
+/* ---- PC uaamg (Wang, Hu, Cohen, Xu 2013) */
+/* ---- PC pscr (partial solution variant of cyclic reduction) */

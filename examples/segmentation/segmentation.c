@@ -388,7 +388,8 @@ static PetscErrorCode ImageSmooth(const Image *img, PetscReal sigma, PetscReal *
 }
 
 /* ---------------------------------------------------------------------------------------------------------------- */
-/* The co-volume discretisation (the reconstruction of the digest, sec. 5.3). For the edge between cell (i,j) and its
+/* The semi-implicit co-volume discretisation of Mikula and Sarti ("Parallel co-volume subjective surface method for
+   3D medical image segmentation", 2007), as Klement and Oberhuber use it. For the edge between cell (i,j) and its
    east (dir 0) or north (dir 1) neighbour: |grad w|^2 = (normal difference / h)^2 + (mean of the two cells' central
    tangential differences / h)^2, with reflected (Neumann) values outside the image. The same formula gives Q_pq
    (from u^n) and g_pq (from the smoothed image). Each edge is always evaluated from its west/south cell, so that

@@ -157,29 +157,6 @@ void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz)
     });
 }
 
-Int CsrFirstNonFiniteRow(const CsrMatrix &A)
-{
-  auto      rp    = A.rowptr;
-  auto      v     = A.vals;
-  const Int none  = A.nrows;
-  Int       first = none;
-  if (A.nrows == 0) return -1;
-  /* x - x is 0 for every finite x and NaN for NaN and +-Inf */
-  Kokkos::parallel_reduce(
-    "petsckp::CsrFirstNonFiniteRow", range(A.nrows),
-    KOKKOS_LAMBDA(Int i, Int & m) {
-      for (Int q = rp(i); q < rp(i + 1); q++) {
-        const Real x = PetscRealPart(v(q)) + PetscImaginaryPart(v(q));
-        if (!(x - x == 0)) {
-          if (i < m) m = i;
-          break;
-        }
-      }
-    },
-    Kokkos::Min<Int>(first));
-  return first < none ? first : -1;
-}
-
 /* device CSR from host arrays */
 static void CsrFromHost(Int nrows, Int ncols, const std::vector<Int> &rp, const std::vector<Int> &ci, const std::vector<Scalar> &v, CsrMatrix &M)
 {

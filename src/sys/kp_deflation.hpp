@@ -34,8 +34,6 @@ void RestrictLocalAdd(const CsrMatrix &Mt, Scalar alpha, UView<const Scalar> w, 
 void RestrictLocalPair(const CsrMatrix &Zt, UView<const Scalar> w, UView<const Scalar> r, UView<Scalar> a, UView<Scalar> s);
 /* zz (length d, overwritten) = the squared norms of the columns of Z over the local rows, given Zt = Z^T */
 void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz);
-/* the smallest row of A holding a NaN or Inf value, or -1 when all values are finite */
-Int CsrFirstNonFiniteRow(const CsrMatrix &A);
 
 /* ---- the deflation object (PETSc-facing) */
 enum class DeflationSpaceType {

@@ -55,6 +55,8 @@ void SpmvTeam(const CsrMatrix &A, Scalar alpha, UView<const Scalar> x, Scalar be
 
 /* the diagonal of a square CSR matrix (0 where absent) */
 void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d);
+/* the smallest row of A (any shape, e.g. the off-process block of a rank) holding a NaN or Inf value; -1 if none */
+Int CsrFirstNonFiniteRow(const CsrMatrix &A);
 
 /* At = A^T (A.ncols x A.nrows) on the device, for row-wise (atomic-free) products with A^T; explicit zeros are kept.
    sorted (default): ascending column indices in every row, deterministic (the entries of a row of At are ordered by

@@ -5,12 +5,20 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 #include "kp_kokkos.hpp"
 
 namespace kptest
 {
 using namespace petsckp;
+
+/* the message of an option error names the option, or is PETSc's own range check of a real option (newer PETSc
+   rejects a NaN or infinite value of PetscOptionsReal() itself, before the setter sees it, without naming the option) */
+inline bool NamesOption(const std::string &msg, const std::string &option)
+{
+  return msg.find(option) != std::string::npos || msg.find("allowed bound") != std::string::npos;
+}
 
 /* the sizes every kernel is tested at */
 inline std::vector<Int> Sizes() { return {0, 1, 13, 597, 100003}; }

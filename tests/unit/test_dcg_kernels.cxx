@@ -4,6 +4,7 @@
 #include "ksp/dcg/dcg_kernels.hpp"
 
 using namespace kptest;
+using namespace petsckp::dcg;
 
 namespace
 {
@@ -37,13 +38,13 @@ TEST(DcgKernels, DeflateDotMatchesReference)
     for (Int j = 0; j < d; j++) drift += zw[j] * s[j] * s[j];
     auto da2 = ToDevice(a2), dw = ToDevice(w), dp = ToDevice(p), ds = ToDevice(s), dzw = ToDevice(zw);
     /* no deflation: w unchanged, plain dot (twice), no drift */
-    DcgDots s0 = DcgDeflateDot(false, CsrMatrix(), UView<const Scalar>(), UView<Scalar>(dw.data(), n), UView<const Scalar>(dp.data(), n), UView<const Scalar>(), UView<const Real>());
+    Dots s0 = DeflateDot(false, CsrMatrix(), UView<const Scalar>(), UView<Scalar>(dw.data(), n), UView<const Scalar>(dp.data(), n), UView<const Scalar>(), UView<const Real>());
     EXPECT_LE(RelDiff(s0.pw, dplain), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(s0.pa, dplain), 1e-12) << "n " << n;
     EXPECT_EQ(s0.drift, 0.0);
     EXPECT_EQ(ToHost(dw), w);
     /* deflation with the drift of a d-vector s: the range covers max(n, d) */
-    DcgDots s1 = DcgDeflateDot(true, AZ, UView<const Scalar>(da2.data(), d), UView<Scalar>(dw.data(), n), UView<const Scalar>(dp.data(), n), UView<const Scalar>(ds.data(), d), UView<const Real>(dzw.data(), d));
+    Dots s1 = DeflateDot(true, AZ, UView<const Scalar>(da2.data(), d), UView<Scalar>(dw.data(), n), UView<const Scalar>(dp.data(), n), UView<const Scalar>(ds.data(), d), UView<const Real>(dzw.data(), d));
     EXPECT_LE(RelErr(ToHost(dw), ref), 1e-13) << "n " << n;
     EXPECT_LE(RelDiff(s1.pw, dref), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(s1.pa, dplain), 1e-12) << "n " << n;
@@ -57,7 +58,7 @@ TEST(DcgKernels, UpdatesAndDotNormMatchReference)
     auto p = RandomVector(n, 11), w = RandomVector(n, 12), x = RandomVector(n, 13), r = RandomVector(n, 14), y = RandomVector(n, 15);
     const Scalar alpha = 0.37, beta = -1.25;
     auto         dp = ToDevice(p), dw = ToDevice(w), dx = ToDevice(x), dr = ToDevice(r), dy = ToDevice(y);
-    DcgUpdateXR(alpha, UView<const Scalar>(dp.data(), n), UView<const Scalar>(dw.data(), n), UView<Scalar>(dx.data(), n), UView<Scalar>(dr.data(), n));
+    UpdateXR(alpha, UView<const Scalar>(dp.data(), n), UView<const Scalar>(dw.data(), n), UView<Scalar>(dx.data(), n), UView<Scalar>(dr.data(), n));
     std::vector<Scalar> xr(x), rr(r), pr(p);
     double              yr = 0, rn = 0, yn = 0;
     for (Int i = 0; i < n; i++) {
@@ -71,11 +72,11 @@ TEST(DcgKernels, UpdatesAndDotNormMatchReference)
     EXPECT_LE(RelErr(ToHost(dx), xr), 1e-14) << "n " << n;
     EXPECT_LE(RelErr(ToHost(dr), rr), 1e-14) << "n " << n;
     Scalar a = -1, b = -1, c = -1;
-    DcgDotNorm(UView<const Scalar>(dy.data(), n), UView<const Scalar>(dr.data(), n), a, b, c);
+    DotNorm(UView<const Scalar>(dy.data(), n), UView<const Scalar>(dr.data(), n), a, b, c);
     EXPECT_LE(RelDiff(a, yr), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(b, rn), 1e-12) << "n " << n;
     EXPECT_LE(RelDiff(c, yn), 1e-12) << "n " << n;
-    DcgUpdateP(beta, UView<const Scalar>(dy.data(), n), UView<Scalar>(dp.data(), n));
+    UpdateP(beta, UView<const Scalar>(dy.data(), n), UView<Scalar>(dp.data(), n));
     EXPECT_LE(RelErr(ToHost(dp), pr), 1e-14) << "n " << n;
   }
 }

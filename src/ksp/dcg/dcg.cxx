@@ -134,7 +134,7 @@ static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, Vec r, PetscScalar
 {
   KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
   petsckp::DeviceVec wv, pv;
-  petsckp::DcgDots   loc;
+  petsckp::dcg::Dots   loc;
   PetscScalar        sum[3], glob[3];
   petsckp::CsrMatrix empty;
   PetscMPIInt        rank;
@@ -148,8 +148,8 @@ static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, Vec r, PetscScalar
   PetscCall(PetscLogGpuTimeBegin());
   if (dcg->defl) {
     const petsckp::Int ds = rank == 0 ? dcg->defl->d : 0; /* the replicated drift is summed by one rank */
-    PetscCallCXX(loc = petsckp::DcgDeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(dcg->defl->s1.data(), ds), petsckp::UView<const PetscReal>(dcg->defl->zw.data(), ds)));
-  } else PetscCallCXX(loc = petsckp::DcgDeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(), petsckp::UView<const PetscReal>()));
+    PetscCallCXX(loc = petsckp::dcg::DeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(dcg->defl->s1.data(), ds), petsckp::UView<const PetscReal>(dcg->defl->zw.data(), ds)));
+  } else PetscCallCXX(loc = petsckp::dcg::DeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(), petsckp::UView<const PetscReal>()));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(4.0 * wv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz + 3.0 * dcg->defl->d : 0.0)));
   PetscCall(pv.Restore());
@@ -175,7 +175,7 @@ static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, V
   PetscCall(xv.Get(x, petsckp::Access::ReadWrite));
   PetscCall(rv.Get(r, petsckp::Access::ReadWrite));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::DcgUpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view()));
+  PetscCallCXX(petsckp::dcg::UpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view()));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(4.0 * xv.size()));
   PetscCall(rv.Restore());
@@ -198,7 +198,7 @@ static PetscErrorCode KSPDCGDotNorm(KSP ksp, Vec y, Vec r, PetscScalar *dp, Pets
   PetscCall(yv.Get(y, petsckp::Access::Read));
   PetscCall(rv.Get(r, petsckp::Access::Read));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::DcgDotNorm(yv.cview(), rv.cview(), loc[0], loc[1], loc[2]));
+  PetscCallCXX(petsckp::dcg::DotNorm(yv.cview(), rv.cview(), loc[0], loc[1], loc[2]));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(6.0 * yv.size()));
   PetscCall(rv.Restore());
@@ -233,7 +233,7 @@ static PetscErrorCode KSPDCGUpdateP(KSP ksp, PetscScalar beta, Vec y, Vec p)
   PetscCall(yv.Get(y, petsckp::Access::Read));
   PetscCall(pv.Get(p, petsckp::Access::ReadWrite));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::DcgUpdateP(beta, yv.cview(), pv.view()));
+  PetscCallCXX(petsckp::dcg::UpdateP(beta, yv.cview(), pv.view()));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(2.0 * pv.size()));
   PetscCall(pv.Restore());

@@ -2,8 +2,8 @@
    dcg_kernels.cxx - fused vector kernels of KSPDCG (see dcg_kernels.hpp).
 
    Bytes per unknown and iteration of these kernels (8 B scalars; AZ of an aggregate space has at most 7 entries
-   per row in 3D, 12 B each, plus 4 B of row pointer): DcgDeflateDot 16 (w r/w) + 8 (p) + ~88 (AZ) = ~112,
-   DcgUpdateXR 48, DcgDotNorm 16, DcgUpdateP 24: about 200 B, in 4 kernels and 2 reductions (formerly 7 PETSc vector
+   per row in 3D, 12 B each, plus 4 B of row pointer): DeflateDot 16 (w r/w) + 8 (p) + ~88 (AZ) = ~112,
+   UpdateXR 48, DotNorm 16, UpdateP 24: about 200 B, in 4 kernels and 2 reductions (formerly 7 PETSc vector
    operations with 3 reductions plus the separate AZ product). The restriction of r_hat next to that of w (the drift
    measure) adds 8 B.
 */
@@ -11,17 +11,19 @@
 
 namespace petsckp
 {
-DcgDots DcgDeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2, UView<Scalar> w, UView<const Scalar> p, UView<const Scalar> s, UView<const Real> zw)
+namespace dcg
+{
+Dots DeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2, UView<Scalar> w, UView<const Scalar> p, UView<const Scalar> s, UView<const Real> zw)
 {
   const Int n  = (Int)w.extent(0);
   const Int ds = (Int)s.extent(0);
   auto      rp = AZ.rowptr;
   auto      ci = AZ.colidx;
   auto      v  = AZ.vals;
-  DcgDots   out;
+  Dots   out;
   if (n == 0 && ds == 0) return out;
   Kokkos::parallel_reduce(
-    "petsckp::DcgDeflateDot", range(n > ds ? n : ds),
+    "DeflateDot", range(n > ds ? n : ds),
     KOKKOS_LAMBDA(Int i, Scalar & pw, Scalar & pa, Scalar & dr) {
       if (i < n) {
         Scalar wi = w(i);
@@ -38,22 +40,22 @@ DcgDots DcgDeflateDot(bool deflate, const CsrMatrix &AZ, UView<const Scalar> a2,
   return out;
 }
 
-void DcgUpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UView<Scalar> x, UView<Scalar> r)
+void UpdateXR(Scalar alpha, UView<const Scalar> p, UView<const Scalar> w, UView<Scalar> x, UView<Scalar> r)
 {
   Kokkos::parallel_for(
-    "petsckp::DcgUpdateXR", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) {
+    "UpdateXR", range((Int)x.extent(0)), KOKKOS_LAMBDA(Int i) {
       x(i) += alpha * p(i);
       r(i) -= alpha * w(i);
     });
 }
 
-void DcgDotNorm(UView<const Scalar> y, UView<const Scalar> r, Scalar &yr, Scalar &rr, Scalar &yy)
+void DotNorm(UView<const Scalar> y, UView<const Scalar> r, Scalar &yr, Scalar &rr, Scalar &yy)
 {
   const Int n = (Int)y.extent(0);
   yr = rr = yy = 0;
   if (n == 0) return;
   Kokkos::parallel_reduce(
-    "petsckp::DcgDotNorm", range(n),
+    "DotNorm", range(n),
     KOKKOS_LAMBDA(Int i, Scalar & a, Scalar & b, Scalar & c) {
       const Scalar yi = y(i), ri = r(i);
       a += yi * ri;
@@ -63,9 +65,10 @@ void DcgDotNorm(UView<const Scalar> y, UView<const Scalar> r, Scalar &yr, Scalar
     yr, rr, yy);
 }
 
-void DcgUpdateP(Scalar beta, UView<const Scalar> y, UView<Scalar> p)
+void UpdateP(Scalar beta, UView<const Scalar> y, UView<Scalar> p)
 {
   Kokkos::parallel_for(
-    "petsckp::DcgUpdateP", range((Int)p.extent(0)), KOKKOS_LAMBDA(Int i) { p(i) = y(i) + beta * p(i); });
+    "UpdateP", range((Int)p.extent(0)), KOKKOS_LAMBDA(Int i) { p(i) = y(i) + beta * p(i); });
 }
+} // namespace dcg
 } // namespace petsckp

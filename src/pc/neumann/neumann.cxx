@@ -27,10 +27,10 @@ static_assert((int)petsckp::DenseSpdForm::Cholesky == (int)PC_NEUMANN_DEFLATION_
 
 struct PC_Neumann {
   PetscInt                                  terms = 1;           /* k: highest power of (-L D^-1) kept in the series */
-  PetscInt                                  depth = -1;          /* NeumannSeriesDepth() of the local L D^-1 (-1: not computed) */
+  PetscInt                                  depth = -1;          /* petsckp::neumann::SeriesDepth() of the local L D^-1 (-1: not computed) */
   PetscObjectState                          depth_nzstate = -1;  /* nonzero state of Pmat for which depth holds */
   PetscKPDeviceMat                          dm    = nullptr;     /* device copy of the preconditioning matrix */
-  petsckp::NeumannFactors                   F;                   /* L D^-1, D^-1 U, D^-1 of the rank-local diagonal block */
+  petsckp::neumann::Factors                   F;                   /* L D^-1, D^-1 U, D^-1 of the rank-local diagonal block */
   std::array<petsckp::View<PetscScalar>, 2> work;                /* two work views of the local size */
   PetscReal                                 normB = 0;           /* max over ranks of || L D^-1 ||_inf */
   /* the two-level (deflated) variant */
@@ -66,7 +66,7 @@ static PetscInt PCNeumannTermsUsed(PC_Neumann *nm)
 
   if (k > PetscMax(nm->F.n - 1, 0)) k = PetscMax(nm->F.n - 1, 0);
   if (k > 2) {
-    if (nm->depth < 0) nm->depth = petsckp::NeumannSeriesDepth(nm->F.B);
+    if (nm->depth < 0) nm->depth = petsckp::neumann::SeriesDepth(nm->F.B);
     if (k > nm->depth) k = nm->depth;
   }
   return k;
@@ -323,7 +323,7 @@ static PetscErrorCode PCNeumannCreateDeflationSpaceMat_Neumann(PC pc, Mat *Z)
 static PetscErrorCode PCSetUp_Neumann(PC pc)
 {
   PC_Neumann               *nm = (PC_Neumann *)pc->data;
-  petsckp::NeumannSetupInfo info;
+  petsckp::neumann::SetupInfo info;
   PetscInt                  rstart, m, loc[2], glob[2], ghostrow;
   PetscObjectState          nzstate;
   MPI_Comm                  comm = PetscObjectComm((PetscObject)pc);
@@ -340,13 +340,13 @@ static PetscErrorCode PCSetUp_Neumann(PC pc)
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
   PetscCall(MatGetLocalSize(pc->pmat, &m, NULL));
   PetscCall(MatGetNonzeroState(pc->pmat, &nzstate));
-  PetscCallCXX(petsckp::NeumannSetup(petsckp::DeviceMatLocalCsr(nm->dm), nm->F, info));
+  PetscCallCXX(petsckp::neumann::Setup(petsckp::DeviceMatLocalCsr(nm->dm), nm->F, info));
   if (nzstate != nm->depth_nzstate) nm->depth = -1; /* the structure changed */
   nm->depth_nzstate = nzstate;
   /* collective checks: the smallest global row with a NaN/Inf entry (in the diagonal block, which the preconditioner
      uses, or in the couplings to other ranks, which the operator and the deflation use), then with a non-positive
      diagonal */
-  PetscCallCXX(ghostrow = petsckp::CsrFirstNonfiniteRow(petsckp::DeviceMatGhostCsr(nm->dm)));
+  PetscCallCXX(ghostrow = petsckp::CsrFirstNonFiniteRow(petsckp::DeviceMatGhostCsr(nm->dm)));
   if (ghostrow >= 0 && (info.nonfinite_row < 0 || ghostrow < info.nonfinite_row)) info.nonfinite_row = ghostrow;
   loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
   loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
@@ -385,9 +385,9 @@ static PetscErrorCode PCNeumannApplyPart(PC pc, Vec x, Vec y, int which)
   PetscCall(xv.Get(x, petsckp::Access::Read));
   PetscCall(yv.Get(y, petsckp::Access::Write));
   PetscCall(PetscLogGpuTimeBegin());
-  if (which == 0) PetscCallCXX(petsckp::NeumannApply(nm->F, k, xv.cview(), yv.view(), w1, w2));
-  else if (which == 1) PetscCallCXX(petsckp::NeumannApplyLeft(nm->F, k, xv.cview(), yv.view(), w1, w2));
-  else PetscCallCXX(petsckp::NeumannApplyRight(nm->F, k, xv.cview(), yv.view(), w1, w2));
+  if (which == 0) PetscCallCXX(petsckp::neumann::Apply(nm->F, k, xv.cview(), yv.view(), w1, w2));
+  else if (which == 1) PetscCallCXX(petsckp::neumann::ApplyLeft(nm->F, k, xv.cview(), yv.view(), w1, w2));
+  else PetscCallCXX(petsckp::neumann::ApplyRight(nm->F, k, xv.cview(), yv.view(), w1, w2));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(xv.Restore());
   PetscCall(yv.Restore());
@@ -518,7 +518,7 @@ static PetscErrorCode PCReset_Neumann(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscKPDeviceMatDestroy(&nm->dm));
-  PetscCallCXX(nm->F = petsckp::NeumannFactors());
+  PetscCallCXX(nm->F = petsckp::neumann::Factors());
   PetscCallCXX(nm->work[0] = petsckp::View<PetscScalar>());
   PetscCallCXX(nm->work[1] = petsckp::View<PetscScalar>());
   nm->depth = -1;

@@ -6,6 +6,8 @@
 
 namespace petsckp
 {
+namespace neumann
+{
 /* the strictly lower (lower = true) or strictly upper part of A, scaled: lower L_ij d_j, upper d_i U_ij */
 static void ExtractTriangle(const CsrMatrix &A, View<Scalar> dinv, bool lower, CsrMatrix &T)
 {
@@ -57,7 +59,7 @@ static void ExtractTriangle(const CsrMatrix &A, View<Scalar> dinv, bool lower, C
     });
 }
 
-void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
+void Setup(const CsrMatrix &A, Factors &F, SetupInfo &info)
 {
   const Int n      = A.nrows;
   auto      rowptr = A.rowptr;
@@ -80,7 +82,7 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
     },
     Kokkos::Min<Int>(bad));
   info.bad_diag_row  = bad < n ? bad : -1;
-  info.nonfinite_row = CsrFirstNonfiniteRow(A);
+  info.nonfinite_row = CsrFirstNonFiniteRow(A);
   info.diag_value    = 0;
   if (bad < n) {
     Scalar d = 0;
@@ -113,25 +115,7 @@ void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info)
   info.norm_BInf = nrm;
 }
 
-Int CsrFirstNonfiniteRow(const CsrMatrix &A)
-{
-  const Int n      = A.nrows;
-  auto      rowptr = A.rowptr;
-  auto      vals   = A.vals;
-  Int       first  = n;
-
-  if (n == 0) return -1;
-  Kokkos::parallel_reduce(
-    "petsckp::NeumannFinite", range(n),
-    KOKKOS_LAMBDA(Int i, Int & lnf) {
-      for (Int q = rowptr(i); q < rowptr(i + 1); q++)
-        if (!compat::isfinite(vals(q)) && i < lnf) lnf = i;
-    },
-    Kokkos::Min<Int>(first));
-  return first < n ? first : -1;
-}
-
-Int NeumannSeriesDepth(const CsrMatrix &B)
+Int SeriesDepth(const CsrMatrix &B)
 {
   const Int n = B.nrows;
   Int       depth = 0;
@@ -203,7 +187,7 @@ static void DiagScale(View<Scalar> dinv, bool sqrtd, UView<const Scalar> in, UVi
 static UView<const Scalar> Const(UView<Scalar> v) { return UView<const Scalar>(v.data(), v.extent(0)); }
 
 /* out = scale .* K r (k >= 1); the intermediate t's ping-pong between pa and pb (neither aliases out or r) */
-static void ApplyKScaled(const NeumannFactors &F, Int k, UView<const Scalar> r, HornerScale scale, UView<Scalar> out, UView<Scalar> pa, UView<Scalar> pb)
+static void ApplyKScaled(const Factors &F, Int k, UView<const Scalar> r, HornerScale scale, UView<Scalar> out, UView<Scalar> pa, UView<Scalar> pb)
 {
   UView<const Scalar> cur = r;
   for (Int j = 1; j < k; j++) {
@@ -215,7 +199,7 @@ static void ApplyKScaled(const NeumannFactors &F, Int k, UView<const Scalar> r, 
 }
 
 /* z = Kt s (k >= 1); s stays; the intermediates use wfree and z, arranged so that the last step writes z */
-static void ApplyKt(const NeumannFactors &F, Int k, UView<const Scalar> s, UView<Scalar> z, UView<Scalar> wfree)
+static void ApplyKt(const Factors &F, Int k, UView<const Scalar> s, UView<Scalar> z, UView<Scalar> wfree)
 {
   UView<const Scalar> cur = s;
   for (Int j = 1; j <= k; j++) {
@@ -225,7 +209,7 @@ static void ApplyKt(const NeumannFactors &F, Int k, UView<const Scalar> s, UView
   }
 }
 
-void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2)
+void Apply(const Factors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2)
 {
   if (k == 0) {
     DiagScale(F.dinv, false, r, z);
@@ -235,7 +219,7 @@ void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<S
   ApplyKt(F, k, Const(w1), z, w2);
 }
 
-void NeumannApplyLeft(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2)
+void ApplyLeft(const Factors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2)
 {
   if (k == 0) {
     DiagScale(F.dinv, true, r, y);
@@ -244,7 +228,7 @@ void NeumannApplyLeft(const NeumannFactors &F, Int k, UView<const Scalar> r, UVi
   ApplyKScaled(F, k, r, HornerScale::SqrtDinv, y, w1, w2);
 }
 
-void NeumannApplyRight(const NeumannFactors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2)
+void ApplyRight(const Factors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2)
 {
   if (k == 0) {
     DiagScale(F.dinv, true, y, z);
@@ -253,4 +237,5 @@ void NeumannApplyRight(const NeumannFactors &F, Int k, UView<const Scalar> y, UV
   DiagScale(F.dinv, true, y, w1);
   ApplyKt(F, k, Const(w1), z, w2);
 }
+} // namespace neumann
 } // namespace petsckp

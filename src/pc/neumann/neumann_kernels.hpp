@@ -18,7 +18,9 @@
 
 namespace petsckp
 {
-struct NeumannFactors {
+namespace neumann
+{
+struct Factors {
   Int          n = 0;
   CsrMatrix    B;    /* L D^-1: strictly lower part, column-scaled */
   CsrMatrix    Bt;   /* D^-1 U: strictly upper part, row-scaled */
@@ -29,7 +31,7 @@ struct NeumannFactors {
 
 /* Result of the setup checks: the first (smallest) local row whose diagonal is not positive (or absent), the
    first row holding a NaN/Inf value, -1 when none; the infinity norm of L D^-1 (the paper's series criterion). */
-struct NeumannSetupInfo {
+struct SetupInfo {
   Int  bad_diag_row = -1;
   Int  nonfinite_row = -1;
   Real diag_value   = 0; /* the diagonal value at bad_diag_row */
@@ -37,21 +39,20 @@ struct NeumannSetupInfo {
 };
 
 /* builds B, Bt and D^-1 from a square CSR matrix (the rank-local diagonal block under MPI) */
-void NeumannSetup(const CsrMatrix &A, NeumannFactors &F, NeumannSetupInfo &info);
+void Setup(const CsrMatrix &A, Factors &F, SetupInfo &info);
 
-/* the smallest row of a CSR matrix (any shape, e.g. the off-process block) that holds a NaN or Inf value; -1 if none */
-Int CsrFirstNonfiniteRow(const CsrMatrix &A);
 
 /* the depth of the strictly lower triangular matrix B = L D^-1: the length of the longest chain i_0 > i_1 > ... > i_d
    with B(i_{l-1}, i_l) stored (0 when B has no entry), computed on the host from the structure. B^j = 0 for j > d, so
    the series K = sum_{j<=k} (-B)^j equals (I + B)^-1 for every k >= d, and the preconditioner is then exactly
    symmetric Gauss-Seidel; d <= n - 1, and d = 2 m - 2 for the 5-point stencil on an m x m grid in lexicographic order. */
-Int NeumannSeriesDepth(const CsrMatrix &B);
+Int SeriesDepth(const CsrMatrix &B);
 
 /* z = Kt D^-1 K r with k terms; w1 and w2 are work views of length n (z, w1, w2 distinct; r may not alias them) */
-void NeumannApply(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
+void Apply(const Factors &F, Int k, UView<const Scalar> r, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
 
 /* the two halves, for symmetric application: y = D^-1/2 K r (left), z = Kt D^-1/2 y (right) */
-void NeumannApplyLeft(const NeumannFactors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2);
-void NeumannApplyRight(const NeumannFactors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
+void ApplyLeft(const Factors &F, Int k, UView<const Scalar> r, UView<Scalar> y, UView<Scalar> w1, UView<Scalar> w2);
+void ApplyRight(const Factors &F, Int k, UView<const Scalar> y, UView<Scalar> z, UView<Scalar> w1, UView<Scalar> w2);
+} // namespace neumann
 } // namespace petsckp

@@ -8,7 +8,7 @@
 */
 #include "kp_sys.hpp"
 #include "kp_galerkin.hpp"
-#include "petsckp_types.h"
+#include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "psormg_kernels.hpp"
 #include <petscdmda.h>
 #include <algorithm>
