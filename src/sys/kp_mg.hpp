@@ -126,8 +126,6 @@ struct MGHierarchy {
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
    device: the coarse operators will be formed on the device (one process only: an error otherwise). */
 PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy &H);
-/* Starts a hierarchy whose finest level the PC stores itself (nlocal local rows; section 1) */
-PetscErrorCode MGHierarchyCreateWithoutOperator(MPI_Comm comm, PetscInt nlocal, MGHierarchy &H);
 /* frees everything */
 PetscErrorCode MGHierarchyReset(MGHierarchy &H);
 
