@@ -66,7 +66,7 @@ static PetscErrorCode CoarseDirectFactor(MPI_Comm comm, Int n, Int rstart, Int n
 }
 
 /* adds the entries of a host copy of a device CSR block to the dense rows; columns mapped by colmap (NULL: col + cshift) */
-static PetscErrorCode CoarseDirectAddBlock(MPI_Comm comm, const CsrMatrix &B, Int n, Int cshift, const PetscInt *colmap, std::vector<Scalar> &rows)
+static PetscErrorCode CoarseDirectAddBlock(const CsrMatrix &B, Int n, Int cshift, const PetscInt *colmap, std::vector<Scalar> &rows)
 {
   std::vector<Int>     rp(B.nrows + 1);
   std::vector<Ordinal> ci(B.nnz);
@@ -85,7 +85,6 @@ static PetscErrorCode CoarseDirectAddBlock(MPI_Comm comm, const CsrMatrix &B, In
       else rows[(size_t)i * n + j] += va[k];
     }
   PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The coarsest operator has a column outside [0, %" PetscInt_FMT ") in local row %" PetscInt_FMT, n, bad);
-  (void)comm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -97,7 +96,7 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, Int n, Int rstart, const CsrMa
   PetscCall(MGCoarseDirectReset(D));
   PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
   PetscCallCXX(rows.assign((size_t)Aglobal.nrows * n, 0.0));
-  PetscCall(CoarseDirectAddBlock(comm, Aglobal, n, 0, nullptr, rows));
+  PetscCall(CoarseDirectAddBlock(Aglobal, n, 0, nullptr, rows));
   PetscCall(CoarseDirectFactor(comm, n, rstart, Aglobal.nrows, rows, rtol, D));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -106,18 +105,21 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
 {
   std::vector<Scalar> rows;
   const PetscInt     *garray = nullptr;
-  Int                 n = A->M, nlocal = A->m, rstart = 0;
+  Int                 n = A->M, nlocal = A->m, rstart = 0, cstart = 0;
 
   PetscFunctionBegin;
   PetscCall(MGCoarseDirectReset(D));
   PetscCheck(A->M == A->N, comm, PETSC_ERR_ARG_SIZ, "The coarsest multigrid operator must be square, not %" PetscInt_FMT " x %" PetscInt_FMT, A->M, A->N);
   PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
-  if (A->mpi) PetscCall(MatGetOwnershipRange(A->A, &rstart, NULL));
+  if (A->mpi) {
+    PetscCall(MatGetOwnershipRange(A->A, &rstart, NULL));
+    PetscCall(MatGetOwnershipRangeColumn(A->A, &cstart, NULL));
+  }
   PetscCallCXX(rows.assign((size_t)nlocal * n, 0.0));
-  PetscCall(CoarseDirectAddBlock(comm, A->csr[0], n, rstart, nullptr, rows));
+  PetscCall(CoarseDirectAddBlock(A->csr[0], n, cstart, nullptr, rows));
   if (A->mpi && A->nghost > 0) {
     PetscCall(ISGetIndices(A->ghostis, &garray));
-    PetscCall(CoarseDirectAddBlock(comm, A->csr[1], n, 0, garray, rows));
+    PetscCall(CoarseDirectAddBlock(A->csr[1], n, 0, garray, rows));
     PetscCall(ISRestoreIndices(A->ghostis, &garray));
   }
   PetscCall(CoarseDirectFactor(comm, n, rstart, nlocal, rows, rtol, D));
