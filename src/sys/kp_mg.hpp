@@ -60,6 +60,20 @@
       gathered, each rank keeps its rows of the solution). Projected (bounded) problems cannot use it: PCPSORMG keeps
       its projected SOR on the coarsest grid.
 
+   5. Plugging a multigrid in (what PCPSORMG does, and what a second multigrid such as the auxiliary-grid AMG does):
+      - setup: MGHierarchyCreate(comm, Pmat, device, H) for the finest level; per coarse level one of
+        MGHierarchyAddLevelDevice (interpolation as device CSR), MGHierarchyAddLevelAggregation (aggregates, e.g.
+        the cells of a quadtree), MGHierarchyAddLevelHost (host AIJ interpolation, any number of ranks) or
+        MGHierarchyAddLevel (a level in the PC's own storage, e.g. stencil arrays made by its own kernels);
+        MGHierarchySetUpVecs; for the coarsest level MGHierarchySetUpCoarseDirect (an operator of the layer) or
+        MGCoarseDirectSetUp with the PC's coarsest rows as CSR with global columns (its own storage);
+      - a subclass of MGLevelOps: Smooth always; Mult, Restrict, ProlongAdd (and CoarseSolve with its own
+        MGCoarseDirect) for the levels in its own storage, reading the level Vecs through DeviceVec; the hooks
+        only for a constrained cycle;
+      - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
+      - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
+        MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
+
    Nothing here is specific to one PC: grid geometry, colourings, bounds and monitors stay in the PCs.
 */
 #pragma once
