@@ -144,6 +144,39 @@ Int GraphColourCheck(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx
   return bad;
 }
 
+Int GraphColourCheck(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> colour, UView<const Scalar> ghostcolour, Int ncolours)
+{
+  const Int  n     = Ad.nrows;
+  const bool haveo = Ao.nrows > 0;
+  auto       rp    = Ad.rowptr;
+  auto       ci    = Ad.colidx;
+  auto       va    = Ad.vals;
+  auto       orp   = Ao.rowptr;
+  auto       oci   = Ao.colidx;
+  auto       ova   = Ao.vals;
+  Int        bad   = 0;
+
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::GraphColourCheckBlocks", range(n),
+    KOKKOS_LAMBDA(Int i, Int & b) {
+      const Int c = colour(i);
+      if (c < 0 || c >= ncolours) b++;
+      for (Int k = rp(i); k < rp(i + 1); k++)
+        if (ci(k) != i && va(k) != 0 && colour(ci(k)) == c) b++;
+      if (haveo)
+        for (Int k = orp(i); k < orp(i + 1); k++)
+          if (ova(k) != 0 && (Int)ghostcolour(oci(k)) == c) b++;
+    },
+    bad);
+  return bad;
+}
+
+void ColourScalars(UView<const Int> colour, UView<Scalar> s)
+{
+  Kokkos::parallel_for("petsckp::ColourScalars", range((Int)colour.extent(0)), KOKKOS_LAMBDA(Int i) { s(i) = (Scalar)colour(i); });
+}
+
 Int ColourPartitionCreate(Int n, UView<const Int> colour, Int ncolours, ColourPartition &P)
 {
   /* stable counting sort by colour in blocks of S consecutive rows: per-block counts (colour-major), one scan,

@@ -7,7 +7,8 @@
      of the vertex number (ties broken by the number), and every round runs in two kernels (select the local
      maxima, then colour them), so the result does not depend on thread scheduling or on the backend: the same
      colours on CUDA and on the host.
-   - GraphColourCheck: the number of violations (neighbours of equal colour, colours out of range).
+   - GraphColourCheck: the number of violations (neighbours of equal colour, colours out of range), of a graph or of
+     the local rows of a distributed matrix (local and ghost block).
    - ColourPartition: the rows grouped by colour (ascending row number inside a colour) with offsets on the
      device and on the host, what a multicolour smoother loops over.
    - StructuredColour: the closed-form colouring of a DMDA index space (star stencil: (i+j+k) mod (s+1),
@@ -44,6 +45,14 @@ Int GraphColour(const CsrGraph &G, UView<Int> colour, unsigned seed = 0);
 /* number of violations: entries (i,j), j != i, 0 <= j < n, with colour(i) == colour(j), plus vertices whose
    colour is outside [0, ncolours). 0 means a valid colouring of this structure. */
 Int GraphColourCheck(Int n, UView<const Int> rowptr, UView<const Ordinal> colidx, UView<const Int> colour, Int ncolours);
+
+/* the same count for the local rows of a matrix distributed by rows, split as a PETSc MPIAIJ matrix is: the local
+   block Ad (columns numbered locally) and the ghost block Ao (columns numbering the ghost values, Ao.nrows == 0 when
+   sequential), whose colours ghostcolour holds as scalars (what a ghost exchange of a vector of colours delivers).
+   Only nonzero entries couple: an explicit zero (kept by a Galerkin product) is not a violation. */
+Int GraphColourCheck(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> colour, UView<const Scalar> ghostcolour, Int ncolours);
+/* s = colour as scalars (the values of a vector whose ghost exchange gives the ghostcolour of GraphColourCheck) */
+void ColourScalars(UView<const Int> colour, UView<Scalar> s);
 
 /* rows grouped by colour: rows(offsets(c) .. offsets(c+1)-1) are the rows of colour c in ascending order */
 struct ColourPartition {

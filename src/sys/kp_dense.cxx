@@ -7,15 +7,21 @@
 
 namespace petsckp
 {
-PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S)
+PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what)
 {
+  /* the matrix and the cure named in the error messages: deflation's E = Z^T A Z by default, else the caller's */
+  const char *name     = what ? what : "The coarse matrix E = Z^T A Z";
+  const char *luhint   = what ? "The operator is singular (e.g. a pure Neumann problem: fix one value) or nearly so" : "The deflation space is rank-deficient (dependent vectors) or contains a null vector of A";
+  const char *cholhint = what ? "The operator is singular or indefinite, or not symmetric positive definite" : "E is singular or indefinite: the deflation vectors are linearly dependent (rank-deficient Z), or A is not SPD";
+  const char *pivhint  = what ? "The operator is singular (e.g. a pure Neumann problem: fix one value) or nearly so" : "The deflation space is rank-deficient (dependent vectors) or contains a null vector of A (e.g. the constant with pure Neumann conditions): drop a vector or make A nonsingular";
+  const char *sizehint = what ? "use a smaller coarse size" : "use fewer deflation vectors";
   std::vector<Scalar> F;
   PetscBLASInt        n, info = 0;
   Real                minpiv = PETSC_MAX_REAL;
   Int                 jmin   = 0;
 
   PetscFunctionBegin;
-  PetscCheck(d <= 46340, comm, PETSC_ERR_SUP, "Dense coarse matrices are limited to d <= 46340 (index range); got d = %" PetscInt_FMT ", use fewer deflation vectors", d);
+  PetscCheck(d <= 46340, comm, PETSC_ERR_SUP, "Dense coarse matrices are limited to d <= 46340 (index range); got d = %" PetscInt_FMT ", %s", d, sizehint);
   PetscCall(PetscBLASIntCast(d, &n));
   PetscCallCXX(F.assign(E, E + (size_t)d * d));
   /* a nonsymmetric E (from a nonsymmetric A, e.g. Dirichlet rows kept as identity rows): explicit inverse by LU */
@@ -45,7 +51,7 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
       const Real r = PetscAbsScalar(F[j + (size_t)j * d]) / rowmax;
       if (r < minpiv) minpiv = r, jmin = j;
     }
-    PetscCheck(info == 0 && (d == 0 || minpiv >= rtol), comm, PETSC_ERR_MAT_LU_ZRPVT, "The (nonsymmetric) coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is numerically singular: relative LU pivot %g at row %" PetscInt_FMT ". The deflation space is rank-deficient (dependent vectors) or contains a null vector of A", d, (double)(info ? 0.0 : minpiv), info ? (Int)info - 1 : jmin);
+    PetscCheck(info == 0 && (d == 0 || minpiv >= rtol), comm, PETSC_ERR_MAT_LU_ZRPVT, "%s (d = %" PetscInt_FMT ") is numerically singular: relative LU pivot %g at row %" PetscInt_FMT ". %s", what ? what : "The (nonsymmetric) coarse matrix E = Z^T A Z", d, (double)(info ? 0.0 : minpiv), info ? (Int)info - 1 : jmin, luhint);
     if (d > 0) {
       PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
       LAPACKgetri_(&n, F.data(), &n, piv.data(), work.data(), &lwork, &info);
@@ -62,7 +68,8 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
   }
   for (Int j = 0; j < d; j++) {
     const Scalar ejj = E[j + (size_t)j * d];
-    PetscCheck(ejj > 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z has diagonal entry %g in row %" PetscInt_FMT ": E is not positive definite; deflation vector %" PetscInt_FMT " is zero or A is not SPD", (double)ejj, j, j);
+    if (what) PetscCheck(ejj > 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "%s has diagonal entry %g in row %" PetscInt_FMT ": it is not positive definite (a Cholesky factorisation needs an SPD operator)", what, (double)ejj, j);
+    else PetscCheck(ejj > 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z has diagonal entry %g in row %" PetscInt_FMT ": E is not positive definite; deflation vector %" PetscInt_FMT " is zero or A is not SPD", (double)ejj, j, j);
   }
   if (d > 0) {
     PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
@@ -70,12 +77,12 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
     PetscCall(PetscFPTrapPop());
   }
   PetscCheck(info >= 0, comm, PETSC_ERR_LIB, "LAPACK potrf: illegal argument %d", (int)-info);
-  PetscCheck(info == 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is not positive definite: Cholesky breaks down at pivot %d. E is singular or indefinite: the deflation vectors are linearly dependent (rank-deficient Z), or A is not SPD", d, (int)info);
+  PetscCheck(info == 0, comm, PETSC_ERR_MAT_CH_ZRPVT, "%s (d = %" PetscInt_FMT ") is not positive definite: Cholesky breaks down at pivot %d. %s", name, d, (int)info, cholhint);
   for (Int j = 0; j < d; j++) {
     const Real r = (Real)(F[j + (size_t)j * d] * F[j + (size_t)j * d] / E[j + (size_t)j * d]);
     if (r < minpiv) minpiv = r, jmin = j;
   }
-  PetscCheck(d == 0 || minpiv >= rtol, comm, PETSC_ERR_MAT_CH_ZRPVT, "The coarse matrix E = Z^T A Z (d = %" PetscInt_FMT ") is numerically singular: relative Cholesky pivot %g < %g at row %" PetscInt_FMT ". The deflation space is rank-deficient (dependent vectors) or contains a null vector of A (e.g. the constant with pure Neumann conditions): drop a vector or make A nonsingular", d, (double)minpiv, (double)rtol, jmin);
+  PetscCheck(d == 0 || minpiv >= rtol, comm, PETSC_ERR_MAT_CH_ZRPVT, "%s (d = %" PetscInt_FMT ") is numerically singular: relative Cholesky pivot %g < %g at row %" PetscInt_FMT ". %s", name, d, (double)minpiv, (double)rtol, jmin, pivhint);
   if (form == DenseSpdForm::Inverse && d > 0) {
     PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
     LAPACKpotri_("L", &n, F.data(), &n, &info);

@@ -1,5 +1,6 @@
 /*
-   kp_dense.hpp - small dense SPD matrices of the shared layer (coarse operators of deflation, E = Z^T A Z):
+   kp_dense.hpp - small dense SPD matrices of the shared layer (coarse operators of deflation, E = Z^T A Z, and the
+   coarsest operator of the multigrid layer kp_mg):
    Cholesky factorisation or explicit inverse on the host (LAPACK), solves on the device.
 
    Storage: d x d, column-major (entry (i, j) at i + j d), in a View of length d*d.
@@ -29,8 +30,10 @@ struct DenseSpd {
    stores the result on the device. Errors: a non-positive pivot (E not positive definite) or a relative pivot
    below rtol (E numerically singular: the deflation vectors are linearly dependent or span a null vector of A);
    the message names the pivot and what to do about it. A nonsymmetric E (nonsymmetric A) is inverted by LU
-   instead (form becomes Inverse, symmetric false), so that the deflation projection stays exact. */
-PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S);
+   instead (form becomes Inverse, symmetric false), so that the deflation projection stays exact.
+   what (optional) names the matrix in the error messages (e.g. "The coarsest multigrid operator"); without it they
+   speak of deflation's E = Z^T A Z and its deflation vectors. */
+PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what = nullptr);
 
 /* x = E^-1 b on the device (x and b may not alias): Cholesky: y = L^-1 b, x = L^-T y, each one fully parallel
    triangular matrix-vector product with one team per output entry (no sequential substitution: the d dependent

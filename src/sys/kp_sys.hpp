@@ -9,6 +9,7 @@
 
 PETSC_EXTERN PetscClassId  PETSCKP_CLASSID;
 PETSC_EXTERN PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve; /* the multigrid layer kp_mg */
 
 struct _p_PetscKPDeviceMat {
   Mat              A         = nullptr; /* the PETSc matrix (referenced) */

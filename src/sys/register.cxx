@@ -8,6 +8,7 @@
 
 PetscClassId  PETSCKP_CLASSID;
 PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
@@ -49,6 +50,10 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPDevMatSetup", PETSCKP_CLASSID, &PETSCKP_DeviceMatSetup));
   PetscCall(PetscLogEventRegister("KPDevMatUpdate", PETSCKP_CLASSID, &PETSCKP_DeviceMatUpdate));
   PetscCall(PetscLogEventRegister("KPSpMV", PETSCKP_CLASSID, &PETSCKP_SpMV));
+  /* the multigrid layer (kp_mg): Galerkin products of the hierarchy, coarsest-level factorisation and solves */
+  PetscCall(PetscLogEventRegister("KPMGGalerkin", PETSCKP_CLASSID, &PETSCKP_MGGalerkin));
+  PetscCall(PetscLogEventRegister("KPMGCoarseFactor", PETSCKP_CLASSID, &PETSCKP_MGCoarseFactor));
+  PetscCall(PetscLogEventRegister("KPMGCoarseSolve", PETSCKP_CLASSID, &PETSCKP_MGCoarseSolve));
   /* KSPDCG */
   PetscCall(PetscLogEventRegister("KSPDCGSetup", KSP_CLASSID, &KSP_DCG_Setup));
   PetscCall(PetscLogEventRegister("KSPDCGDeflate", KSP_CLASSID, &KSP_DCG_Deflate));

@@ -1,9 +1,10 @@
 /* Unit tests of src/pc/psormg/psormg_kernels against plain serial references: coloured projected SOR sweep,
-   obstacle restriction (monotone, linear), LCP measures, structured colourings, row lists, interpolation stencil,
-   checks of the operator and of the bounds; and of PCPSORMG itself: bad data (NaN/Inf in b, A or the bounds,
+   obstacle restriction (monotone, linear), LCP measures, the structured colourings it takes from kp_colour, row
+   lists, interpolation stencil, checks of the operator and of the bounds; and of PCPSORMG itself: bad data (NaN/Inf in b, A or the bounds,
    non-positive diagonals, crossing bounds) is reported, and every option is checked by its setter. */
 #include "kp_test.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
+#include "kp_colour.hpp"
 #include <petscdmda.h>
 #include <petsckp.h>
 #include <cstring>
@@ -187,6 +188,9 @@ TEST_P(PsormgSizes, LcpMeasuresMatchReference)
 
 TEST_P(PsormgSizes, ColoursAndConflicts)
 {
+  /* the colourings PCPSORMG takes from kp_colour: StructuredColour of the 3D index space with width 1 (star:
+     red-black, box: parity colours), the rows of each colour (ColourPartitionCreate) and the conflict count of the
+     split local/ghost blocks (GraphColourCheck) */
   const Int n = GetParam();
   /* a line block and a 3D block whose size follows n */
   for (int shape = 0; shape < 2; shape++) {
@@ -194,40 +198,59 @@ TEST_P(PsormgSizes, ColoursAndConflicts)
     if (shape == 1) xm = std::max<Int>(1, n % 17), ym = std::max<Int>(1, n % 5), zm = std::max<Int>(1, n / 97 % 7), xs = 2, ys = 5, zs = 0;
     const Int m = n ? xm * ym * zm : 0;
     if (!n) xm = 0;
-    for (auto scheme : {GridColouring::RedBlack, GridColouring::Parity}) {
+    for (bool box : {false, true}) {
       auto c  = ToDevice(std::vector<Int>(m, -1));
-      auto cs = ToDevice(std::vector<Scalar>(m, NAN));
-      StructuredColours(scheme, xs, ys, zs, xm, ym, zm, UView<Int>(c.data(), m), UView<Scalar>(cs.data(), m));
+      Int  nc = StructuredColour(3, 1, box, xs, ys, zs, xm, ym, zm, UView<Int>(c.data(), m));
       auto hc = ToHost(c);
-      auto hs = ToHost(cs);
+      ASSERT_EQ(nc, box ? 8 : 2);
       for (Int t = 0; t < m; t++) {
         Int i = xs + t % xm, j = ys + (t / xm) % ym, k = zs + t / (xm * ym);
-        Int r = scheme == GridColouring::RedBlack ? (i + j + k) % 2 : i % 2 + 2 * (j % 2) + 4 * (k % 2);
+        Int r = !box ? (i + j + k) % 2 : i % 2 + 2 * (j % 2) + 4 * (k % 2);
         ASSERT_EQ(hc[t], r);
-        ASSERT_EQ(hs[t], (Scalar)r);
       }
-      std::vector<View<Int>> lists;
-      ColourRowLists(UView<const Int>(c.data(), m), 8, lists);
-      Int total = 0;
-      for (Int col = 0; col < 8; col++) {
-        auto l = ToHost(lists[col]);
-        for (size_t q = 0; q < l.size(); q++) {
-          ASSERT_EQ(hc[l[q]], col);
-          if (q) ASSERT_LT(l[q - 1], l[q]);
+      auto cs = ToDevice(std::vector<Scalar>(m, NAN));
+      ColourScalars(UView<const Int>(c.data(), m), UView<Scalar>(cs.data(), m));
+      auto hs = ToHost(cs);
+      for (Int t = 0; t < m; t++) ASSERT_EQ(hs[t], (Scalar)hc[t]);
+      ColourPartition part;
+      ASSERT_EQ(ColourPartitionCreate(m, UView<const Int>(c.data(), m), nc, part), 0);
+      auto rows = ToHost(part.rows);
+      Int  total = 0;
+      for (Int col = 0; col < nc; col++) {
+        for (Int q = part.hoffsets(col); q < part.hoffsets(col + 1); q++) {
+          ASSERT_EQ(hc[rows[q]], col);
+          if (q > part.hoffsets(col)) ASSERT_LT(rows[q - 1], rows[q]);
         }
-        total += (Int)l.size();
+        total += part.hoffsets(col + 1) - part.hoffsets(col);
       }
       EXPECT_EQ(total, m);
     }
   }
-  /* red-black is valid for the 3-point stencil, a single colour is not (2 (n-1) conflicts) */
+  /* red-black is valid for the 3-point stencil, a single colour is not (2 (n-1) conflicts); explicit zeros do not
+     couple; a ghost block couples the last row to ghost 0 */
   HostCsr          Ah = Tridiag(n, 2.0);
   CsrMatrix        A = ToDeviceCsr(Ah), O;
   std::vector<Int> rb(n), one(n, 0);
   for (Int i = 0; i < n; i++) rb[i] = i % 2;
   auto drb = ToDevice(rb), done = ToDevice(one);
-  EXPECT_EQ(ColourConflicts(A, O, UView<const Int>(drb.data(), n), UView<const Scalar>()), 0);
-  EXPECT_EQ(ColourConflicts(A, O, UView<const Int>(done.data(), n), UView<const Scalar>()), n > 0 ? 2 * (n - 1) : 0);
+  EXPECT_EQ(GraphColourCheck(A, O, UView<const Int>(drb.data(), n), UView<const Scalar>(), 2), 0);
+  EXPECT_EQ(GraphColourCheck(A, O, UView<const Int>(done.data(), n), UView<const Scalar>(), 2), n > 0 ? 2 * (n - 1) : 0);
+  HostCsr Az = Ah;
+  for (Int i = 0; i < n; i++)
+    for (Int k = Az.rowptr[i]; k < Az.rowptr[i + 1]; k++)
+      if (Az.colidx[k] != i) Az.vals[k] = 0;
+  CsrMatrix Azd = ToDeviceCsr(Az);
+  EXPECT_EQ(GraphColourCheck(Azd, O, UView<const Int>(done.data(), n), UView<const Scalar>(), 2), 0);
+  if (n > 0) {
+    HostCsr Gh;
+    Gh.nrows = n, Gh.ncols = 1;
+    for (Int i = 0; i <= n; i++) Gh.rowptr.push_back(i < n ? 0 : 1);
+    Gh.colidx.push_back(0), Gh.vals.push_back(-1.0);
+    CsrMatrix G  = ToDeviceCsr(Gh);
+    auto      g0 = ToDevice(std::vector<Scalar>{(Scalar)((n - 1) % 2)}), g1 = ToDevice(std::vector<Scalar>{(Scalar)(n % 2)});
+    EXPECT_EQ(GraphColourCheck(A, G, UView<const Int>(drb.data(), n), UView<const Scalar>(g0.data(), 1), 2), 1);
+    EXPECT_EQ(GraphColourCheck(A, G, UView<const Int>(drb.data(), n), UView<const Scalar>(g1.data(), 1), 2), 0);
+  }
 }
 
 TEST_P(PsormgSizes, CheckOperatorFindsFirstBadRow)

@@ -4,10 +4,16 @@
 
    Routines: PCSetUp_PSORMG, PCApplyRichardson_PSORMG (the projected multigrid iteration), PCApply_PSORMG (one
    symmetric linear V/W cycle, without bounds), PCReset_PSORMG, PCDestroy_PSORMG, PCSetFromOptions_PSORMG,
-   PCView_PSORMG, PCCreate_PSORMG, and the composed PCPSORMGSet...() functions. The kernels are in psormg_kernels.
+   PCView_PSORMG, PCCreate_PSORMG, and the composed PCPSORMGSet...() functions. The level hierarchy (operators,
+   transfers, vectors, device or host Galerkin setup) and the cycle are those of the shared multigrid layer
+   (src/sys/kp_mg), the colourings those of src/sys/kp_colour; this file adds the grids of the DMDA, the projected
+   SOR smoother, the obstacle hooks of the cycle and the projected coarsest-grid solve. The kernels are in
+   psormg_kernels.
 */
 #include "kp_sys.hpp"
-#include "kp_galerkin.hpp"
+#include "kp_colour.hpp"
+#include "kp_mg.hpp"
+#include "kp_segsort.hpp"
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "psormg_kernels.hpp"
 #include <petscdmda.h>
@@ -15,7 +21,6 @@
 #include <vector>
 
 using namespace petsckp;
-using petsckp::psormg::GridColouring;
 using petsckp::psormg::ObstacleRestriction;
 
 const char *const PCPSORMGObstacleRestrictions[]  = {"monotone", "linear", "PCPSORMGObstacleRestriction", "PC_PSORMG_OBSTACLE_", nullptr};
@@ -40,25 +45,19 @@ static const char *PSORMGEnumName(const char *const *table, PetscInt n, PetscInt
   return value >= 0 && value < n ? table[value] : "unknown";
 }
 
-/* one grid of the hierarchy */
-struct PSORMGLevel {
+/* one grid of the hierarchy: its geometry, colouring and bounds (the operator, transfers and vectors are level l
+   of the shared hierarchy, PC_PSORMG::H) */
+struct PSORMGGrid {
   PetscInt         M[3] = {1, 1, 1};  /* global grid points per direction */
   std::vector<Int> own[3];            /* per direction: first point of each process column, np + 1 entries */
   PetscInt         xs[3] = {0, 0, 0}; /* this process's block */
   PetscInt         xm[3] = {0, 0, 0};
-  Mat              A = nullptr;       /* level operator: the PC's Pmat on level 0, R A P below (the operator's matrix type) */
-  Mat              P = nullptr;       /* interpolation from the next coarser level (not on the coarsest), operator's type */
-  Mat              R = nullptr;       /* P^T */
-  Mat              Ah = nullptr, Ph = nullptr; /* host AIJ A and P for the Galerkin products (A, P themselves when host AIJ) */
-  PetscKPDeviceMat Ad = nullptr, Pd = nullptr, Rd = nullptr; /* device copies (device setup: P, R and the coarse A made on the device) */
-  GalerkinRap      rap;                                      /* device setup: work of the product R A P that makes the next coarser operator */
-  Vec              x = nullptr, b = nullptr;                 /* iterate (the correction below level 0) and rhs; level 0: the caller's */
-  Vec              lo = nullptr, up = nullptr;               /* bounds (of the correction below level 0); level 0: the user's */
-  Vec              r = nullptr, w = nullptr;                 /* residual, work */
-  GridColouring    scheme   = GridColouring::RedBlack;
+  Vec              lo = nullptr, up = nullptr; /* bounds (of the correction below level 0); level 0: the user's */
+  PetscBool        parity       = PETSC_FALSE; /* colouring: red-black (star stencils) or 2^dim parity colours (box stencils) */
   PetscBool        edgeconst[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE}; /* per direction: the far-edge rule of P (to this level from the next coarser) */
   PetscReal        edgeratio[3] = {-1, -1, -1}; /* per direction: row sum / coupling to the plane before, over the far-edge rows (-1: no such edge) */
-  std::vector<View<Int>> rows; /* rows of each colour; only colours present somewhere on the grid */
+  ColourPartition  colours;   /* rows of each colour (kp_colour) */
+  std::vector<Int> colourids; /* the colours present somewhere on the grid, in the order of a forward sweep */
 };
 
 /* private context */
@@ -77,12 +76,12 @@ struct PC_PSORMG {
   PCPSORMGEdgeInterpolation   edge          = PC_PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
   PetscViewerAndFormat       *monitor       = nullptr;     /* -pc_psormg_monitor: per-cycle measures */
   PetscBool                   device_setup  = PETSC_TRUE;  /* form P, R and R A P on the device (one process) */
-  PetscBool                   device_used   = PETSC_FALSE; /* the hierarchy was built by the device setup */
   /* bounds (referenced) */
   Vec xl = nullptr, xu = nullptr;
-  /* hierarchy */
-  std::vector<PSORMGLevel> levels;
-  PetscBool                havelo = PETSC_FALSE, haveup = PETSC_FALSE; /* during a solve */
+  /* hierarchy: the shared levels (H.device: built by the device setup) and the grids, one per level */
+  MGHierarchy             H;
+  std::vector<PSORMGGrid> grids;
+  PetscBool               havelo = PETSC_FALSE, haveup = PETSC_FALSE; /* during a solve */
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
@@ -92,7 +91,7 @@ struct PC_PSORMG {
 /* hierarchy helpers */
 
 /* global index (PETSc ordering of a DMDA-like layout) of grid point (i, j, k) of a level */
-static PetscInt LevelGlobalIndex(const PSORMGLevel &L, const std::vector<PetscInt> &offset, PetscInt i, PetscInt j, PetscInt k)
+static PetscInt LevelGlobalIndex(const PSORMGGrid &L, const std::vector<PetscInt> &offset, PetscInt i, PetscInt j, PetscInt k)
 {
   const PetscInt idx[3] = {i, j, k};
   PetscInt       p[3], np[3];
@@ -108,7 +107,7 @@ static PetscInt LevelGlobalIndex(const PSORMGLevel &L, const std::vector<PetscIn
 }
 
 /* grid point (i, j, k) of global index g of a level (inverse of LevelGlobalIndex) */
-static void LevelGridPoint(const PSORMGLevel &L, const std::vector<PetscInt> &offset, PetscInt g, PetscInt idx[3])
+static void LevelGridPoint(const PSORMGGrid &L, const std::vector<PetscInt> &offset, PetscInt g, PetscInt idx[3])
 {
   const PetscInt np0 = (PetscInt)L.own[0].size() - 1, np1 = (PetscInt)L.own[1].size() - 1;
   const PetscInt rank = (PetscInt)(std::upper_bound(offset.begin(), offset.end(), g) - offset.begin()) - 1;
@@ -121,7 +120,7 @@ static void LevelGridPoint(const PSORMGLevel &L, const std::vector<PetscInt> &of
 }
 
 /* first global index of each process of a level */
-static std::vector<PetscInt> LevelOffsets(const PSORMGLevel &L)
+static std::vector<PetscInt> LevelOffsets(const PSORMGGrid &L)
 {
   const PetscInt        np0 = (PetscInt)L.own[0].size() - 1, np1 = (PetscInt)L.own[1].size() - 1, np2 = (PetscInt)L.own[2].size() - 1;
   std::vector<PetscInt> off(np0 * np1 * np2 + 1, 0);
@@ -135,35 +134,7 @@ static std::vector<PetscInt> LevelOffsets(const PSORMGLevel &L)
   return off;
 }
 
-/* A itself (referenced) when it has type `type`, else a copy converted to that type */
-static PetscErrorCode MatConvertOrReference(Mat A, MatType type, Mat *B)
-{
-  PetscBool same;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &same));
-  if (same) {
-    PetscCall(PetscObjectReference((PetscObject)A));
-    *B = A;
-  } else PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, B));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* A itself (referenced) when it is a host AIJ matrix (seqaij, mpiaij), else a host AIJ copy (e.g. of aijcusparse) */
-static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
-{
-  PetscBool host;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &host, MATSEQAIJ, MATMPIAIJ, ""));
-  if (host) {
-    PetscCall(PetscObjectReference((PetscObject)A));
-    *Ah = A;
-  } else PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The far-edge rule of the interpolation into level F, per direction d with an even line (the last fine point M-1
+/* The far-edge rule of the interpolation into level l, per direction d with an even line (the last fine point M-1
    lies past the last coarse point). Over the rows of the edge plane i_d = M-1 (those not on another boundary,
    where there are such), compare the row sums s with the couplings c = -sum a_ij to the plane i_d = M-2:
    - an eliminated Dirichlet boundary (or a decoupled Dirichlet row) leaves a clearly positive row sum, s ~ c
@@ -172,15 +143,17 @@ static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
    - a Neumann/natural boundary leaves s ~ 0 (or a small mass term, s << c): constants are near-null vectors and
      the interpolation must reproduce them, so the last coarse value is copied (constant extrapolation).
    The rule is constant extrapolation when sum s <= 1/2 sum c. */
-static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
+static PetscErrorCode LevelEdgeRule(PC pc, PetscInt l)
 {
   PC_PSORMG                  *mg   = (PC_PSORMG *)pc->data;
+  PSORMGGrid                 &F    = mg->grids[l];
+  MGLevel                    &FL   = mg->H.levels[l];
   MPI_Comm                    comm = PetscObjectComm((PetscObject)pc);
   const std::vector<PetscInt> off  = LevelOffsets(F);
   PetscInt                    rstart = 0;
 
   PetscFunctionBegin;
-  if (!mg->device_used) PetscCall(MatGetOwnershipRange(F.Ah, &rstart, NULL));
+  if (!mg->H.device) PetscCall(MatGetOwnershipRange(FL.Ah, &rstart, NULL));
   for (int d = 0; d < 3; d++) {
     PetscReal sums[3] = {0, 0, 0}; /* row sums, couplings to the plane before, rows */
 
@@ -190,9 +163,9 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
       F.edgeconst[d] = mg->edge == PC_PSORMG_EDGE_CONSTANT ? PETSC_TRUE : PETSC_FALSE;
       continue;
     }
-    if (mg->device_used) {
+    if (mg->H.device) {
       Real s[3];
-      PetscCallCXX(psormg::EdgeRowSums(DeviceMatLocalCsr(F.Ad), F.M, d, s));
+      PetscCallCXX(psormg::EdgeRowSums(DeviceMatLocalCsr(FL.Ad), F.M, d, s));
       sums[0] = s[0], sums[1] = s[1], sums[2] = s[2];
     } else if (F.xs[d] + F.xm[d] == F.M[d] && F.xm[d] > 0) {
       for (PetscInt k = F.xs[2], t = 0; k < F.xs[2] + F.xm[2]; k++)
@@ -207,7 +180,7 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
             for (int e = 0; e < 3 && use; e++)
               if (e != d && F.M[e] > 2 && (p[e] == 0 || p[e] == F.M[e] - 1)) use = PETSC_FALSE;
             if (!use) continue;
-            PetscCall(MatGetRow(F.Ah, rstart + t, &ncols, &cols, &vals));
+            PetscCall(MatGetRow(FL.Ah, rstart + t, &ncols, &cols, &vals));
             for (PetscInt c = 0; c < ncols; c++) {
               sums[0] += PetscRealPart(vals[c]);
               if (cols[c] == rstart + t) continue;
@@ -215,7 +188,7 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
               if (q[d] == F.M[d] - 2) sums[1] -= PetscRealPart(vals[c]);
             }
             sums[2] += 1;
-            PetscCall(MatRestoreRow(F.Ah, rstart + t, &ncols, &cols, &vals));
+            PetscCall(MatRestoreRow(FL.Ah, rstart + t, &ncols, &cols, &vals));
           }
     }
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 3, MPIU_REAL, MPIU_SUM, comm));
@@ -225,10 +198,8 @@ static PetscErrorCode LevelEdgeRule(PC pc, PSORMGLevel &F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the next coarser grid and the interpolation from it (fine rows, coarse columns): Ph host AIJ (for the Galerkin
-   product), P of the same type as the fine operator (for its device copy; Ph itself when that type is host AIJ) */
 /* the next coarser grid C of F (sizes and the process blocks) */
-static PetscErrorCode LevelCoarseGrid(PC pc, PSORMGLevel &F, PSORMGLevel &C)
+static PetscErrorCode LevelCoarseGrid(PC pc, PSORMGGrid &F, PSORMGGrid &C)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   PetscMPIInt rank;
@@ -254,16 +225,15 @@ static PetscErrorCode LevelCoarseGrid(PC pc, PSORMGLevel &F, PSORMGLevel &C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *Ph, Mat *P)
+/* the interpolation from the next coarser grid C of F (fine rows, coarse columns) as a host AIJ matrix, for the
+   host Galerkin setup of the shared hierarchy */
+static PetscErrorCode LevelProlongationHost(PC pc, PSORMGGrid &F, PSORMGGrid &C, Mat *Ph)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)pc);
   PetscInt nf, nc, rstart;
-  MatType  type;
   Mat      Pm;
 
   PetscFunctionBegin;
-  PetscCall(LevelEdgeRule(pc, F));
-  PetscCall(LevelCoarseGrid(pc, F, C));
   nf = F.xm[0] * F.xm[1] * F.xm[2];
   nc = C.xm[0] * C.xm[1] * C.xm[2];
   const std::vector<PetscInt> offc = LevelOffsets(C);
@@ -291,82 +261,79 @@ static PetscErrorCode LevelCoarsen(PC pc, PSORMGLevel &F, PSORMGLevel &C, Mat *P
       }
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatGetType(F.A, &type));
-  PetscCall(MatConvertOrReference(Pm, type, P));
   *Ph = Pm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* choose the colouring of a level (red-black if the stencil allows it, else parity colours) and the row lists */
-static PetscErrorCode LevelColour(PC pc, PSORMGLevel &L, PetscInt lev)
+static PetscErrorCode LevelColour(PC pc, PetscInt lev)
 {
+  PC_PSORMG     *mg   = (PC_PSORMG *)pc->data;
+  PSORMGGrid    &L    = mg->grids[lev];
   MPI_Comm       comm = PetscObjectComm((PetscObject)pc);
   const PetscInt n    = L.xm[0] * L.xm[1] * L.xm[2];
   View<Int>      colour;
-  Vec            cv, g;
-  GridColouring  schemes[2] = {GridColouring::RedBlack, GridColouring::Parity};
-  PetscBool      found      = PETSC_FALSE;
+  Int            ncolours = 0;
+  PetscBool      found    = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCallCXX(colour = View<Int>(std::string("psormg colour"), n));
-  PetscCall(VecDuplicate(L.r, &cv));
-  for (int s = 0; s < 2 && !found; s++) {
-    DeviceVec cvv, gv;
-    PetscInt  bad;
+  /* the closed-form colourings of the grid indices (so that they agree across ranks): a star stencil of width 1,
+     (i + j + k) mod 2, then a box stencil of width 1, (i mod 2) + 2 (j mod 2) + 4 (k mod 2) */
+  for (int box = 0; box < 2 && !found; box++) {
+    PetscInt bad;
 
-    PetscCall(cvv.Get(cv, Access::Write));
-    PetscCallCXX(psormg::StructuredColours(schemes[s], L.xs[0], L.xs[1], L.xs[2], L.xm[0], L.xm[1], L.xm[2], UView<Int>(colour.data(), n), cvv.view()));
-    PetscCall(cvv.Restore());
-    PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g));
-    if (g) PetscCall(gv.Get(g, Access::Read));
-    PetscCallCXX(bad = psormg::ColourConflicts(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(colour.data(), n), gv.cview()));
-    PetscCall(gv.Restore());
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCallCXX(ncolours = StructuredColour(3, 1, box ? true : false, L.xs[0], L.xs[1], L.xs[2], L.xm[0], L.xm[1], L.xm[2], uv(colour)));
+    PetscCall(MGLevelColourCheck(mg->H, lev, ucv(colour), ncolours, &bad));
     if (!bad) {
       found    = PETSC_TRUE;
-      L.scheme = schemes[s];
-    } else PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %s colouring has %" PetscInt_FMT " couplings inside a colour\n", lev, s ? "parity" : "red-black", bad));
+      L.parity = box ? PETSC_TRUE : PETSC_FALSE;
+    } else PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %s colouring has %" PetscInt_FMT " couplings inside a colour\n", lev, box ? "parity" : "red-black", bad));
   }
-  PetscCall(VecDestroy(&cv));
   PetscCheck(found, comm, PETSC_ERR_SUP, "PCPSORMG could not colour level %" PetscInt_FMT ": its operator couples grid points more than one grid line apart (only 3/5/7/9/27-point stencils of width 1 on a DMDA are supported)", lev);
   {
-    std::vector<View<Int>> lists;
-    PetscInt               cnt[8];
+    std::vector<PetscInt> cnt(ncolours);
+    Int                   nout;
 
-    PetscCallCXX(psormg::ColourRowLists(UView<const Int>(colour.data(), n), 8, lists));
-    for (int c = 0; c < 8; c++) cnt[c] = (PetscInt)lists[c].extent(0);
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, 8, MPIU_INT, MPI_SUM, comm));
-    L.rows.clear();
-    for (int c = 0; c < 8; c++)
-      if (cnt[c]) L.rows.push_back(lists[c]);
+    PetscCallCXX(nout = ColourPartitionCreate(n, ucv(colour), ncolours, L.colours));
+    PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCPSORMG: %" PetscInt_FMT " rows of level %" PetscInt_FMT " have no valid colour", nout, lev);
+    for (Int c = 0; c < ncolours; c++) cnt[c] = L.colours.hoffsets(c + 1) - L.colours.hoffsets(c);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt.data(), (PetscMPIInt)ncolours, MPIU_INT, MPI_SUM, comm));
+    L.colourids.clear();
+    for (Int c = 0; c < ncolours; c++)
+      if (cnt[c]) L.colourids.push_back(c);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------------------------- */
-/* the projected multigrid cycle */
+/* the projected multigrid cycle: the smoother, the obstacle hooks and the coarsest-grid solve plugged into the
+   shared cycle of kp_mg */
 
-/* nsweeps projected SOR sweeps over all colours (reverse colour order when backward) */
-static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PSORMGLevel &L, PetscInt nsweeps, PetscReal omega, PetscBool backward)
+/* nsweeps projected SOR sweeps over all colours (reverse colour order when backward) on A_l x = b */
+static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PetscInt l, Vec b, Vec x, PetscInt nsweeps, PetscReal omega, PetscBool backward)
 {
-  const PetscInt nc = (PetscInt)L.rows.size();
+  PSORMGGrid     &G  = mg->grids[l];
+  MGLevel        &L  = mg->H.levels[l];
+  const PetscInt  nc = (PetscInt)G.colourids.size();
 
   PetscFunctionBegin;
   if (nsweeps <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
   for (PetscInt s = 0; s < nsweeps; s++) {
     for (PetscInt cc = 0; cc < nc; cc++) {
-      const PetscInt c = backward ? nc - 1 - cc : cc;
-      DeviceVec      xv, bv, gv, lv, uv;
-      Vec            g;
+      const Int c = G.colourids[backward ? nc - 1 - cc : cc];
+      const Int r0 = G.colours.hoffsets(c), r1 = G.colours.hoffsets(c + 1);
+      DeviceVec xv, bv, gv, lv, uv;
+      Vec       g;
 
-      PetscCall(DeviceMatGhostUpdate(L.Ad, L.x, &g)); /* the values of the other colours on the neighbours */
+      PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g)); /* the values of the other colours on the neighbours */
       if (g) PetscCall(gv.Get(g, Access::Read));
-      if (mg->havelo) PetscCall(lv.Get(L.lo, Access::Read));
-      if (mg->haveup) PetscCall(uv.Get(L.up, Access::Read));
-      PetscCall(bv.Get(L.b, Access::Read));
-      PetscCall(xv.Get(L.x, Access::ReadWrite));
-      PetscCallCXX(psormg::ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(L.rows[c].data(), L.rows[c].extent(0)), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
+      if (mg->havelo) PetscCall(lv.Get(G.lo, Access::Read));
+      if (mg->haveup) PetscCall(uv.Get(G.up, Access::Read));
+      PetscCall(bv.Get(b, Access::Read));
+      PetscCall(xv.Get(x, Access::ReadWrite));
+      PetscCallCXX(psormg::ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(G.colours.rows.data() + r0, r1 - r0), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
       PetscCall(uv.Restore());
@@ -379,21 +346,24 @@ static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PSORMGLevel &L, PetscInt nsweep
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* r = b - A x on a level and the global LCP measures of x (all = false: only the projected residual) */
-static PetscErrorCode LevelMeasures(PC pc, PSORMGLevel &L, PetscBool all, psormg::LcpMeasures *m)
+/* r = b - A x on a level (into the level's r) and the global LCP measures of x (all = false: only the projected
+   residual) */
+static PetscErrorCode LevelMeasures(PC pc, PetscInt l, Vec b, Vec x, PetscBool all, psormg::LcpMeasures *m)
 {
-  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
-  DeviceVec  xv, rv, bv, lv, uv;
-  PetscReal  sums[4], mx;
+  PC_PSORMG  *mg = (PC_PSORMG *)pc->data;
+  PSORMGGrid &G  = mg->grids[l];
+  MGLevel    &L  = mg->H.levels[l];
+  DeviceVec   xv, rv, bv, lv, uv;
+  PetscReal   sums[4], mx;
 
   PetscFunctionBegin;
-  PetscCall(PetscKPDeviceMatMult(L.Ad, L.x, L.r));
-  PetscCall(VecAYPX(L.r, -1.0, L.b));
-  PetscCall(xv.Get(L.x, Access::Read));
+  PetscCall(PetscKPDeviceMatMult(L.Ad, x, L.r));
+  PetscCall(VecAYPX(L.r, -1.0, b));
+  PetscCall(xv.Get(x, Access::Read));
   PetscCall(rv.Get(L.r, Access::Read));
-  PetscCall(bv.Get(L.b, Access::Read));
-  if (mg->havelo) PetscCall(lv.Get(L.lo, Access::Read));
-  if (mg->haveup) PetscCall(uv.Get(L.up, Access::Read));
+  PetscCall(bv.Get(b, Access::Read));
+  if (mg->havelo) PetscCall(lv.Get(G.lo, Access::Read));
+  if (mg->haveup) PetscCall(uv.Get(G.up, Access::Read));
   PetscCallCXX(*m = psormg::ComputeLcpMeasures(xv.cview(), rv.cview(), bv.cview(), lv.cview(), uv.cview(), 100 * PETSC_MACHINE_EPSILON, all ? true : false));
   PetscCall(uv.Restore());
   PetscCall(lv.Restore());
@@ -408,9 +378,10 @@ static PetscErrorCode LevelMeasures(PC pc, PSORMGLevel &L, PetscBool all, psormg
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* coarse bound of the correction from the fine gaps g = bound - x */
-static PetscErrorCode LevelRestrictGap(PC_PSORMG *mg, PSORMGLevel &F, PetscBool lower, Vec g, Vec gc)
+/* coarse bound of the correction from the fine gaps g = bound - x on level l */
+static PetscErrorCode LevelRestrictGap(PC_PSORMG *mg, PetscInt l, PetscBool lower, Vec g, Vec gc)
 {
+  MGLevel  &F = mg->H.levels[l];
   DeviceVec gv, ghv, gcv;
   Vec       gh;
 
@@ -426,68 +397,102 @@ static PetscErrorCode LevelRestrictGap(PC_PSORMG *mg, PSORMGLevel &F, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LevelProject(PC_PSORMG *mg, PSORMGLevel &L)
+static PetscErrorCode LevelProject(PC_PSORMG *mg, PetscInt l, Vec x)
 {
+  PSORMGGrid &G = mg->grids[l];
+
   PetscFunctionBegin;
-  if (mg->havelo) PetscCall(VecPointwiseMax(L.x, L.x, L.lo));
-  if (mg->haveup) PetscCall(VecPointwiseMin(L.x, L.x, L.up));
+  if (mg->havelo) PetscCall(VecPointwiseMax(x, x, G.lo));
+  if (mg->haveup) PetscCall(VecPointwiseMin(x, x, G.up));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol */
-static PetscErrorCode CoarseSolve(PC pc, PSORMGLevel &L)
+static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
   psormg::LcpMeasures m;
   PetscReal           p0;
 
   PetscFunctionBegin;
-  PetscCall(LevelMeasures(pc, L, PETSC_FALSE, &m));
+  PetscCall(LevelMeasures(pc, l, b, x, PETSC_FALSE, &m));
   p0 = PetscSqrtReal(m.pnorm2);
   for (PetscInt it = 0; it < mg->coarse_max_it && p0 > 0; it += 2) {
-    PetscCall(LevelSweeps(mg, L, 1, mg->coarse_omega, PETSC_FALSE));
-    PetscCall(LevelSweeps(mg, L, 1, mg->coarse_omega, PETSC_TRUE));
+    PetscCall(LevelSweeps(mg, l, b, x, 1, mg->coarse_omega, PETSC_FALSE));
+    PetscCall(LevelSweeps(mg, l, b, x, 1, mg->coarse_omega, PETSC_TRUE));
     if ((it / 2) % 4 == 3) {
-      PetscCall(LevelMeasures(pc, L, PETSC_FALSE, &m));
+      PetscCall(LevelMeasures(pc, l, b, x, PETSC_FALSE, &m));
       if (PetscSqrtReal(m.pnorm2) <= mg->coarse_rtol * p0) break;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one projected multigrid cycle on level l for A_l x >= b_l, lo_l <= x <= up_l (the paper's Algorithm 1 with box
-   bounds, post-smoothing and the monotone obstacle restriction by default) */
-static PetscErrorCode PSORMGCycle(PC pc, PetscInt l)
-{
-  PC_PSORMG  *mg = (PC_PSORMG *)pc->data;
-  PSORMGLevel &L = mg->levels[l];
+/* The projected multigrid cycle on level l for A_l x >= b_l, lo_l <= x <= up_l (the paper's Algorithm 1 with box
+   bounds, post-smoothing and the monotone obstacle restriction by default) is the shared V/W cycle with
+   - the smoother: projected SOR sweeps (colours forward before, backward after the coarse correction);
+   - BeginCoarse: the coarse problem for the correction e is A_c e >= R (b - A x) with the bounds lo_c <= e <= up_c
+     restricted from the gaps lo - x, up - x;
+   - EndCoarse: x += P e is projected onto the bounds;
+   - the coarsest grid: projected SOR to a tolerance. */
+class PSORMGOps : public MGLevelOps {
+public:
+  explicit PSORMGOps(PC pc) : MGLevelOps(((PC_PSORMG *)pc->data)->H), pc_(pc), mg_((PC_PSORMG *)pc->data) { }
 
-  PetscFunctionBegin;
-  if (l == (PetscInt)mg->levels.size() - 1) {
-    PetscCall(CoarseSolve(pc, L));
+  PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir, bool) override
+  {
+    PetscFunctionBegin;
+    PetscCall(LevelSweeps(mg_, l, b, x, nsweeps, mg_->omega, dir == MGSweepDirection::Backward ? PETSC_TRUE : PETSC_FALSE));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PSORMGLevel &C = mg->levels[l + 1];
-  PetscCall(LevelSweeps(mg, L, mg->nu1, mg->omega, PETSC_FALSE));
-  /* coarse problem for the correction e: A_c e >= R (b - A x), lo_c <= e <= up_c */
-  PetscCall(PetscKPDeviceMatMult(L.Ad, L.x, L.r));
-  PetscCall(VecAYPX(L.r, -1.0, L.b));
-  PetscCall(PetscKPDeviceMatMult(L.Rd, L.r, C.b));
-  if (mg->havelo) {
-    PetscCall(VecWAXPY(L.w, -1.0, L.x, L.lo));
-    PetscCall(LevelRestrictGap(mg, L, PETSC_TRUE, L.w, C.lo));
+  PetscErrorCode CoarseSolve(PetscInt l, Vec b, Vec x) override
+  {
+    PetscFunctionBegin;
+    PetscCall(::CoarseSolve(pc_, l, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (mg->haveup) {
-    PetscCall(VecWAXPY(L.w, -1.0, L.x, L.up));
-    PetscCall(LevelRestrictGap(mg, L, PETSC_FALSE, L.w, C.up));
+  PetscErrorCode BeginCoarse(PetscInt l, Vec, Vec x) override
+  {
+    PSORMGGrid &F = mg_->grids[l], &C = mg_->grids[l + 1];
+    Vec         w = mg_->H.levels[l].w;
+
+    PetscFunctionBegin;
+    if (mg_->havelo) {
+      PetscCall(VecWAXPY(w, -1.0, x, F.lo));
+      PetscCall(LevelRestrictGap(mg_, l, PETSC_TRUE, w, C.lo));
+    }
+    if (mg_->haveup) {
+      PetscCall(VecWAXPY(w, -1.0, x, F.up));
+      PetscCall(LevelRestrictGap(mg_, l, PETSC_FALSE, w, C.up));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecSet(C.x, 0.0));
-  for (PetscInt g = 0; g < (PetscInt)mg->cycle_type; g++) PetscCall(PSORMGCycle(pc, l + 1));
-  /* x += P e, projected */
-  PetscCall(PetscKPDeviceMatMult(L.Pd, C.x, L.w));
-  PetscCall(VecAXPY(L.x, 1.0, L.w));
-  if (mg->project) PetscCall(LevelProject(mg, L));
-  PetscCall(LevelSweeps(mg, L, mg->nu2, mg->omega, PETSC_TRUE));
+  PetscErrorCode EndCoarse(PetscInt l, Vec, Vec x) override
+  {
+    PetscFunctionBegin;
+    if (mg_->project) PetscCall(LevelProject(mg_, l, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+private:
+  PC         pc_;
+  PC_PSORMG *mg_;
+};
+
+/* one projected multigrid cycle on the finest level for A x >= b (from x, or from zero) */
+static PetscErrorCode PSORMGCycle(PC pc, Vec b, Vec x, PetscBool zero)
+{
+  PC_PSORMG    *mg = (PC_PSORMG *)pc->data;
+  PSORMGOps     ops(pc);
+  MGCycleParams p;
+
+  PetscFunctionBegin;
+  p.type = mg->cycle_type == PC_MG_CYCLE_W ? MGCycleType::W : MGCycleType::V;
+  p.pre  = mg->nu1;
+  p.post = mg->nu2;
+  PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
+  PetscCall(MGCycleApply(mg->H, ops, p, b, x, zero ? true : false));
+  PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -568,7 +573,7 @@ static PetscErrorCode PCPSORMGGetLevels_PSORMG(PC pc, PetscInt *levels)
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  *levels = (PetscInt)mg->levels.size();
+  *levels = (PetscInt)mg->H.levels.size();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -710,26 +715,12 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  for (size_t l = 0; l < mg->levels.size(); l++) {
-    PSORMGLevel &L = mg->levels[l];
-    PetscCall(PetscKPDeviceMatDestroy(&L.Ad));
-    PetscCall(PetscKPDeviceMatDestroy(&L.Pd));
-    PetscCall(PetscKPDeviceMatDestroy(&L.Rd));
-    PetscCall(MatDestroy(&L.P));
-    PetscCall(MatDestroy(&L.Ph));
-    PetscCall(MatDestroy(&L.R));
-    PetscCall(MatDestroy(&L.Ah));
-    PetscCall(VecDestroy(&L.r));
-    PetscCall(VecDestroy(&L.w));
-    if (l > 0) {
-      PetscCall(MatDestroy(&L.A));
-      PetscCall(VecDestroy(&L.x));
-      PetscCall(VecDestroy(&L.b));
-      PetscCall(VecDestroy(&L.lo));
-      PetscCall(VecDestroy(&L.up));
-    }
+  for (size_t l = 1; l < mg->grids.size(); l++) {
+    PetscCall(VecDestroy(&mg->grids[l].lo));
+    PetscCall(VecDestroy(&mg->grids[l].up));
   }
-  PetscCallCXX(mg->levels.clear());
+  PetscCallCXX(mg->grids.clear());
+  PetscCall(MGHierarchyReset(mg->H));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -743,7 +734,7 @@ static PetscErrorCode PSORMGCheckOperator(PC pc)
   PetscInt             rstart, loc[2], glob[2];
 
   PetscFunctionBegin;
-  PetscCallCXX(info = psormg::CheckOperator(DeviceMatLocalCsr(mg->levels[0].Ad), DeviceMatGhostCsr(mg->levels[0].Ad)));
+  PetscCallCXX(info = psormg::CheckOperator(DeviceMatLocalCsr(mg->H.levels[0].Ad), DeviceMatGhostCsr(mg->H.levels[0].Ad)));
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
   loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
   loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
@@ -765,7 +756,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscBool       isda;
   PetscInt        dim, M[3], np[3], dof, sw, nlocal, mlocal;
   const PetscInt *lx[3];
-  PetscMPIInt     rank;
+  PetscMPIInt     rank, size;
 
   PetscFunctionBegin;
   PetscCall(KokkosInitializeOnce());
@@ -773,32 +764,12 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
   PetscCheck(isda, comm, PETSC_ERR_SUP, "PCPSORMG needs a DMDA, not a DM of type %s", ((PetscObject)da)->type_name);
   PetscCall(MatCheckAIJ(pc->pmat, NULL));
-  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->levels.empty() && mg->levels[0].A == pc->pmat) {
+  if (pc->setupcalled && pc->flag == SAME_NONZERO_PATTERN && !mg->H.levels.empty() && mg->H.levels[0].A == pc->pmat) {
     /* new values, same pattern: numeric Galerkin products only (on the device, or on the host AIJ copies) */
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
-    if (mg->device_used) {
-      PetscCall(PetscKPDeviceMatUpdateValues(mg->levels[0].Ad));
-      PetscCall(PSORMGCheckOperator(pc));
-      for (size_t l = 0; l + 1 < mg->levels.size(); l++) {
-        PSORMGLevel &F  = mg->levels[l];
-        CsrMatrix    Ac = DeviceMatLocalCsr(mg->levels[l + 1].Ad); /* shares the views of the coarse device matrix */
-        PetscCallCXX(GalerkinRapNumeric(DeviceMatLocalCsr(F.Rd), DeviceMatLocalCsr(F.Ad), DeviceMatLocalCsr(F.Pd), F.rap, Ac));
-      }
-      PetscCallCXX(exec().fence());
-      PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    for (size_t l = 0; l < mg->levels.size(); l++) {
-      PSORMGLevel &L = mg->levels[l];
-      if (l == 0) {
-        if (L.Ah != L.A) PetscCall(MatCopy(L.A, L.Ah, SAME_NONZERO_PATTERN));
-      } else {
-        PetscCall(MatPtAP(mg->levels[l - 1].Ah, mg->levels[l - 1].Ph, MAT_REUSE_MATRIX, PETSC_DEFAULT, &L.Ah));
-        if (L.A != L.Ah) PetscCall(MatCopy(L.Ah, L.A, SAME_NONZERO_PATTERN));
-      }
-      PetscCall(PetscKPDeviceMatUpdateValues(L.Ad));
-      if (l == 0) PetscCall(PSORMGCheckOperator(pc));
-    }
+    PetscCall(MGHierarchyRefreshFine(mg->H));
+    PetscCall(PSORMGCheckOperator(pc));
+    PetscCall(MGHierarchyRefreshCoarse(mg->H));
     PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -809,9 +780,10 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscCall(DMDAGetOwnershipRanges(da, &lx[0], &lx[1], &lx[2]));
   PetscCall(MatGetLocalSize(pc->pmat, &mlocal, NULL));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallCXX(mg->levels.emplace_back());
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallCXX(mg->grids.emplace_back());
   {
-    PSORMGLevel &F = mg->levels[0];
+    PSORMGGrid &F = mg->grids[0];
     for (int d = 0; d < 3; d++) {
       if (d >= dim || !lx[d]) M[d] = 1, np[d] = 1;
       F.M[d] = M[d];
@@ -822,100 +794,44 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     for (int d = 0; d < 3; d++) F.xs[d] = F.own[d][pc3[d]], F.xm[d] = F.own[d][pc3[d] + 1] - F.own[d][pc3[d]];
     nlocal = F.xm[0] * F.xm[1] * F.xm[2];
     PetscCheck(nlocal == mlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCPSORMG: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC", mlocal, nlocal);
-    F.A = pc->pmat;
   }
-  {
-    PetscMPIInt size;
-    PetscCallMPI(MPI_Comm_size(comm, &size));
-    mg->device_used = mg->device_setup && size == 1 ? PETSC_TRUE : PETSC_FALSE;
-  }
-  if (mg->device_used) {
-    /* Device setup (one process): the fine operator is copied to the device once; P (the same tensor-product
-       stencil and far-edge rules as the host path), R = P^T and every coarse operator R A P are formed there by
-       kernels, and the coarse levels are device CSR matrices only (no PETSc Mat, nothing O(n) on the host). */
-    PetscCall(PetscKPDeviceMatCreate(mg->levels[0].A, PETSCKP_FORMAT_CSR, &mg->levels[0].Ad));
-    PetscCall(PSORMGCheckOperator(pc));
-    for (;;) {
-      PSORMGLevel   &F = mg->levels.back();
-      const PetscInt N = F.M[0] * F.M[1] * F.M[2];
-      if (N <= mg->coarse_size || (F.M[0] <= 2 && F.M[1] <= 2 && F.M[2] <= 2)) break;
-      if (mg->levels_max > 0 && (PetscInt)mg->levels.size() >= mg->levels_max) break;
-      PSORMGLevel C;
-      CsrMatrix   P, R, Ac;
-      bool        edge[3], ok;
-      PetscCall(LevelEdgeRule(pc, F));
-      PetscCall(LevelCoarseGrid(pc, F, C));
-      for (int d = 0; d < 3; d++) edge[d] = F.edgeconst[d] ? true : false;
-      PetscCallCXX(psormg::StructuredProlongation(F.M, edge, P));
-      PetscCallCXX(CsrTranspose(P, R));
-      PetscCallCXX(ok = GalerkinRapSymbolic(R, DeviceMatLocalCsr(F.Ad), P, F.rap, Ac));
-      PetscCheck(ok, comm, PETSC_ERR_PLIB, "PCPSORMG: the sizes of R, A and P do not chain in the device Galerkin product");
-      PetscCall(DeviceMatCreateFromCsr(P, &F.Pd));
-      PetscCall(DeviceMatCreateFromCsr(R, &F.Rd));
-      PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
-      PetscCallCXX(mg->levels.push_back(C));
-    }
-    PetscCallCXX(exec().fence());
-    for (size_t l = 0; l < mg->levels.size(); l++) {
-      PSORMGLevel &L = mg->levels[l];
-      if (l == 0) PetscCall(MatCreateVecs(L.A, &L.r, &L.w));
-      else {
-        VecType vtype;
-        PetscCall(VecGetType(mg->levels[0].r, &vtype));
-        PetscCall(VecCreate(comm, &L.r));
-        PetscCall(VecSetSizes(L.r, DeviceMatLocalCsr(L.Ad).nrows, PETSC_DECIDE));
-        PetscCall(VecSetType(L.r, vtype));
-        PetscCall(VecDuplicate(L.r, &L.w));
-        PetscCall(VecDuplicate(L.r, &L.x));
-        PetscCall(VecDuplicate(L.r, &L.b));
-        PetscCall(VecDuplicate(L.r, &L.lo));
-        PetscCall(VecDuplicate(L.r, &L.up));
-      }
-      PetscCall(LevelColour(pc, L, (PetscInt)l));
-    }
-    PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscKPDeviceMatCreate(mg->levels[0].A, PETSCKP_FORMAT_CSR, &mg->levels[0].Ad));
+  /* Device setup (one process): the fine operator is copied to the device once; P (the same tensor-product stencil
+     and far-edge rules as the host path) is made by a kernel, and R = P^T and every coarse operator R A P are formed
+     there by the shared hierarchy, whose coarse levels are then device CSR matrices only (no PETSc Mat, nothing O(n)
+     on the host). Host setup (MPI, or on request): P is assembled as a host AIJ matrix and the hierarchy forms the
+     Galerkin products on host AIJ copies (PETSc's cuSPARSE MatPtAP() returned zero operators from the third grid
+     down), converted to the operator's type. The cycle itself uses only the device copies of these matrices. */
+  PetscCall(MGHierarchyCreate(comm, pc->pmat, mg->device_setup && size == 1 ? true : false, mg->H));
   PetscCall(PSORMGCheckOperator(pc));
-  PetscCall(MatGetHostAIJ(mg->levels[0].A, &mg->levels[0].Ah));
-  /* Coarsen while the grid is large enough. The Galerkin products are formed on host AIJ copies and converted to
-     the operator's type: PETSc's cuSPARSE MatPtAP (seqaijcusparse, one process on a GPU) returned a zero matrix
-     when its A was itself such a product, so that every grid from the third down had a zero operator and the
-     cycle lost most of its coarse correction. The cycle itself uses only the device copies of these matrices. */
   for (;;) {
-    PSORMGLevel   &F = mg->levels.back();
+    const PetscInt l = (PetscInt)mg->grids.size() - 1;
+    PSORMGGrid    &F = mg->grids[l];
     const PetscInt N = F.M[0] * F.M[1] * F.M[2];
     if (N <= mg->coarse_size || (F.M[0] <= 2 && F.M[1] <= 2 && F.M[2] <= 2)) break;
-    if (mg->levels_max > 0 && (PetscInt)mg->levels.size() >= mg->levels_max) break;
-    PSORMGLevel C;
-    Mat         P = nullptr, Ph = nullptr, Ach = nullptr;
-    MatType     type;
-    PetscCall(LevelCoarsen(pc, F, C, &Ph, &P));
-    PetscCall(MatPtAP(F.Ah, Ph, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ach));
-    F.P  = P;
-    F.Ph = Ph;
-    PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &F.R));
-    PetscCall(MatGetType(F.A, &type));
-    C.Ah = Ach;
-    PetscCall(MatConvertOrReference(Ach, type, &C.A));
-    PetscCallCXX(mg->levels.push_back(C));
+    if (mg->levels_max > 0 && (PetscInt)mg->grids.size() >= mg->levels_max) break;
+    PSORMGGrid C;
+    PetscCall(LevelEdgeRule(pc, l));
+    PetscCall(LevelCoarseGrid(pc, F, C));
+    if (mg->H.device) {
+      CsrMatrix P;
+      bool      edge[3];
+      for (int d = 0; d < 3; d++) edge[d] = F.edgeconst[d] ? true : false;
+      PetscCallCXX(psormg::StructuredProlongation(F.M, edge, P));
+      PetscCall(MGHierarchyAddLevelDevice(mg->H, P));
+    } else {
+      Mat Ph;
+      PetscCall(LevelProlongationHost(pc, F, C, &Ph));
+      PetscCall(MGHierarchyAddLevelHost(mg->H, Ph));
+    }
+    PetscCallCXX(mg->grids.push_back(C));
   }
-  for (size_t l = 0; l < mg->levels.size(); l++) {
-    PSORMGLevel &L = mg->levels[l];
-    if (l > 0) PetscCall(PetscKPDeviceMatCreate(L.A, PETSCKP_FORMAT_CSR, &L.Ad)); /* level 0: made (and checked) above */
-    if (L.P) {
-      PetscCall(PetscKPDeviceMatCreate(L.P, PETSCKP_FORMAT_CSR, &L.Pd));
-      PetscCall(PetscKPDeviceMatCreate(L.R, PETSCKP_FORMAT_CSR, &L.Rd));
-    }
-    PetscCall(MatCreateVecs(L.A, &L.r, &L.w));
+  PetscCall(MGHierarchySetUpVecs(mg->H));
+  for (size_t l = 0; l < mg->grids.size(); l++) {
     if (l > 0) {
-      PetscCall(VecDuplicate(L.r, &L.x));
-      PetscCall(VecDuplicate(L.r, &L.b));
-      PetscCall(VecDuplicate(L.r, &L.lo));
-      PetscCall(VecDuplicate(L.r, &L.up));
+      PetscCall(VecDuplicate(mg->H.levels[l].r, &mg->grids[l].lo));
+      PetscCall(VecDuplicate(mg->H.levels[l].r, &mg->grids[l].up));
     }
-    PetscCall(LevelColour(pc, L, (PetscInt)l));
+    PetscCall(LevelColour(pc, (PetscInt)l));
   }
   PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -923,10 +839,9 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
 
 /* bounds of a solve, validated (layout of the operator, no NaN, no +inf lower / -inf upper bound, xl <= xu);
    lo/up of level 0 point to them */
-static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
+static PetscErrorCode PSORMGBeginSolve(PC pc)
 {
   PC_PSORMG         *mg   = (PC_PSORMG *)pc->data;
-  PSORMGLevel       &F    = mg->levels[0];
   MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
   psormg::BoundsInfo info;
   DeviceVec          lv, uv;
@@ -937,7 +852,7 @@ static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
   mg->havelo = mg->xl ? PETSC_TRUE : PETSC_FALSE;
   mg->haveup = mg->xu ? PETSC_TRUE : PETSC_FALSE;
   if (mg->havelo || mg->haveup) {
-    PetscCall(VecGetLocalSize(F.r, &n));
+    PetscCall(VecGetLocalSize(mg->H.levels[0].r, &n));
     for (Vec v : {mg->xl, mg->xu}) {
       PetscInt nv;
       if (!v) continue;
@@ -951,7 +866,7 @@ static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
     PetscCallCXX(info = psormg::CheckBounds(lv.cview(), uv.cview()));
     PetscCall(uv.Restore());
     PetscCall(lv.Restore());
-    PetscCall(VecGetOwnershipRange(F.r, &rstart, NULL));
+    PetscCall(VecGetOwnershipRange(mg->H.levels[0].r, &rstart, NULL));
     loc[0] = info.nan_lo >= 0 ? rstart + info.nan_lo : PETSC_MAX_INT;
     loc[1] = info.nan_up >= 0 ? rstart + info.nan_up : PETSC_MAX_INT;
     loc[2] = info.pinf_lo >= 0 ? rstart + info.pinf_lo : PETSC_MAX_INT;
@@ -969,20 +884,17 @@ static PetscErrorCode PSORMGBeginSolve(PC pc, Vec b, Vec x)
       SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: the bounds cross at entry %" PetscInt_FMT " (xl = %g > xu = %g): the problem is infeasible; PCPSORMGSetVariableBounds() needs xl <= xu", glob[4], (double)v[0], (double)v[1]);
     }
   }
-  F.x  = x;
-  F.b  = b;
-  F.lo = mg->xl;
-  F.up = mg->xu;
+  mg->grids[0].lo = mg->xl;
+  mg->grids[0].up = mg->xu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PSORMGEndSolve(PC pc)
 {
-  PC_PSORMG   *mg = (PC_PSORMG *)pc->data;
-  PSORMGLevel &F  = mg->levels[0];
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  F.x = F.b = F.lo = F.up = nullptr;
+  mg->grids[0].lo = mg->grids[0].up = nullptr;
   mg->havelo = mg->haveup = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -996,20 +908,20 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
 
   PetscFunctionBegin;
   (void)w;
-  PetscCall(PSORMGBeginSolve(pc, b, x));
-  PSORMGLevel &F = mg->levels[0];
+  PetscCall(PSORMGBeginSolve(pc));
+  MGLevel &F = mg->H.levels[0];
   if (guesszero) PetscCall(VecSet(x, 0.0));
   if (mg->havelo || mg->haveup) {
     /* an infeasible initial guess is projected onto [xl, xu] */
     PetscCall(VecCopy(x, F.w));
-    PetscCall(LevelProject(mg, F));
+    PetscCall(LevelProject(mg, 0, x));
     PetscCall(VecAXPY(F.w, -1.0, x));
     PetscCall(VecNorm(F.w, NORM_INFINITY, &pn));
     if (pn > 0) PetscCall(PetscInfo(pc, "initial guess was infeasible by %g: projected onto the bounds\n", (double)pn));
   }
   *reason = (PCRichardsonConvergedReason)0;
   *outits = 0;
-  PetscCall(LevelMeasures(pc, F, all, &m));
+  PetscCall(LevelMeasures(pc, 0, b, x, all, &m));
   /* the projected residual hides a NaN or Inf of b, of the initial guess or of A x at a point on a bound (there it
      is max(r_i, 0) or min(r_i, 0)), and the projected sweeps would then clamp the iterate to a finite value: check
      the full initial residual, as the Krylov methods check theirs. KSPRICHARDSON copies this reason into the KSP's. */
@@ -1026,10 +938,8 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
   PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "%3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", (PetscInt)0, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
   if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
   for (PetscInt k = 0; k < its && !*reason; k++) {
-    PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
-    PetscCall(PSORMGCycle(pc, 0));
-    PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
-    PetscCall(LevelMeasures(pc, F, all, &m));
+    PetscCall(PSORMGCycle(pc, b, x, PETSC_FALSE));
+    PetscCall(LevelMeasures(pc, 0, b, x, all, &m));
     pn      = PetscSqrtReal(m.pnorm2);
     *outits = k + 1;
     PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "%3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", k + 1, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
@@ -1054,11 +964,8 @@ static PetscErrorCode PCApply_PSORMG(PC pc, Vec b, Vec y)
              "PCPSORMG with variable bounds is a projected (nonlinear) iteration that runs only through PCApplyRichardson(): use -ksp_type richardson without KSP monitors "
              "(use -pc_psormg_monitor instead), with the default convergence test, -ksp_richardson_scale 1 and no null space. "
              "PETSc fell back to PCApply(), which would return a wrong answer for a complementarity problem");
-  PetscCall(PSORMGBeginSolve(pc, b, y));
-  PetscCall(VecSet(y, 0.0));
-  PetscCall(PetscLogEventBegin(PC_PSORMG_Cycle, pc, 0, 0, 0));
-  PetscCall(PSORMGCycle(pc, 0));
-  PetscCall(PetscLogEventEnd(PC_PSORMG_Cycle, pc, 0, 0, 0));
+  PetscCall(PSORMGBeginSolve(pc));
+  PetscCall(PSORMGCycle(pc, b, y, PETSC_TRUE)); /* from y = 0 */
   PetscCall(PSORMGEndSolve(pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1154,21 +1061,22 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEnumName(PCPSORMGEdgeInterpolations, 3, mg->edge)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "device setup (P, R = P^T, R A P formed on the device; one process only): %s\n", mg->device_setup ? "requested" : "off"));
-  if (!mg->levels.empty()) {
+  if (!mg->grids.empty()) {
     MatType type;
-    PetscCall(MatGetType(mg->levels[0].A, &type));
-    if (mg->device_used) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory); operator of type %s\n", kDeviceExec ? "device" : "host", type));
+    PetscCall(MatGetType(mg->H.levels[0].A, &type));
+    if (mg->H.device) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory); operator of type %s\n", kDeviceExec ? "device" : "host", type));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the host: coarse operators R A P by MatPtAP on host AIJ copies, converted to type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
-    for (size_t l = 0; l < mg->levels.size(); l++) {
-      const PSORMGLevel &L = mg->levels[l];
-      PetscInt           nnz;
-      PetscCall(PetscKPDeviceMatGetInfo(L.Ad, NULL, &nnz, NULL, NULL));
+    for (size_t l = 0; l < mg->grids.size(); l++) {
+      const PSORMGGrid &L = mg->grids[l];
+      const MGLevel    &ML = mg->H.levels[l];
+      PetscInt          nnz;
+      PetscCall(PetscKPDeviceMatGetInfo(ML.Ad, NULL, &nnz, NULL, NULL));
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.scheme == GridColouring::RedBlack ? "red-black" : "parity", (PetscInt)L.rows.size()));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "level %" PetscInt_FMT ": grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", nonzeros %" PetscInt_FMT ", %s colouring, %" PetscInt_FMT " colours\n", (PetscInt)l, L.M[0], L.M[1], L.M[2], nnz, L.parity ? "parity" : "red-black", (PetscInt)L.colourids.size()));
       PetscCall(PetscViewerASCIIPushTab(viewer));
       for (int d = 0; d < 3; d++) {
-        if (!L.P && !L.Pd) continue;
+        if (!ML.P && !ML.Pd) continue;
         if (psormg::CoarseSize1D(L.M[d]) == L.M[d] || L.M[d] % 2) continue;
         if (L.edgeratio[d] >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "direction %d, last point past the last coarse one: %s (edge row sum / coupling inwards %g)\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value", (double)L.edgeratio[d]));
         else PetscCall(PetscViewerASCIIPrintf(viewer, "direction %d, last point past the last coarse one: %s\n", d, L.edgeconst[d] ? "constant extrapolation" : "half the coarse value"));

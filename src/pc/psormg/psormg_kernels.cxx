@@ -211,65 +211,6 @@ BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
   return info;
 }
 
-void StructuredColours(GridColouring scheme, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour, UView<Scalar> colourscalar)
-{
-  const Int  n  = xm * ym * zm;
-  const bool rb = scheme == GridColouring::RedBlack, sc = colourscalar.extent(0) > 0;
-
-  if (n == 0) return;
-  Kokkos::parallel_for(
-    "petsckp::psormg::StructuredColours", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i = xs + t % xm, j = ys + (t / xm) % ym, k = zs + t / (xm * ym);
-      colour(t)   = rb ? (i + j + k) % 2 : (i % 2) + 2 * (j % 2) + 4 * (k % 2);
-      if (sc) colourscalar(t) = (Scalar)colour(t);
-    });
-}
-
-Int ColourConflicts(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> colour, UView<const Scalar> ghostcolour)
-{
-  const Int  n     = Ad.nrows;
-  const bool haveo = Ao.nrows > 0;
-  auto       rp    = Ad.rowptr;
-  auto       ci    = Ad.colidx;
-  auto       va    = Ad.vals;
-  auto       orp   = Ao.rowptr;
-  auto       oci   = Ao.colidx;
-  auto       ova   = Ao.vals;
-  Int        bad   = 0;
-
-  if (n == 0) return 0;
-  Kokkos::parallel_reduce(
-    "petsckp::psormg::ColourConflicts", range(n),
-    KOKKOS_LAMBDA(Int i, Int & s) {
-      for (Int k = rp(i); k < rp(i + 1); k++)
-        if (ci(k) != i && va(k) != 0 && colour(ci(k)) == colour(i)) s++;
-      if (haveo)
-        for (Int k = orp(i); k < orp(i + 1); k++)
-          if (ova(k) != 0 && (Int)ghostcolour(oci(k)) == colour(i)) s++;
-    },
-    bad);
-  return bad;
-}
-
-void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>> &lists)
-{
-  const Int n = (Int)colour.extent(0);
-  HostView<Int> h(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("psormg colours host")), n);
-
-  exec().fence();
-  Kokkos::deep_copy(h, colour);
-
-  lists.assign(ncolours, View<Int>());
-  for (Int c = 0; c < ncolours; c++) {
-    std::vector<Int> idx;
-    for (Int i = 0; i < n; i++)
-      if (h(i) == c) idx.push_back(i);
-    lists[c] = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("psormg colour rows")), idx.size());
-    Kokkos::deep_copy(exec(), lists[c], HostUView<const Int>(idx.data(), idx.size()));
-  }
-  exec().fence();
-}
-
 void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatrix &P)
 {
   const Int  M0 = M[0], M1 = M[1], M2 = M[2];

@@ -1,7 +1,7 @@
 /*
    psormg_kernels.hpp - device kernels of PCPSORMG (red-black projected-SOR multigrid for linear complementarity
-   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures, colourings
-   of structured grids and the 1D interpolation stencil of the grid hierarchy.
+   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures and the 1D
+   interpolation stencil of the grid hierarchy (the colourings of the grids are those of src/sys/kp_colour).
 
    Everything takes Kokkos views (or plain integers); nothing here sees a PETSc object. Bounds are passed as
    views; an empty view means "unbounded on that side" (no memory traffic for it).
@@ -9,7 +9,6 @@
 #pragma once
 
 #include "kp_sparse.hpp"
-#include <vector>
 
 namespace petsckp
 {
@@ -65,23 +64,6 @@ struct BoundsInfo {
   Real lo_crossed = 0, up_crossed = 0;
 };
 BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up);
-
-/* Colour of each point of the local block [xs, xs+xm) x [ys, ys+ym) x [zs, zs+zm) of a structured grid, x fastest:
-   RedBlack: (i + j + k) mod 2 (valid for 3/5/7-point stencils); Parity: (i mod 2) + 2 (j mod 2) + 4 (k mod 2)
-   (valid for 9/27-point stencils: 2^dim colours). colourscalar (optional, may be empty) receives the same colours
-   as scalars, for the ghost exchange of the colours. */
-enum class GridColouring {
-  RedBlack,
-  Parity
-};
-void StructuredColours(GridColouring scheme, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour, UView<Scalar> colourscalar);
-
-/* Number of nonzero couplings a_ij (i != j) between points of equal colour (local and ghost block); 0 for a valid
-   colouring. ghostcolour holds the colours of the ghost points as scalars. */
-Int ColourConflicts(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> colour, UView<const Scalar> ghostcolour);
-
-/* Index lists of the rows of each colour 0 .. ncolours-1 (ascending) */
-void ColourRowLists(UView<const Int> colour, Int ncolours, std::vector<View<Int>> &lists);
 
 /* Grid hierarchy: a grid line of M points is coarsened to CoarseSize1D(M) points, coarse point I sitting on fine
    point 2I (lines of 1 or 2 points are not coarsened). Prolong1D gives the linear interpolation stencil of fine

@@ -1,0 +1,603 @@
+/*
+   kp_mg.cxx - the shared multigrid layer: level hierarchy with device or host Galerkin setup, V/W/K cycles, coarsest
+   direct solve. See kp_mg.hpp for the contract and the mathematics.
+*/
+#include "kp_mg.hpp"
+#include "kp_colour.hpp"
+#include "kp_segsort.hpp"
+#include <algorithm>
+
+namespace petsckp
+{
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* coarsest-level direct solve */
+
+/* factors the dense matrix whose local rows (nlocal x n, row-major, on the host) this rank holds */
+static PetscErrorCode CoarseDirectFactor(MPI_Comm comm, Int n, Int rstart, Int nlocal, const std::vector<Scalar> &rows, Real rtol, MGCoarseDirect &D)
+{
+  std::vector<Scalar>      full, E;
+  std::vector<PetscMPIInt> rcounts, rdispls;
+  PetscMPIInt              size, rank, nl;
+  Int                      total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PETSCKP_MGCoarseFactor, 0, 0, 0, 0));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMPIIntCast(nlocal, &nl));
+  PetscCallCXX(D.counts.assign(size, 0));
+  PetscCallCXX(D.displs.assign(size + 1, 0));
+  PetscCallMPI(MPI_Allgather(&nl, 1, MPI_INT, D.counts.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) D.displs[p + 1] = D.displs[p] + D.counts[p], total += D.counts[p];
+  PetscCheck(total == n, comm, PETSC_ERR_PLIB, "The coarsest operator has %" PetscInt_FMT " rows over the ranks, not %" PetscInt_FMT, total, n);
+  PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
+  if (size > 1) {
+    PetscCallCXX(rcounts.resize(size));
+    PetscCallCXX(rdispls.resize(size));
+    for (PetscMPIInt p = 0; p < size; p++) {
+      PetscCall(PetscMPIIntCast((Int)D.counts[p] * n, &rcounts[p]));
+      PetscCall(PetscMPIIntCast((Int)D.displs[p] * n, &rdispls[p]));
+    }
+    PetscCallCXX(full.resize((size_t)n * n));
+    PetscMPIInt sc;
+    PetscCall(PetscMPIIntCast(nlocal * n, &sc));
+    PetscCallMPI(MPI_Allgatherv(rows.data(), sc, MPIU_SCALAR, full.data(), rcounts.data(), rdispls.data(), MPIU_SCALAR, comm));
+  }
+  const std::vector<Scalar> &G = size > 1 ? full : rows;
+  /* row-major -> column-major */
+  PetscCallCXX(E.resize((size_t)n * n));
+  for (Int i = 0; i < n; i++)
+    for (Int j = 0; j < n; j++) E[i + (size_t)j * n] = G[(size_t)i * n + j];
+  PetscCall(DenseSpdSetUp(comm, n, E.data(), DenseSpdForm::Cholesky, rtol, D.S, "The coarsest multigrid operator"));
+  D.n      = n;
+  D.rstart = rstart;
+  D.nlocal = nlocal;
+  D.size   = size;
+  D.rank   = rank;
+  if (size > 1) {
+    PetscCallCXX(D.bfull = View<Scalar>(std::string("mg coarse b"), n));
+    PetscCallCXX(D.xfull = View<Scalar>(std::string("mg coarse x"), n));
+    PetscCallCXX(D.hlocal = HostView<Scalar>(std::string("mg coarse local"), nlocal));
+    PetscCallCXX(D.hfull = HostView<Scalar>(std::string("mg coarse full"), n));
+  }
+  D.ready = true;
+  PetscCall(PetscLogEventEnd(PETSCKP_MGCoarseFactor, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* adds the entries of a host copy of a device CSR block to the dense rows; columns mapped by colmap (NULL: col + cshift) */
+static PetscErrorCode CoarseDirectAddBlock(const CsrMatrix &B, Int n, Int cshift, const PetscInt *colmap, std::vector<Scalar> &rows)
+{
+  std::vector<Int>     rp(B.nrows + 1);
+  std::vector<Ordinal> ci(B.nnz);
+  std::vector<Scalar>  va(B.nnz);
+  Int                  bad = -1;
+
+  PetscFunctionBegin;
+  if (B.nrows == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(rp.data(), rp.size()), Kokkos::subview(B.rowptr, Kokkos::make_pair((Int)0, B.nrows + 1))));
+  PetscCallCXX(Kokkos::deep_copy(HostUView<Ordinal>(ci.data(), ci.size()), Kokkos::subview(B.colidx, Kokkos::make_pair((Int)0, B.nnz))));
+  PetscCallCXX(Kokkos::deep_copy(HostUView<Scalar>(va.data(), va.size()), Kokkos::subview(B.vals, Kokkos::make_pair((Int)0, B.nnz))));
+  for (Int i = 0; i < B.nrows; i++)
+    for (Int k = rp[i]; k < rp[i + 1]; k++) {
+      const Int j = colmap ? colmap[ci[k]] : (Int)ci[k] + cshift;
+      if (j < 0 || j >= n) bad = i;
+      else rows[(size_t)i * n + j] += va[k];
+    }
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The coarsest operator has a column outside [0, %" PetscInt_FMT ") in local row %" PetscInt_FMT, n, bad);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, Int n, Int rstart, const CsrMatrix &Aglobal, Real rtol, MGCoarseDirect &D)
+{
+  std::vector<Scalar> rows;
+
+  PetscFunctionBegin;
+  PetscCall(MGCoarseDirectReset(D));
+  PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
+  PetscCallCXX(rows.assign((size_t)Aglobal.nrows * n, 0.0));
+  PetscCall(CoarseDirectAddBlock(Aglobal, n, 0, nullptr, rows));
+  PetscCall(CoarseDirectFactor(comm, n, rstart, Aglobal.nrows, rows, rtol, D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol, MGCoarseDirect &D)
+{
+  std::vector<Scalar> rows;
+  const PetscInt     *garray = nullptr;
+  Int                 n = A->M, nlocal = A->m, rstart = 0, cstart = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MGCoarseDirectReset(D));
+  PetscCheck(A->M == A->N, comm, PETSC_ERR_ARG_SIZ, "The coarsest multigrid operator must be square, not %" PetscInt_FMT " x %" PetscInt_FMT, A->M, A->N);
+  PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
+  if (A->mpi) {
+    PetscCall(MatGetOwnershipRange(A->A, &rstart, NULL));
+    PetscCall(MatGetOwnershipRangeColumn(A->A, &cstart, NULL));
+  }
+  PetscCallCXX(rows.assign((size_t)nlocal * n, 0.0));
+  PetscCall(CoarseDirectAddBlock(A->csr[0], n, cstart, nullptr, rows));
+  if (A->mpi && A->nghost > 0) {
+    PetscCall(ISGetIndices(A->ghostis, &garray));
+    PetscCall(CoarseDirectAddBlock(A->csr[1], n, 0, garray, rows));
+    PetscCall(ISRestoreIndices(A->ghostis, &garray));
+  }
+  PetscCall(CoarseDirectFactor(comm, n, rstart, nlocal, rows, rtol, D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseDirectSolve(MPI_Comm comm, MGCoarseDirect &D, Vec b, Vec x)
+{
+  DeviceVec bv, xv;
+
+  PetscFunctionBegin;
+  PetscCheck(D.ready, comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest-level direct solve is not set up (MGCoarseDirectSetUp())");
+  PetscCall(PetscLogEventBegin(PETSCKP_MGCoarseSolve, 0, 0, 0, 0));
+  PetscCall(bv.Get(b, Access::Read));
+  PetscCall(xv.Get(x, Access::Write));
+  PetscCheck(bv.size() == D.nlocal && xv.size() == D.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vectors of the coarsest-level solve have %" PetscInt_FMT " and %" PetscInt_FMT " local entries, the operator %" PetscInt_FMT " local rows", bv.size(), xv.size(), D.nlocal);
+  if (D.size == 1) PetscCallCXX(DenseSpdSolve(D.S, bv.cview(), xv.view()));
+  else {
+    /* gather the right-hand side on every rank (through the host), solve there, keep this rank's rows */
+    PetscCallCXX(Kokkos::deep_copy(exec(), D.hlocal, bv.cview()));
+    PetscCallCXX(exec().fence());
+    PetscCallMPI(MPI_Allgatherv(D.hlocal.data(), D.counts[D.rank], MPIU_SCALAR, D.hfull.data(), D.counts.data(), D.displs.data(), MPIU_SCALAR, comm));
+    PetscCallCXX(Kokkos::deep_copy(exec(), D.bfull, D.hfull));
+    PetscCallCXX(DenseSpdSolve(D.S, ucv(D.bfull), uv(D.xfull)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), xv.view(), Kokkos::subview(D.xfull, Kokkos::make_pair(D.rstart, D.rstart + D.nlocal))));
+  }
+  PetscCall(xv.Restore());
+  PetscCall(bv.Restore());
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)D.n * D.n));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGCoarseSolve, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseDirectReset(MGCoarseDirect &D)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(D = MGCoarseDirect());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* hierarchy */
+
+/* A itself (referenced) when it has type `type`, else a copy converted to that type */
+static PetscErrorCode MatConvertOrReference(Mat A, MatType type, Mat *B)
+{
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &same));
+  if (same) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    *B = A;
+  } else PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A itself (referenced) when it is a host AIJ matrix (seqaij, mpiaij), else a host AIJ copy (e.g. of aijcusparse) */
+static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
+{
+  PetscBool host;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &host, MATSEQAIJ, MATMPIAIJ, ""));
+  if (host) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    *Ah = A;
+  } else PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyReset(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  for (MGLevel &L : H.levels) {
+    PetscCall(PetscKPDeviceMatDestroy(&L.Ad));
+    PetscCall(PetscKPDeviceMatDestroy(&L.Pd));
+    PetscCall(PetscKPDeviceMatDestroy(&L.Rd));
+    PetscCall(MatDestroy(&L.A));
+    PetscCall(MatDestroy(&L.Ah));
+    PetscCall(MatDestroy(&L.P));
+    PetscCall(MatDestroy(&L.Ph));
+    PetscCall(MatDestroy(&L.R));
+    PetscCall(VecDestroy(&L.x));
+    PetscCall(VecDestroy(&L.b));
+    PetscCall(VecDestroy(&L.r));
+    PetscCall(VecDestroy(&L.w));
+    for (Vec &v : L.kv) PetscCall(VecDestroy(&v));
+  }
+  PetscCallCXX(H.levels.clear());
+  PetscCall(MGCoarseDirectReset(H.coarse));
+  H.device            = false;
+  H.kcycle_breakdowns = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy &H)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(MGHierarchyReset(H));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(!device || size == 1, comm, PETSC_ERR_SUP, "The device setup of the multigrid hierarchy runs on one process; under MPI the coarse operators are formed on the host");
+  H.comm   = comm;
+  H.device = device;
+  PetscCallCXX(H.levels.emplace_back());
+  MGLevel &L = H.levels[0];
+  PetscCall(PetscObjectReference((PetscObject)A));
+  L.A = A;
+  PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &L.Ad));
+  if (!device) PetscCall(MatGetHostAIJ(A, &L.Ah)); /* for the host Galerkin products */
+  PetscCall(MatGetLocalSize(A, &L.nlocal, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P)
+{
+  MGLevel   C;
+  CsrMatrix R, Ac;
+  bool      ok;
+
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
+  MGLevel &F = H.levels.back();
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscCallCXX(CsrTranspose(P, R));
+  PetscCallCXX(ok = GalerkinRapSymbolic(R, DeviceMatLocalCsr(F.Ad), P, F.rap, Ac));
+  PetscCheck(ok, H.comm, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the device Galerkin product (A %" PetscInt_FMT " x %" PetscInt_FMT ", P %" PetscInt_FMT " x %" PetscInt_FMT ")", DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols, P.nrows, P.ncols);
+  PetscCall(DeviceMatCreateFromCsr(P, &F.Pd));
+  PetscCall(DeviceMatCreateFromCsr(R, &F.Rd));
+  PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  C.nlocal = Ac.nrows;
+  PetscCallCXX(H.levels.push_back(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation &agg)
+{
+  MGLevel   C;
+  CsrMatrix Ac;
+  bool      ok;
+
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
+  MGLevel &F = H.levels.back();
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscCallCXX(ok = GalerkinAggregate(DeviceMatLocalCsr(F.Ad), agg, agg, Ac, F.gmap));
+  PetscCheck(ok, H.comm, PETSC_ERR_ARG_SIZ, "The aggregation has %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " x %" PetscInt_FMT, agg.n, DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols);
+  F.agg        = agg;
+  F.aggregated = true;
+  PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  C.nlocal = Ac.nrows;
+  PetscCallCXX(H.levels.push_back(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyAddLevelHost(MGHierarchy &H, Mat Ph)
+{
+  MGLevel C;
+  MatType type;
+  Mat     Ach = nullptr;
+
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty() && !H.device && H.levels.back().A, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The host setup needs a hierarchy made with MGHierarchyCreate(..., device = false) whose coarsest level has a PETSc operator");
+  MGLevel &F = H.levels.back();
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  if (!F.Ah) PetscCall(MatGetHostAIJ(F.A, &F.Ah));
+  PetscCall(MatGetType(F.A, &type));
+  PetscCall(MatConvertOrReference(Ph, type, &F.P));
+  F.Ph = Ph;
+  PetscCall(MatPtAP(F.Ah, Ph, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ach));
+  PetscCall(MatTranspose(F.P, MAT_INITIAL_MATRIX, &F.R));
+  C.Ah = Ach;
+  PetscCall(MatConvertOrReference(Ach, type, &C.A));
+  PetscCall(MatGetLocalSize(C.A, &C.nlocal, NULL));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscCallCXX(H.levels.push_back(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyAddLevel(MGHierarchy &H, PetscInt nlocal)
+{
+  MGLevel C;
+
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty(), H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has no finest level (MGHierarchyCreate())");
+  PetscCheck(nlocal >= 0, H.comm, PETSC_ERR_ARG_OUTOFRANGE, "A level needs nlocal >= 0 rows, not %" PetscInt_FMT, nlocal);
+  C.nlocal = nlocal;
+  PetscCallCXX(H.levels.push_back(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchySetUpVecs(MGHierarchy &H)
+{
+  VecType vtype = nullptr;
+
+  PetscFunctionBegin;
+  PetscCallCXX(exec().fence());
+  for (size_t l = 0; l < H.levels.size(); l++) {
+    MGLevel &L = H.levels[l];
+    if (!H.device) {
+      if (L.A && !L.Ad) PetscCall(PetscKPDeviceMatCreate(L.A, PETSCKP_FORMAT_CSR, &L.Ad));
+      if (L.P && !L.Pd) PetscCall(PetscKPDeviceMatCreate(L.P, PETSCKP_FORMAT_CSR, &L.Pd));
+      if (L.R && !L.Rd) PetscCall(PetscKPDeviceMatCreate(L.R, PETSCKP_FORMAT_CSR, &L.Rd));
+    }
+    if (!L.r) {
+      if (L.A) PetscCall(MatCreateVecs(L.A, &L.r, &L.w));
+      else {
+        PetscCheck(vtype, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The finest level of the hierarchy needs a PETSc operator");
+        PetscCall(VecCreate(H.comm, &L.r));
+        PetscCall(VecSetSizes(L.r, L.nlocal, PETSC_DECIDE));
+        PetscCall(VecSetType(L.r, vtype));
+        PetscCall(VecDuplicate(L.r, &L.w));
+      }
+    }
+    if (l == 0) PetscCall(VecGetType(L.r, &vtype));
+    if (l > 0 && !L.x) {
+      PetscCall(VecDuplicate(L.r, &L.x));
+      PetscCall(VecDuplicate(L.r, &L.b));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchySetUpCoarseDirect(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty() && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The direct solve needs the coarsest operator as a device matrix of the hierarchy (else use MGCoarseDirectSetUp() with a CSR matrix)");
+  PetscCall(MGCoarseDirectSetUp(H.comm, H.levels.back().Ad, H.coarse_rtol, H.coarse));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty(), H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has no levels");
+  MGLevel &L = H.levels[0];
+  if (L.Ah && L.Ah != L.A) PetscCall(MatCopy(L.A, L.Ah, SAME_NONZERO_PATTERN));
+  if (L.Ad) PetscCall(PetscKPDeviceMatUpdateValues(L.Ad));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  for (size_t l = 0; l + 1 < H.levels.size(); l++) {
+    MGLevel &F = H.levels[l], &C = H.levels[l + 1];
+    if (!C.Ad) continue; /* a level the PC stores: its PC refreshes it */
+    if (H.device) {
+      CsrMatrix Ac = DeviceMatLocalCsr(C.Ad); /* shares the views of the coarse device matrix */
+      if (F.aggregated) PetscCallCXX(GalerkinAggregateNumeric(ucv(DeviceMatLocalCsr(F.Ad).vals), F.gmap, Ac));
+      else PetscCallCXX(GalerkinRapNumeric(DeviceMatLocalCsr(F.Rd), DeviceMatLocalCsr(F.Ad), DeviceMatLocalCsr(F.Pd), F.rap, Ac));
+    } else {
+      PetscCall(MatPtAP(F.Ah, F.Ph, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C.Ah));
+      if (C.A != C.Ah) PetscCall(MatCopy(C.Ah, C.A, SAME_NONZERO_PATTERN));
+      PetscCall(PetscKPDeviceMatUpdateValues(C.Ad));
+    }
+  }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  if (H.coarse.ready) PetscCall(MGHierarchySetUpCoarseDirect(H));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz)
+{
+  PetscInt v[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCheck(l >= 0 && l < (PetscInt)H.levels.size(), H.comm, PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " is not in [0, %" PetscInt_FMT ")", l, (PetscInt)H.levels.size());
+  MGLevel &L = H.levels[l];
+  v[0]       = L.nlocal;
+  if (L.Ad) PetscCall(PetscKPDeviceMatGetInfo(L.Ad, NULL, &v[1], NULL, NULL));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_SUM, H.comm));
+  if (rows) *rows = v[0];
+  if (nnz) *nnz = L.Ad ? v[1] : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* default level operations: the hierarchy's device matrices */
+
+PetscErrorCode MGLevelOps::CoarseSolve(PetscInt l, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCheck(H_.coarse.ready, H_.comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest level %" PetscInt_FMT " has no solver: set up its direct solve (MGHierarchySetUpCoarseDirect()) or give the MGLevelOps a CoarseSolve", l);
+  PetscCall(MGCoarseDirectSolve(H_.comm, H_.coarse, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::Mult(PetscInt l, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCheck(H_.levels[l].Ad, H_.comm, PETSC_ERR_ARG_WRONGSTATE, "Level %" PetscInt_FMT " has no device operator: its MGLevelOps must provide Mult", l);
+  PetscCall(PetscKPDeviceMatMult(H_.levels[l].Ad, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::Residual(PetscInt l, Vec b, Vec x, Vec r)
+{
+  PetscFunctionBegin;
+  PetscCall(Mult(l, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::Restrict(PetscInt l, Vec r, Vec bc)
+{
+  MGLevel &L = H_.levels[l];
+
+  PetscFunctionBegin;
+  if (L.aggregated) {
+    DeviceVec rv, bv;
+    PetscCall(rv.Get(r, Access::Read));
+    PetscCall(bv.Get(bc, Access::Write));
+    PetscCallCXX(AggRestrict(L.agg, rv.cview(), bv.view()));
+    PetscCall(bv.Restore());
+    PetscCall(rv.Restore());
+  } else {
+    PetscCheck(L.Rd, H_.comm, PETSC_ERR_ARG_WRONGSTATE, "Level %" PetscInt_FMT " has no restriction: its MGLevelOps must provide Restrict", l);
+    PetscCall(PetscKPDeviceMatMult(L.Rd, r, bc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::ProlongAdd(PetscInt l, Vec ec, Vec x)
+{
+  MGLevel &L = H_.levels[l];
+
+  PetscFunctionBegin;
+  if (L.aggregated) {
+    DeviceVec ev, xv;
+    PetscCall(ev.Get(ec, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    PetscCallCXX(AggProlong(L.agg, 1.0, ev.cview(), 1.0, xv.view()));
+    PetscCall(xv.Restore());
+    PetscCall(ev.Restore());
+  } else {
+    PetscCheck(L.Pd, H_.comm, PETSC_ERR_ARG_WRONGSTATE, "Level %" PetscInt_FMT " has no prolongation: its MGLevelOps must provide ProlongAdd", l);
+    PetscCall(PetscKPDeviceMatMult(L.Pd, ec, L.w));
+    PetscCall(VecAXPY(x, 1.0, L.w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::BeginCoarse(PetscInt, Vec, Vec)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::EndCoarse(PetscInt, Vec, Vec)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* cycles */
+
+static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero);
+
+/* Algorithm 2.1 of Wang, Hu, Cohen and Xu on level l: u = n steps of GCG for A_l u = f, preconditioned by the cycle
+   (Algorithm 2.2) on level l; the direct (coarsest) solve where l is the coarsest level */
+static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec f, Vec u)
+{
+  MGLevel                 &L = H.levels[l];
+  const PetscInt           n = p.kcycle_its;
+  std::vector<PetscScalar> pAp(n), beta(n), dots(2);
+  PetscReal                rho0 = 0, rho1;
+
+  PetscFunctionBegin;
+  if (l == (PetscInt)H.levels.size() - 1) {
+    PetscCall(Cycle(H, ops, p, l, f, u, true));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if ((PetscInt)L.kv.size() < 1 + 2 * n) {
+    for (Vec &v : L.kv) PetscCall(VecDestroy(&v));
+    PetscCallCXX(L.kv.assign(1 + 2 * n, nullptr));
+    for (Vec &v : L.kv) PetscCall(VecDuplicate(L.r, &v));
+  }
+  Vec  r  = L.kv[0];
+  Vec *pv = &L.kv[1], *Apv = &L.kv[1 + n];
+  PetscCall(VecCopy(f, r)); /* r_0 = f */
+  PetscCall(VecSet(u, 0.0)); /* u_0 = 0 */
+  if (p.kcycle_rtol > 0) PetscCall(VecNorm(r, NORM_2, &rho0));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar alpha;
+    Vec         y[2] = {Apv[i], r};
+
+    PetscCall(Cycle(H, ops, p, l, r, pv[i], true)); /* p_i = Bhat[r_i] */
+    if (i > 0) {                                       /* A-orthogonal to every earlier direction */
+      std::vector<PetscScalar> d(i);
+      PetscCall(VecMDot(pv[i], i, Apv, d.data()));
+      for (PetscInt j = 0; j < i; j++) beta[j] = -d[j] / pAp[j];
+      PetscCall(VecMAXPY(pv[i], i, beta.data(), pv));
+    }
+    PetscCall(ops.Mult(l, pv[i], Apv[i]));
+    PetscCall(VecMDot(pv[i], 2, y, dots.data())); /* (p_i, A p_i), (p_i, r_i) */
+    pAp[i] = dots[0];
+    if (PetscRealPart(pAp[i]) <= 0 && !PetscIsInfOrNanScalar(pAp[i])) {
+      /* p_i = 0 (r_i = 0: done), or a breakdown of a preconditioner that is not SPD: keep u_i */
+      if (PetscRealPart(pAp[i]) < 0 || PetscAbsScalar(dots[1]) > 0) H.kcycle_breakdowns++;
+      break;
+    }
+    alpha = dots[1] / pAp[i]; /* a NaN goes on into u: the outer method sees it */
+    PetscCall(VecAXPY(u, alpha, pv[i]));
+    if (i + 1 == n) break;
+    PetscCall(VecAXPY(r, -alpha, Apv[i]));
+    if (i == 0 && p.kcycle_rtol > 0) {
+      PetscCall(VecNorm(r, NORM_2, &rho1));
+      if (rho1 <= p.kcycle_rtol * rho0) break;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Algorithm 2.2 (and the V/W cycles) on level l */
+static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero)
+{
+  PetscFunctionBegin;
+  if (zero) PetscCall(VecSet(x, 0.0));
+  if (l == (PetscInt)H.levels.size() - 1) {
+    PetscCall(ops.CoarseSolve(l, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  MGLevel &L = H.levels[l], &C = H.levels[l + 1];
+  PetscCall(ops.Smooth(l, b, x, p.pre, MGSweepDirection::Forward, zero));
+  PetscCall(ops.Residual(l, b, x, L.r));   /* r = b - A x */
+  PetscCall(ops.Restrict(l, L.r, C.b));    /* b_c = R r */
+  PetscCall(ops.BeginCoarse(l, b, x));
+  if (p.type == MGCycleType::K) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
+  else
+    for (PetscInt g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, g == 0));
+  PetscCall(ops.ProlongAdd(l, C.x, x)); /* x += P e */
+  PetscCall(ops.EndCoarse(l, b, x));
+  PetscCall(ops.Smooth(l, b, x, p.post, MGSweepDirection::Backward, false));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, Vec b, Vec x, bool zero)
+{
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty(), H.comm, PETSC_ERR_ARG_WRONGSTATE, "The multigrid hierarchy is empty (not set up)");
+  PetscCheck(&ops.Hierarchy() == &H, H.comm, PETSC_ERR_ARG_WRONG, "The MGLevelOps belong to another hierarchy");
+  PetscCheck(p.pre >= 0 && p.post >= 0, H.comm, PETSC_ERR_ARG_OUTOFRANGE, "The numbers of smoothing sweeps must be >= 0, not %" PetscInt_FMT " and %" PetscInt_FMT, p.pre, p.post);
+  PetscCheck(p.type != MGCycleType::K || p.kcycle_its >= 1, H.comm, PETSC_ERR_ARG_OUTOFRANGE, "The K-cycle needs at least one inner iteration, not %" PetscInt_FMT, p.kcycle_its);
+  PetscCall(Cycle(H, ops, p, 0, b, x, zero));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+
+PetscErrorCode MGLevelColourCheck(MGHierarchy &H, PetscInt l, UView<const Int> colour, Int ncolours, PetscInt *violations)
+{
+  MGLevel  &L = H.levels[l];
+  Vec       cv, g;
+  DeviceVec cvv, gv;
+  Int       bad;
+
+  PetscFunctionBegin;
+  PetscCheck(L.Ad && L.r, H.comm, PETSC_ERR_ARG_WRONGSTATE, "Level %" PetscInt_FMT " needs a device operator and its vectors (MGHierarchySetUpVecs()) for a colouring check", l);
+  PetscCall(VecDuplicate(L.r, &cv));
+  PetscCall(cvv.Get(cv, Access::Write));
+  PetscCheck((Int)colour.extent(0) == cvv.size(), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%" PetscInt_FMT " colours for %" PetscInt_FMT " local rows", (Int)colour.extent(0), cvv.size());
+  PetscCallCXX(ColourScalars(colour, cvv.view()));
+  PetscCall(cvv.Restore());
+  PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g)); /* the colours of the neighbours on other ranks */
+  if (g) PetscCall(gv.Get(g, Access::Read));
+  PetscCallCXX(bad = GraphColourCheck(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), colour, gv.cview(), ncolours));
+  PetscCall(gv.Restore());
+  PetscCall(VecDestroy(&cv));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, H.comm));
+  *violations = bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace petsckp

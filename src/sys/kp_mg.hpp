@@ -1,0 +1,225 @@
+/*
+   kp_mg.hpp - the multigrid layer shared by the multigrid preconditioners of petsckp: the level hierarchy, the
+   cycles and the coarsest-level direct solve. A multigrid PC (PCPSORMG, the auxiliary-grid AMG) owns an
+   MGHierarchy, builds its levels with the MGHierarchy...() calls, and runs MGCycleApply() with an MGLevelOps of
+   its own that supplies the smoother and, where it wants to, its own level operator, transfers and hooks.
+
+   1. Hierarchy. Level 0 is the finest. Level l holds its operator A_l and the transfers between it and level l+1:
+      P_l (n_l x n_{l+1}, prolongation) and R_l (restriction, R_l = P_l^T). An operator is
+      - a device matrix Ad (PetscKPDeviceMat, CSR: the local block and, under MPI, the ghost block with the ghost
+        exchange of kp_mat), and/or a PETSc Mat A (level 0: the PC's Pmat; below: the host Galerkin product), or
+      - nothing the layer knows (MGHierarchyAddLevel): the PC keeps its own level storage (e.g. stencil arrays) and
+        supplies Mult/Restrict/Prolong/Smooth through MGLevelOps; the layer gives it the level's vectors only.
+      Coarse operators are Galerkin products A_{l+1} = R_l A_l P_l, made
+      - on the device (one process): P a device CSR given by the caller (R = P^T by CsrTranspose, R A P by
+        GalerkinRapSymbolic of kp_galerkin), or an aggregation (P piecewise constant, never formed; Ac by
+        GalerkinAggregate); the coarse levels are then device CSR matrices without a PETSc Mat;
+      - on the host (any number of processes): P a host AIJ Mat given by the caller, A_{l+1} = MatPtAP() on host
+        AIJ copies (PETSc's cuSPARSE MatPtAP() returned zero operators when its A was itself such a product),
+        converted to the fine operator's matrix type and copied to device CSR; P and R become device matrices too.
+      A new matrix with the same pattern refreshes the values only (MGHierarchyRefreshFine, then
+      MGHierarchyRefreshCoarse: numeric Galerkin products, and a new factorisation of the coarsest operator).
+
+   2. Vectors. Each level below the finest has PETSc Vecs x (iterate or correction) and b (right-hand side), every
+      level r (residual) and w (work), and, for the K-cycle, 1 + 2n vectors of the inner GCG iteration (made when
+      first needed). The finest level's x and b are the caller's (MGCycleApply's arguments).
+      Why PETSc Vecs and not bare device views: a level's layout is a distributed one (the ghost exchange of a
+      PetscKPDeviceMat is a VecScatter between Vecs, the inner products of the K-cycle are MPI reductions, and a
+      coarse level agglomerated onto fewer ranks is a Vec on a smaller communicator), the finest level's vectors are
+      the user's Vecs of any type (host, CUDA, Kokkos), and the level vectors are made like them, so that they live
+      in the same memory. A level's kernels still see views: DeviceVec (kp_vec) wraps the Vec's array without a copy
+      wherever the execution space reaches it (always, for Vecs made like a device vector). A PC whose coarse levels
+      are stencil arrays (views) gets the views of its level Vecs with DeviceVec in its MGLevelOps callbacks.
+
+   3. Cycles (MGCycleApply: one application on level 0, B[b] or an iteration from x). On level l < coarsest:
+        Smooth(pre sweeps, forward); r = b - A x; b_{l+1} = R r; BeginCoarse(l) hook;
+        coarse correction x_{l+1}: V: one cycle from zero; W: two cycles, the first from zero; K: the nonlinear
+          PCG of Algorithm 2.1 on level l+1 (below);
+        x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward).
+      On the coarsest level: CoarseSolve(b, x) (default: the direct solve of 4.).
+      With a symmetric smoother (the backward sweep the adjoint of the forward one, pre == post sweeps), an exact
+      (or symmetric) coarsest solve and R = P^T, the V- and W-cycles from x = 0 are linear, symmetric positive
+      definite preconditioners: usable under KSPCG.
+      K-cycle (the nonlinear AMLI-cycle of L. Wang, X. Hu, J. Cohen and J. Xu, A parallel auxiliary grid algebraic
+      multigrid method for graphic processing units, SIAM J. Sci. Comput. 35 (2013), Algorithms 2.1 and 2.2;
+      Y. Notay and P. S. Vassilevski, Recursive Krylov-based multigrid cycles, Numer. Linear Algebra Appl. 15
+      (2008)): the coarse correction on level k = l+1 is u_n of n steps of the generalised conjugate gradient
+        u_0 = 0, r_0 = f; for i = 0 .. n-1:
+          p_i = Bhat_k[r_i] - sum_{j<i} ((Bhat_k[r_i], A p_j) / (p_j, A p_j)) p_j   (full A-orthogonalisation)
+          alpha_i = (r_i, p_i) / (p_i, A p_i); u_{i+1} = u_i + alpha_i p_i; r_{i+1} = r_i - alpha_i A p_i
+      where Bhat_k is the cycle of Algorithm 2.2 on level k (smooth, K-cycle below, smooth) from zero, and Bhat is
+      the direct solve on the coarsest level (where no GCG runs). Early exit (Notay and Vassilevski): with a
+      threshold t > 0 the iteration stops after the first step when ||r_1|| <= t ||r_0||. The K-cycle is a
+      nonlinear preconditioner: the outer Krylov method must be flexible (KSPFCG, KSPGCR, KSPFGMRES).
+      A breakdown of the inner iteration ((p, A p) <= 0 or not finite) stops it with the iterate it has and counts
+      in MGHierarchy::kcycle_breakdowns.
+
+   4. Coarse direct solve (MGCoarseDirect): the coarsest operator gathered to every rank as a dense matrix
+      (MPI_Allgatherv of the local rows), factored by kp_dense (Cholesky of an SPD matrix, an explicit LU inverse of a
+      nonsymmetric one, on the host with LAPACK), and solved on the device on every rank (the right-hand side is
+      gathered, each rank keeps its rows of the solution). Projected (bounded) problems cannot use it: PCPSORMG keeps
+      its projected SOR on the coarsest grid.
+
+   5. Plugging a multigrid in (what PCPSORMG does, and what a second multigrid such as the auxiliary-grid AMG does):
+      - setup: MGHierarchyCreate(comm, Pmat, device, H) for the finest level; per coarse level one of
+        MGHierarchyAddLevelDevice (interpolation as device CSR), MGHierarchyAddLevelAggregation (aggregates, e.g.
+        the cells of a quadtree), MGHierarchyAddLevelHost (host AIJ interpolation, any number of ranks) or
+        MGHierarchyAddLevel (a level in the PC's own storage, e.g. stencil arrays made by its own kernels);
+        MGHierarchySetUpVecs; for the coarsest level MGHierarchySetUpCoarseDirect (an operator of the layer) or
+        MGCoarseDirectSetUp with the PC's coarsest rows as CSR with global columns (its own storage);
+      - a subclass of MGLevelOps: Smooth always; Mult, Restrict, ProlongAdd (and CoarseSolve with its own
+        MGCoarseDirect) for the levels in its own storage, reading the level Vecs through DeviceVec; the hooks
+        only for a constrained cycle;
+      - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
+      - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
+        MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
+
+   Nothing here is specific to one PC: grid geometry, colourings, bounds and monitors stay in the PCs.
+*/
+#pragma once
+
+#include "kp_sys.hpp"
+#include "kp_dense.hpp"
+#include "kp_galerkin.hpp"
+#include <vector>
+
+namespace petsckp
+{
+/* the coarsest-level direct solve (section 4) */
+struct MGCoarseDirect {
+  Int                      n = 0, rstart = 0, nlocal = 0; /* global size, this rank's first row and number of rows */
+  PetscMPIInt              size = 1, rank = 0;            /* ranks of the communicator, this rank */
+  DenseSpd                 S;                             /* factor (or inverse) of the gathered operator, on the device */
+  std::vector<PetscMPIInt> counts, displs;                /* rows of each rank (gathers) */
+  View<Scalar>             bfull, xfull;                  /* n: gathered right-hand side and solution (MPI only) */
+  HostView<Scalar>         hlocal, hfull;                 /* host staging of the gathers (MPI only) */
+  bool                     ready = false;
+};
+
+/* Factors the operator whose local rows (rows rstart .. rstart + A.nrows - 1 of an n x n matrix) are given as a
+   device CSR matrix with GLOBAL column indices; collective. rtol: the relative pivot below which the operator
+   counts as singular (an error naming the pivot). Use it for coarse levels the layer does not store (e.g. stencil
+   arrays converted to CSR by the PC). */
+PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, Int n, Int rstart, const CsrMatrix &Aglobal, Real rtol, MGCoarseDirect &D);
+/* the same for a device matrix of the layer (local block plus ghost block under MPI) */
+PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol, MGCoarseDirect &D);
+/* x = A^-1 b (b, x: Vecs with the layout of the operator's rows; collective) */
+PetscErrorCode MGCoarseDirectSolve(MPI_Comm comm, MGCoarseDirect &D, Vec b, Vec x);
+PetscErrorCode MGCoarseDirectReset(MGCoarseDirect &D);
+
+/* one level (section 1) */
+struct MGLevel {
+  /* the operator */
+  Mat              A  = nullptr; /* PETSc operator: level 0 the caller's (referenced), below the host Galerkin product; NULL for device-only levels */
+  Mat              Ah = nullptr; /* host AIJ copy of A for the host Galerkin product (A itself, referenced, when A is host AIJ) */
+  PetscKPDeviceMat Ad = nullptr; /* device CSR copy of A (or the device Galerkin product itself); NULL for levels the PC stores */
+  PetscInt         nlocal = 0;   /* local rows (of Ad when there is one) */
+  /* the transfers to and from level l+1 (none on the coarsest level) */
+  Mat              P = nullptr, Ph = nullptr, R = nullptr; /* host setup: P of the operator's type, its host AIJ Ph, R = P^T */
+  PetscKPDeviceMat Pd = nullptr, Rd = nullptr;             /* device P and R (CSR transfers) */
+  Aggregation      agg;                                     /* aggregation transfers (when aggregated): P piecewise constant, never formed */
+  bool             aggregated = false;
+  /* the work of the device Galerkin product that makes level l+1 (numeric refresh) */
+  GalerkinRap rap;
+  GalerkinMap gmap;
+  /* vectors (section 2) */
+  Vec              x = nullptr, b = nullptr; /* below level 0 only */
+  Vec              r = nullptr, w = nullptr;
+  std::vector<Vec> kv; /* K-cycle: residual, p_0 .. p_{n-1}, A p_0 .. A p_{n-1} */
+};
+
+struct MGHierarchy {
+  MPI_Comm             comm = MPI_COMM_NULL;
+  std::vector<MGLevel> levels;
+  bool                 device = false;      /* coarse operators formed on the device (section 1) */
+  MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
+  Real                 coarse_rtol = 1e-13; /* its singularity threshold */
+  PetscInt             kcycle_breakdowns = 0; /* inner GCG iterations of the K-cycle stopped by a breakdown */
+};
+
+/* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
+   device: the coarse operators will be formed on the device (one process only: an error otherwise). */
+PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy &H);
+/* frees everything */
+PetscErrorCode MGHierarchyReset(MGHierarchy &H);
+
+/* Adds the level below the coarsest one by a Galerkin product (device setup): P (fine rows, coarse columns, device
+   CSR, kept) with R = P^T, or an aggregation of the fine rows (one process; the fine level must have Ad). */
+PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P);
+PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation &agg);
+/* Adds the level below the coarsest one by a Galerkin product on the host: Ph a host AIJ interpolation (fine rows,
+   coarse columns, assembled; the hierarchy takes the reference) */
+PetscErrorCode MGHierarchyAddLevelHost(MGHierarchy &H, Mat Ph);
+/* Adds a level the PC stores itself (nlocal local rows): the layer gives it vectors only, the PC's MGLevelOps
+   supply the operator and the transfers to it (Restrict, Prolong of the level above) */
+PetscErrorCode MGHierarchyAddLevel(MGHierarchy &H, PetscInt nlocal);
+/* Finishes the setup: the device copies of the host setup, the vectors r, w (and x, b below level 0) of every level
+   (of the type of MatCreateVecs() of A where the level has A, else of level 0's type) */
+PetscErrorCode MGHierarchySetUpVecs(MGHierarchy &H);
+/* Factors the coarsest operator for the default CoarseSolve (section 4); the coarsest level must have Ad */
+PetscErrorCode MGHierarchySetUpCoarseDirect(MGHierarchy &H);
+
+/* Numeric refresh after new values of level 0's operator (same pattern): first the fine level's device copy (and
+   host AIJ copy), then every coarse operator (numeric Galerkin products) and the coarsest factorisation */
+PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H);
+PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
+
+/* sizes for views: global rows and nonzeros of level l (nnz -1 where the layer does not store the operator) */
+PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz);
+
+enum class MGCycleType {
+  V,
+  W,
+  K
+};
+enum class MGSweepDirection {
+  Forward, /* pre-smoothing */
+  Backward /* post-smoothing: the adjoint sweep for a symmetric cycle */
+};
+
+struct MGCycleParams {
+  MGCycleType type        = MGCycleType::V;
+  PetscInt    pre         = 1, post = 1; /* sweeps before / after the coarse correction */
+  PetscInt    kcycle_its  = 2;           /* n of Algorithm 2.1, >= 1 */
+  PetscReal   kcycle_rtol = 0;           /* early exit threshold t (0: never) */
+};
+
+/* What a multigrid plugs into the cycle. Level numbers l are those of the hierarchy; every Vec has level l's layout
+   (or level l+1's for the coarse argument of Restrict/Prolong). The defaults use the hierarchy's device matrices. */
+class MGLevelOps {
+public:
+  explicit MGLevelOps(MGHierarchy &H) : H_(H) { }
+  virtual ~MGLevelOps() = default;
+  MGHierarchy &Hierarchy() const { return H_; }
+
+  /* nsweeps sweeps of the smoother of level l on A_l x = b, in the given direction; zero: x is zero on entry (a
+     smoother may skip its first residual). nsweeps may be 0 (nothing to do). Required. */
+  virtual PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir, bool zero) = 0;
+  /* x = (approximately) A_l^-1 b on the coarsest level, x the initial guess; default: the direct solve */
+  virtual PetscErrorCode CoarseSolve(PetscInt l, Vec b, Vec x);
+  /* y = A_l x */
+  virtual PetscErrorCode Mult(PetscInt l, Vec x, Vec y);
+  /* r = b - A_l x (r is level l's r in the cycles) */
+  virtual PetscErrorCode Residual(PetscInt l, Vec b, Vec x, Vec r);
+  /* bc = R_l r (bc on level l+1) */
+  virtual PetscErrorCode Restrict(PetscInt l, Vec r, Vec bc);
+  /* x += P_l ec (ec on level l+1; level l's w may be used as work) */
+  virtual PetscErrorCode ProlongAdd(PetscInt l, Vec ec, Vec x);
+  /* hooks of a projected (constrained) V/W cycle: after the restriction of the residual of level l (b_{l+1} set,
+     e.g. to restrict the gaps of the bounds), and after x += P e on level l (e.g. to project x onto the bounds) */
+  virtual PetscErrorCode BeginCoarse(PetscInt l, Vec b, Vec x);
+  virtual PetscErrorCode EndCoarse(PetscInt l, Vec b, Vec x);
+
+private:
+  MGHierarchy &H_;
+};
+
+/* One cycle on level 0 for A x = b (section 3): x is the initial guess, or zero (then x is set to 0 first; from
+   zero the cycle is the preconditioner B[b]) */
+PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, Vec b, Vec x, bool zero);
+
+/* Collective check of a colouring of level l's rows against its device operator (local and ghost blocks): the
+   global number of nonzero couplings inside a colour (GraphColourCheck of kp_colour, after a ghost exchange of the
+   colours) */
+PetscErrorCode MGLevelColourCheck(MGHierarchy &H, PetscInt l, UView<const Int> colour, Int ncolours, PetscInt *violations);
+} // namespace petsckp

@@ -1,0 +1,817 @@
+/* Unit tests of src/sys/kp_mg, the shared multigrid layer, against plain serial references: the V-, W- and K-cycles
+   (Algorithms 2.1/2.2 of Wang, Hu, Cohen and Xu, SIAM J. Sci. Comput. 2013) on 1D/2D Poisson hierarchies built by
+   aggregation (kp_galerkin), by a device CSR interpolation and by the host MatPtAP setup, against a host
+   implementation of the same cycles; the symmetry (x, B y) = (y, B x) of the V/W cycles with symmetric smoothing;
+   the numeric refresh; levels stored by the PC itself (the plug-in path); and the dense coarsest-level direct solve
+   (sequential and on two ranks). */
+#include "kp_test.hpp"
+#include "kp_mg.hpp"
+#include "kp_segsort.hpp"
+#include <petscmat.h>
+#include <map>
+#include <string>
+
+using namespace kptest;
+
+namespace
+{
+/* ------------------------------------------------------------------------------------------------------------- */
+/* host helpers */
+
+HostCsr Laplace1D(Int n, double shift = 0)
+{
+  HostCsr A;
+  A.nrows = A.ncols = n;
+  A.rowptr.push_back(0);
+  for (Int i = 0; i < n; i++) {
+    if (i > 0) A.colidx.push_back(i - 1), A.vals.push_back(-1.0);
+    A.colidx.push_back(i), A.vals.push_back(2.0 + shift);
+    if (i < n - 1) A.colidx.push_back(i + 1), A.vals.push_back(-1.0);
+    A.rowptr.push_back((Int)A.colidx.size());
+  }
+  return A;
+}
+
+/* 5-point Laplacian on an N x N grid (eliminated Dirichlet boundary), natural ordering */
+HostCsr Laplace2D(Int N)
+{
+  HostCsr A;
+  A.nrows = A.ncols = N * N;
+  A.rowptr.push_back(0);
+  for (Int j = 0; j < N; j++)
+    for (Int i = 0; i < N; i++) {
+      if (j > 0) A.colidx.push_back(i + N * (j - 1)), A.vals.push_back(-1.0);
+      if (i > 0) A.colidx.push_back(i - 1 + N * j), A.vals.push_back(-1.0);
+      A.colidx.push_back(i + N * j), A.vals.push_back(4.0);
+      if (i < N - 1) A.colidx.push_back(i + 1 + N * j), A.vals.push_back(-1.0);
+      if (j < N - 1) A.colidx.push_back(i + N * (j + 1)), A.vals.push_back(-1.0);
+      A.rowptr.push_back((Int)A.colidx.size());
+    }
+  return A;
+}
+
+Mat ToMat(const HostCsr &h)
+{
+  Mat                   A;
+  std::vector<PetscInt> nnz(h.nrows);
+  for (Int i = 0; i < h.nrows; i++) nnz[i] = h.rowptr[i + 1] - h.rowptr[i];
+  MatCreateSeqAIJ(PETSC_COMM_SELF, h.nrows, h.ncols, 0, nnz.data(), &A);
+  for (Int i = 0; i < h.nrows; i++) MatSetValues(A, 1, &i, nnz[i], h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES);
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+CsrMatrix ToDeviceCsr(const HostCsr &h)
+{
+  CsrMatrix A;
+  auto      rp = ToDevice(h.rowptr), ci = ToDevice(h.colidx);
+  auto      v  = ToDevice(h.vals);
+  CsrFromArrays(h.nrows, h.ncols, ucv(rp), ucv(ci), ucv(v), A);
+  return A;
+}
+
+HostCsr ToHostCsr(const CsrMatrix &A)
+{
+  HostCsr h;
+  h.nrows = A.nrows, h.ncols = A.ncols;
+  h.rowptr = ToHost(Kokkos::subview(A.rowptr, Kokkos::make_pair((Int)0, A.nrows + 1)));
+  auto ci  = ToHost(Kokkos::subview(A.colidx, Kokkos::make_pair((Int)0, A.nnz)));
+  h.colidx.assign(ci.begin(), ci.end());
+  h.vals = ToHost(Kokkos::subview(A.vals, Kokkos::make_pair((Int)0, A.nnz)));
+  return h;
+}
+
+/* aggregates of s consecutive rows (1D) or of s x s cells (2D grid of N x N) */
+std::vector<Int> Agg1D(Int n, Int s, Int *nc)
+{
+  std::vector<Int> a(n);
+  for (Int i = 0; i < n; i++) a[i] = i / s;
+  *nc = (n + s - 1) / s;
+  return a;
+}
+std::vector<Int> Agg2D(Int N, Int *Nc)
+{
+  std::vector<Int> a(N * N);
+  *Nc = (N + 1) / 2;
+  for (Int j = 0; j < N; j++)
+    for (Int i = 0; i < N; i++) a[i + N * j] = i / 2 + *Nc * (j / 2);
+  return a;
+}
+
+/* P^T A P for piecewise-constant P */
+HostCsr RefGalerkinAgg(const HostCsr &A, const std::vector<Int> &agg, Int nc)
+{
+  std::vector<std::map<Int, Scalar>> rows(nc);
+  for (Int i = 0; i < A.nrows; i++)
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) rows[agg[i]][agg[A.colidx[k]]] += A.vals[k];
+  HostCsr C;
+  C.nrows = C.ncols = nc;
+  C.rowptr.push_back(0);
+  for (auto &r : rows) {
+    for (auto &e : r) C.colidx.push_back(e.first), C.vals.push_back(e.second);
+    C.rowptr.push_back((Int)C.colidx.size());
+  }
+  return C;
+}
+
+/* 1D linear interpolation from a grid of (n + 1) / 2 points (coarse point I on fine point 2I; zero past the edge) */
+HostCsr Interp1D(Int n)
+{
+  const Int nc = (n + 1) / 2;
+  HostCsr   P;
+  P.nrows = n, P.ncols = nc;
+  P.rowptr.push_back(0);
+  for (Int i = 0; i < n; i++) {
+    if (i % 2 == 0) P.colidx.push_back(i / 2), P.vals.push_back(1.0);
+    else {
+      P.colidx.push_back((i - 1) / 2), P.vals.push_back(0.5);
+      if ((i + 1) / 2 < nc) P.colidx.push_back((i + 1) / 2), P.vals.push_back(0.5);
+    }
+    P.rowptr.push_back((Int)P.colidx.size());
+  }
+  return P;
+}
+
+void HostSpmv(const HostCsr &A, const Scalar *x, Scalar *y)
+{
+  for (Int i = 0; i < A.nrows; i++) {
+    Scalar s = 0;
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.vals[k] * x[A.colidx[k]];
+    y[i] = s;
+  }
+}
+
+/* Gauss-Seidel sweeps, rows ascending (forward) or descending (backward): the symmetric smoother of the tests */
+void HostGS(const HostCsr &A, const Scalar *b, Scalar *x, Int sweeps, bool backward)
+{
+  for (Int s = 0; s < sweeps; s++)
+    for (Int t = 0; t < A.nrows; t++) {
+      const Int i = backward ? A.nrows - 1 - t : t;
+      Scalar    r = b[i], d = 0;
+      for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+        if (A.colidx[k] == i) d += A.vals[k];
+        else r -= A.vals[k] * x[A.colidx[k]];
+      }
+      x[i] = r / d;
+    }
+}
+
+/* dense Gaussian elimination with partial pivoting */
+std::vector<Scalar> DenseSolve(const HostCsr &A, std::vector<Scalar> b)
+{
+  const Int           n = A.nrows;
+  std::vector<Scalar> M((size_t)n * n, 0.0);
+  for (Int i = 0; i < n; i++)
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) M[(size_t)i * n + A.colidx[k]] += A.vals[k];
+  for (Int c = 0; c < n; c++) {
+    Int p = c;
+    for (Int i = c + 1; i < n; i++)
+      if (std::abs(M[(size_t)i * n + c]) > std::abs(M[(size_t)p * n + c])) p = i;
+    for (Int j = 0; j < n; j++) std::swap(M[(size_t)c * n + j], M[(size_t)p * n + j]);
+    std::swap(b[c], b[p]);
+    for (Int i = c + 1; i < n; i++) {
+      const Scalar f = M[(size_t)i * n + c] / M[(size_t)c * n + c];
+      for (Int j = c; j < n; j++) M[(size_t)i * n + j] -= f * M[(size_t)c * n + j];
+      b[i] -= f * b[c];
+    }
+  }
+  std::vector<Scalar> x(n);
+  for (Int i = n - 1; i >= 0; i--) {
+    Scalar s = b[i];
+    for (Int j = i + 1; j < n; j++) s -= M[(size_t)i * n + j] * x[j];
+    x[i] = s / M[(size_t)i * n + i];
+  }
+  return x;
+}
+
+Scalar Dot(const std::vector<Scalar> &a, const std::vector<Scalar> &b)
+{
+  Scalar s = 0;
+  for (size_t i = 0; i < a.size(); i++) s += a[i] * b[i];
+  return s;
+}
+
+/* ------------------------------------------------------------------------------------------------------------- */
+/* the reference: a plain host multigrid with transfers given as host CSR P (R = P^T), the same cycles */
+
+struct RefMG {
+  std::vector<HostCsr> A, P; /* P[l]: level l+1 -> level l */
+  MGCycleParams        p;
+
+  std::vector<Scalar> Restrict(Int l, const std::vector<Scalar> &r) const
+  {
+    std::vector<Scalar> rc(P[l].ncols, 0.0);
+    for (Int i = 0; i < P[l].nrows; i++)
+      for (Int k = P[l].rowptr[i]; k < P[l].rowptr[i + 1]; k++) rc[P[l].colidx[k]] += P[l].vals[k] * r[i];
+    return rc;
+  }
+  void Cycle(Int l, const std::vector<Scalar> &b, std::vector<Scalar> &x, bool zero) const
+  {
+    const Int n = A[l].nrows;
+    if (zero) x.assign(n, 0.0);
+    if (l == (Int)A.size() - 1) {
+      x = DenseSolve(A[l], b);
+      return;
+    }
+    HostGS(A[l], b.data(), x.data(), p.pre, false);
+    std::vector<Scalar> r(n), xc(A[l + 1].nrows, 0.0);
+    HostSpmv(A[l], x.data(), r.data());
+    for (Int i = 0; i < n; i++) r[i] = b[i] - r[i];
+    std::vector<Scalar> bc = Restrict(l, r);
+    if (p.type == MGCycleType::K) KCycle(l + 1, bc, xc);
+    else
+      for (Int g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) Cycle(l + 1, bc, xc, g == 0);
+    for (Int i = 0; i < n; i++)
+      for (Int k = P[l].rowptr[i]; k < P[l].rowptr[i + 1]; k++) x[i] += P[l].vals[k] * xc[P[l].colidx[k]];
+    HostGS(A[l], b.data(), x.data(), p.post, true);
+  }
+  /* Algorithm 2.1: n steps of GCG with full A-orthogonalisation, preconditioned by Cycle (Algorithm 2.2) */
+  void KCycle(Int l, const std::vector<Scalar> &f, std::vector<Scalar> &u) const
+  {
+    const Int n = A[l].nrows, its = p.kcycle_its;
+    if (l == (Int)A.size() - 1) {
+      Cycle(l, f, u, true);
+      return;
+    }
+    std::vector<std::vector<Scalar>> pv(its), Apv(its);
+    std::vector<Scalar>              r = f, pAp(its);
+    u.assign(n, 0.0);
+    const Scalar rho0 = std::sqrt(Dot(r, r));
+    for (Int i = 0; i < its; i++) {
+      Cycle(l, r, pv[i], true);
+      std::vector<Scalar> z = pv[i];
+      for (Int j = 0; j < i; j++) {
+        const Scalar beta = -Dot(z, Apv[j]) / pAp[j];
+        for (Int q = 0; q < n; q++) pv[i][q] += beta * pv[j][q];
+      }
+      Apv[i].resize(n);
+      HostSpmv(A[l], pv[i].data(), Apv[i].data());
+      pAp[i] = Dot(pv[i], Apv[i]);
+      if (pAp[i] <= 0) break;
+      const Scalar alpha = Dot(pv[i], r) / pAp[i];
+      for (Int q = 0; q < n; q++) u[q] += alpha * pv[i][q];
+      if (i + 1 == its) break;
+      for (Int q = 0; q < n; q++) r[q] -= alpha * Apv[i][q];
+      if (i == 0 && p.kcycle_rtol > 0 && std::sqrt(Dot(r, r)) <= p.kcycle_rtol * rho0) break;
+    }
+  }
+};
+
+/* ------------------------------------------------------------------------------------------------------------- */
+/* the smoother plugged into the layer: Gauss-Seidel on host copies of the layer's own level operators */
+
+class GSOps : public MGLevelOps {
+public:
+  explicit GSOps(MGHierarchy &H) : MGLevelOps(H)
+  {
+    for (auto &L : H.levels) A.push_back(L.Ad ? ToHostCsr(DeviceMatLocalCsr(L.Ad)) : HostCsr());
+  }
+  PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir, bool) override
+  {
+    const PetscScalar *bb;
+    PetscScalar       *xx;
+
+    PetscFunctionBegin;
+    PetscCall(VecGetArrayRead(b, &bb));
+    PetscCall(VecGetArray(x, &xx));
+    HostGS(A[l], bb, xx, nsweeps, dir == MGSweepDirection::Backward);
+    PetscCall(VecRestoreArray(x, &xx));
+    PetscCall(VecRestoreArrayRead(b, &bb));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  std::vector<HostCsr> A;
+};
+
+std::vector<Scalar> VecToStd(Vec v)
+{
+  PetscInt           n;
+  const PetscScalar *a;
+  VecGetLocalSize(v, &n);
+  VecGetArrayRead(v, &a);
+  std::vector<Scalar> s(a, a + n);
+  VecRestoreArrayRead(v, &a);
+  return s;
+}
+
+void StdToVec(const std::vector<Scalar> &s, Vec v)
+{
+  PetscScalar *a;
+  VecGetArray(v, &a);
+  std::copy(s.begin(), s.end(), a);
+  VecRestoreArray(v, &a);
+}
+
+enum class SetupKind {
+  Aggregation, /* device, P piecewise constant (GalerkinAggregate) */
+  DeviceCsr,   /* device, P linear interpolation (GalerkinRap) */
+  Host         /* host MatPtAP with the same P */
+};
+const char *SetupName(SetupKind s) { return s == SetupKind::Aggregation ? "aggregation" : s == SetupKind::DeviceCsr ? "device csr" : "host"; }
+
+/* a hierarchy of the layer and the matching reference, coarsened while the grid has more than coarse rows:
+   1D (grid2d = false) by aggregates of 3 (or linear interpolation), 2D by 2 x 2 aggregates */
+struct Problem {
+  Mat         A = nullptr;
+  MGHierarchy H;
+  RefMG       ref;
+
+  void Build(const HostCsr &A0, SetupKind setup, bool grid2d, Int N2d, Int coarse = 8)
+  {
+    A = ToMat(A0);
+    ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_SELF, A, setup != SetupKind::Host, H), 0);
+    ref.A.push_back(A0);
+    Int N = N2d;
+    while (ref.A.back().nrows > coarse) {
+      const HostCsr &F = ref.A.back();
+      HostCsr        P;
+      if (setup == SetupKind::Aggregation) {
+        Int              nc;
+        std::vector<Int> agg = grid2d ? Agg2D(N, &nc) : Agg1D(F.nrows, 3, &nc);
+        if (grid2d) N = nc, nc = nc * nc;
+        Aggregation a;
+        auto        da = ToDevice(agg);
+        ASSERT_EQ(AggregationCreate(F.nrows, nc, ucv(da), a), 0);
+        ASSERT_EQ((int)MGHierarchyAddLevelAggregation(H, a), 0);
+        P.nrows = F.nrows, P.ncols = nc;
+        P.rowptr.push_back(0);
+        for (Int i = 0; i < F.nrows; i++) P.colidx.push_back(agg[i]), P.vals.push_back(1.0), P.rowptr.push_back(i + 1);
+        ref.A.push_back(RefGalerkinAgg(F, agg, nc));
+      } else {
+        P = Interp1D(F.nrows);
+        if (setup == SetupKind::DeviceCsr) ASSERT_EQ((int)MGHierarchyAddLevelDevice(H, ToDeviceCsr(P)), 0);
+        else ASSERT_EQ((int)MGHierarchyAddLevelHost(H, ToMat(P)), 0);
+        /* the reference R A P, entry by entry */
+        std::vector<std::map<Int, Scalar>> rows(P.ncols);
+        for (Int i = 0; i < F.nrows; i++)
+          for (Int k = F.rowptr[i]; k < F.rowptr[i + 1]; k++) {
+            const Int j = F.colidx[k];
+            for (Int a = P.rowptr[i]; a < P.rowptr[i + 1]; a++)
+              for (Int c = P.rowptr[j]; c < P.rowptr[j + 1]; c++) rows[P.colidx[a]][P.colidx[c]] += P.vals[a] * F.vals[k] * P.vals[c];
+          }
+        HostCsr C;
+        C.nrows = C.ncols = P.ncols;
+        C.rowptr.push_back(0);
+        for (auto &r : rows) {
+          for (auto &e : r) C.colidx.push_back(e.first), C.vals.push_back(e.second);
+          C.rowptr.push_back((Int)C.colidx.size());
+        }
+        ref.A.push_back(C);
+      }
+      ref.P.push_back(P);
+    }
+    ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+    ASSERT_EQ((int)MGHierarchySetUpCoarseDirect(H), 0);
+    ASSERT_EQ(H.levels.size(), ref.A.size());
+  }
+  ~Problem()
+  {
+    MGHierarchyReset(H);
+    MatDestroy(&A);
+  }
+};
+
+/* B b of the layer (from zero) */
+std::vector<Scalar> ApplyLayer(Problem &pr, const MGCycleParams &p, const std::vector<Scalar> &b)
+{
+  Vec x, bv;
+  MatCreateVecs(pr.A, &x, &bv);
+  StdToVec(b, bv);
+  GSOps ops(pr.H);
+  EXPECT_EQ((int)MGCycleApply(pr.H, ops, p, bv, x, true), 0);
+  auto r = VecToStd(x);
+  VecDestroy(&x);
+  VecDestroy(&bv);
+  return r;
+}
+
+std::vector<Scalar> ApplyRef(Problem &pr, const MGCycleParams &p, const std::vector<Scalar> &b)
+{
+  std::vector<Scalar> x;
+  pr.ref.p = p;
+  pr.ref.Cycle(0, b, x, true);
+  return x;
+}
+
+MGCycleParams Params(MGCycleType t, Int pre, Int post, Int its = 2, Real rtol = 0)
+{
+  MGCycleParams p;
+  p.type = t, p.pre = pre, p.post = post, p.kcycle_its = its, p.kcycle_rtol = rtol;
+  return p;
+}
+} // namespace
+
+class MGSizes : public ::testing::TestWithParam<Int> { };
+
+/* the coarse operators of every setup against the reference Galerkin products */
+TEST_P(MGSizes, HierarchyMatchesReferenceGalerkin)
+{
+  const Int n = GetParam();
+  for (SetupKind s : {SetupKind::Aggregation, SetupKind::DeviceCsr, SetupKind::Host}) {
+    Problem pr;
+    ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace1D(n, 0.01), s, false, 0));
+    for (size_t l = 0; l < pr.H.levels.size(); l++) {
+      HostCsr             h = ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad));
+      const HostCsr      &r = pr.ref.A[l];
+      std::vector<Scalar> x = RandomVector(h.nrows, 5 + (unsigned)l), y1(h.nrows), y2(h.nrows);
+      ASSERT_EQ(h.nrows, r.nrows) << SetupName(s) << " level " << l;
+      HostSpmv(h, x.data(), y1.data());
+      HostSpmv(r, x.data(), y2.data());
+      EXPECT_LT(RelErr(y1, y2), 1e-13) << SetupName(s) << " level " << l;
+      PetscInt rows, nnz;
+      ASSERT_EQ((int)MGHierarchyLevelInfo(pr.H, (PetscInt)l, &rows, &nnz), 0);
+      EXPECT_EQ(rows, r.nrows);
+      EXPECT_EQ(nnz, h.rowptr[h.nrows]);
+    }
+  }
+}
+
+/* V, W and K cycles of the layer against the host reference, every setup */
+TEST_P(MGSizes, CyclesMatchHostReference)
+{
+  const Int           n  = GetParam();
+  auto                xs = RandomVector(n, 17);
+  std::vector<Scalar> b(n);
+  HostSpmv(Laplace1D(n), xs.data(), b.data());
+  for (SetupKind s : {SetupKind::Aggregation, SetupKind::DeviceCsr, SetupKind::Host}) {
+    if (n > 100000 && s != SetupKind::Aggregation) continue; /* the large size once */
+    Problem pr;
+    ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace1D(n), s, false, 0));
+    for (auto p : {Params(MGCycleType::V, 1, 1), Params(MGCycleType::W, 2, 1), Params(MGCycleType::K, 1, 1), Params(MGCycleType::K, 1, 1, 3), Params(MGCycleType::K, 2, 2, 2, 0.25)}) {
+      auto x  = ApplyLayer(pr, p, b);
+      auto xr = ApplyRef(pr, p, b);
+      EXPECT_LT(RelErr(x, xr), 1e-10) << SetupName(s) << " cycle " << (int)p.type << " its " << p.kcycle_its << " n " << n;
+      if (n >= 13) { /* one cycle from zero reduces the error in the energy norm: || x* - B A x* ||_A < || x* ||_A */
+        std::vector<Scalar> e(n), Ae(n), Axs(n);
+        for (Int i = 0; i < n; i++) e[i] = xs[i] - x[i];
+        HostSpmv(pr.ref.A[0], e.data(), Ae.data());
+        EXPECT_LT(Dot(e, Ae), Dot(xs, b)) << SetupName(s) << " cycle " << (int)p.type;
+      }
+    }
+  }
+}
+
+/* (x, B y) = (y, B x) and (x, B x) > 0 for the V and W cycles with symmetric Gauss-Seidel smoothing */
+TEST_P(MGSizes, LinearCyclesAreSymmetric)
+{
+  const Int n = GetParam();
+  if (n > 100000) GTEST_SKIP() << "symmetry at the small sizes";
+  auto x = RandomVector(n, 3), y = RandomVector(n, 4);
+  for (SetupKind s : {SetupKind::Aggregation, SetupKind::DeviceCsr, SetupKind::Host}) {
+    Problem pr;
+    ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace1D(n), s, false, 0));
+    for (auto p : {Params(MGCycleType::V, 1, 1), Params(MGCycleType::V, 2, 2), Params(MGCycleType::W, 1, 1)}) {
+      auto         Bx = ApplyLayer(pr, p, x), By = ApplyLayer(pr, p, y);
+      const Scalar a = Dot(x, By), c = Dot(y, Bx), xBx = Dot(x, Bx);
+      const Scalar scale = std::sqrt(Dot(x, x) * Dot(By, By)) + std::sqrt(Dot(y, y) * Dot(Bx, Bx));
+      EXPECT_LE(std::abs(a - c), 1e-12 * scale) << SetupName(s) << " cycle " << (int)p.type << ": " << a << " vs " << c;
+      if (n > 0) EXPECT_GT(xBx, 0) << SetupName(s);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, MGSizes, ::testing::ValuesIn(Sizes()));
+
+/* 2D Poisson with 2 x 2 aggregates: K-cycle and V-cycle against the reference */
+TEST(MG, KCycle2DAggregationMatchesHostReference)
+{
+  for (Int N : {1, 13, 64}) {
+    Problem pr;
+    ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace2D(N), SetupKind::Aggregation, true, N, 16));
+    auto b = RandomVector(N * N, 9);
+    for (auto p : {Params(MGCycleType::K, 1, 1), Params(MGCycleType::K, 1, 1, 2, 0.2), Params(MGCycleType::V, 1, 1)}) EXPECT_LT(RelErr(ApplyLayer(pr, p, b), ApplyRef(pr, p, b)), 1e-10) << N;
+  }
+}
+
+/* new values of the fine operator (same pattern): the refreshed hierarchy equals one built afresh */
+TEST(MG, NumericRefreshEqualsNewSetup)
+{
+  const Int n = 597;
+  for (SetupKind s : {SetupKind::Aggregation, SetupKind::DeviceCsr, SetupKind::Host}) {
+    Problem pr, fresh;
+    ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace1D(n), s, false, 0));
+    HostCsr A2 = Laplace1D(n);
+    for (auto &v : A2.vals) v = 3 * v + (v > 0 ? 0.5 : 0);
+    /* change the values of the Mat of the hierarchy in place */
+    for (Int i = 0; i < n; i++) MatSetValues(pr.A, 1, &i, A2.rowptr[i + 1] - A2.rowptr[i], A2.colidx.data() + A2.rowptr[i], A2.vals.data() + A2.rowptr[i], INSERT_VALUES);
+    MatAssemblyBegin(pr.A, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(pr.A, MAT_FINAL_ASSEMBLY);
+    ASSERT_EQ((int)MGHierarchyRefreshFine(pr.H), 0);
+    ASSERT_EQ((int)MGHierarchyRefreshCoarse(pr.H), 0);
+    ASSERT_NO_FATAL_FAILURE(fresh.Build(A2, s, false, 0));
+    ASSERT_EQ(pr.H.levels.size(), fresh.H.levels.size());
+    for (size_t l = 0; l < pr.H.levels.size(); l++) {
+      HostCsr a = ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), f = ToHostCsr(DeviceMatLocalCsr(fresh.H.levels[l].Ad));
+      EXPECT_EQ(a.colidx, f.colidx) << SetupName(s) << " level " << l;
+      EXPECT_LT(RelErr(a.vals, f.vals), 1e-14) << SetupName(s) << " level " << l;
+    }
+    auto b = RandomVector(n, 2);
+    auto p = Params(MGCycleType::K, 1, 1);
+    EXPECT_LT(RelErr(ApplyLayer(pr, p, b), ApplyLayer(fresh, p, b)), 1e-12) << SetupName(s);
+  }
+}
+
+/* the plug-in path of a PC that stores its coarse levels itself (as the auxiliary-grid AMG will, in stencil
+   arrays): levels added with MGHierarchyAddLevel, its own Mult/Restrict/ProlongAdd/CoarseSolve, the layer's cycle */
+namespace
+{
+class PluggedOps : public GSOps {
+public:
+  PluggedOps(MGHierarchy &H, const RefMG &ref) : GSOps(H), ref_(ref)
+  {
+    for (size_t l = 1; l < ref.A.size(); l++) A[l] = ref.A[l]; /* the PC's own operators */
+    const HostCsr &Ac = ref.A.back();
+    CoarseOK = MGCoarseDirectSetUp(PETSC_COMM_SELF, Ac.nrows, 0, ToDeviceCsr(Ac), 1e-13, D);
+  }
+  ~PluggedOps() { MGCoarseDirectReset(D); }
+  PetscErrorCode Mult(PetscInt l, Vec x, Vec y) override
+  {
+    PetscFunctionBegin;
+    if (l == 0) PetscCall(MGLevelOps::Mult(l, x, y));
+    else {
+      const PetscScalar *xx;
+      PetscScalar       *yy;
+      PetscCall(VecGetArrayRead(x, &xx));
+      PetscCall(VecGetArray(y, &yy));
+      HostSpmv(A[l], xx, yy);
+      PetscCall(VecRestoreArray(y, &yy));
+      PetscCall(VecRestoreArrayRead(x, &xx));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Restrict(PetscInt l, Vec r, Vec bc) override
+  {
+    PetscFunctionBegin;
+    auto rc = ref_.Restrict(l, VecToStd(r));
+    StdToVec(rc, bc);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode ProlongAdd(PetscInt l, Vec ec, Vec x) override
+  {
+    const HostCsr &P = ref_.P[l];
+    auto           e = VecToStd(ec), xx = VecToStd(x);
+    PetscFunctionBegin;
+    for (Int i = 0; i < P.nrows; i++)
+      for (Int k = P.rowptr[i]; k < P.rowptr[i + 1]; k++) xx[i] += P.vals[k] * e[P.colidx[k]];
+    StdToVec(xx, x);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode CoarseSolve(PetscInt, Vec b, Vec x) override
+  {
+    PetscFunctionBegin;
+    PetscCall(MGCoarseDirectSolve(PETSC_COMM_SELF, D, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  MGCoarseDirect D;
+  PetscErrorCode CoarseOK;
+
+private:
+  const RefMG &ref_;
+};
+} // namespace
+
+TEST(MG, LevelsStoredByThePCMatchHostReference)
+{
+  for (Int n : {1, 13, 597}) {
+    HostCsr     A0 = Laplace1D(n);
+    Mat         A  = ToMat(A0);
+    MGHierarchy H;
+    RefMG       ref;
+    ref.A.push_back(A0);
+    while (ref.A.back().nrows > 8) {
+      Int  nc;
+      auto agg = Agg1D(ref.A.back().nrows, 3, &nc);
+      ref.A.push_back(RefGalerkinAgg(ref.A.back(), agg, nc));
+      HostCsr P;
+      P.nrows = (Int)agg.size(), P.ncols = nc;
+      P.rowptr.push_back(0);
+      for (size_t i = 0; i < agg.size(); i++) P.colidx.push_back(agg[i]), P.vals.push_back(1.0), P.rowptr.push_back((Int)i + 1);
+      ref.P.push_back(P);
+    }
+    ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_SELF, A, true, H), 0);
+    for (size_t l = 1; l < ref.A.size(); l++) ASSERT_EQ((int)MGHierarchyAddLevel(H, ref.A[l].nrows), 0);
+    ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+    PluggedOps ops(H, ref);
+    ASSERT_EQ((int)ops.CoarseOK, 0);
+    Vec x, b;
+    MatCreateVecs(A, &x, &b);
+    auto bs = RandomVector(n, 1);
+    StdToVec(bs, b);
+    for (auto p : {Params(MGCycleType::K, 1, 1), Params(MGCycleType::V, 1, 1)}) {
+      ref.p = p;
+      std::vector<Scalar> xr;
+      ref.Cycle(0, bs, xr, true);
+      ASSERT_EQ((int)MGCycleApply(H, ops, p, b, x, true), 0);
+      EXPECT_LT(RelErr(VecToStd(x), xr), 1e-10) << n;
+    }
+    PetscInt rows, nnz;
+    ASSERT_EQ((int)MGHierarchyLevelInfo(H, (PetscInt)H.levels.size() - 1, &rows, &nnz), 0);
+    EXPECT_EQ(rows, ref.A.back().nrows);
+    if (H.levels.size() > 1) EXPECT_EQ(nnz, -1); /* the layer does not store that operator */
+    VecDestroy(&x);
+    VecDestroy(&b);
+    MGHierarchyReset(H);
+    MatDestroy(&A);
+  }
+}
+
+/* the dense coarsest-level solve: SPD (Cholesky) and nonsymmetric (LU inverse) operators, from a CSR with global
+   columns and from a device matrix; a singular operator is an error naming the multigrid operator */
+TEST(MG, CoarseDirectSolves)
+{
+  for (Int n : {0, 1, 13, 597}) {
+    for (bool sym : {true, false}) {
+      HostCsr h = Laplace1D(n, 0.1);
+      if (!sym)
+        for (Int i = 0; i < n; i++)
+          for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
+            if (h.colidx[k] > i) h.vals[k] = -0.5; /* upwinded: -1 below, -0.5 above */
+      auto           xs = RandomVector(n, 7);
+      std::vector<Scalar> bs(n);
+      HostSpmv(h, xs.data(), bs.data());
+      MGCoarseDirect D;
+      ASSERT_EQ((int)MGCoarseDirectSetUp(PETSC_COMM_SELF, n, 0, ToDeviceCsr(h), 1e-13, D), 0);
+      if (n > 1) EXPECT_EQ(D.S.symmetric, sym);
+      Vec x, b;
+      VecCreateSeq(PETSC_COMM_SELF, n, &x);
+      VecDuplicate(x, &b);
+      StdToVec(bs, b);
+      ASSERT_EQ((int)MGCoarseDirectSolve(PETSC_COMM_SELF, D, b, x), 0);
+      EXPECT_LT(RelErr(VecToStd(x), xs), 1e-9) << n << (sym ? " spd" : " lu");
+      /* the same from a device matrix of a PETSc Mat */
+      Mat              A  = ToMat(h);
+      PetscKPDeviceMat Ad = nullptr;
+      MGCoarseDirect   D2;
+      ASSERT_EQ((int)PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &Ad), 0);
+      ASSERT_EQ((int)MGCoarseDirectSetUp(PETSC_COMM_SELF, Ad, 1e-13, D2), 0);
+      VecSet(x, 0.0);
+      ASSERT_EQ((int)MGCoarseDirectSolve(PETSC_COMM_SELF, D2, b, x), 0);
+      EXPECT_LT(RelErr(VecToStd(x), xs), 1e-9) << n;
+      PetscKPDeviceMatDestroy(&Ad);
+      MatDestroy(&A);
+      VecDestroy(&x);
+      VecDestroy(&b);
+    }
+  }
+}
+
+namespace
+{
+PetscErrorCode CaptureMessage(MPI_Comm, int, const char *, const char *, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  std::string *s = (std::string *)ctx;
+  if (p == PETSC_ERROR_INITIAL && s->empty() && mess) *s = mess;
+  return n;
+}
+} // namespace
+
+TEST(MG, CoarseDirectSingularIsAnError)
+{
+  HostCsr        h = Laplace1D(13);
+  MGCoarseDirect D;
+  std::string    msg;
+  h.vals[0] = h.vals[h.vals.size() - 1] = 1.0; /* pure Neumann: the constant is a null vector */
+  PetscPushErrorHandler(CaptureMessage, &msg);
+  PetscErrorCode ierr = MGCoarseDirectSetUp(PETSC_COMM_SELF, 13, 0, ToDeviceCsr(h), 1e-13, D);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_MAT_CH_ZRPVT);
+  EXPECT_NE(msg.find("coarsest multigrid operator"), std::string::npos) << msg;
+  /* a cycle without a coarse solve says what to do */
+  Mat         A = ToMat(Laplace1D(5));
+  MGHierarchy H;
+  Vec         x, b;
+  ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_SELF, A, true, H), 0);
+  ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+  MatCreateVecs(A, &x, &b);
+  GSOps ops(H);
+  msg.clear();
+  PetscPushErrorHandler(CaptureMessage, &msg);
+  ierr = MGCycleApply(H, ops, Params(MGCycleType::V, 1, 1), b, x, true);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_WRONGSTATE);
+  EXPECT_NE(msg.find("MGHierarchySetUpCoarseDirect"), std::string::npos) << msg;
+  VecDestroy(&x);
+  VecDestroy(&b);
+  MGHierarchyReset(H);
+  MatDestroy(&A);
+}
+
+/* two ranks: the coarsest solve gathered to both ranks, and the host setup of a distributed hierarchy (transfers
+   and coarse operators with ghost columns) give the sequential results */
+TEST(MGMPI2, DistributedHierarchyMatchesSequential)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
+  const Int n = 597, m0 = 301, m = rank == 0 ? m0 : n - m0, rstart = rank == 0 ? 0 : m0;
+  HostCsr   h = Laplace1D(n, 0.05);
+  Mat       A;
+  MatCreateAIJ(PETSC_COMM_WORLD, m, m, n, n, 3, NULL, 2, NULL, &A);
+  for (Int i = rstart; i < rstart + m; i++) MatSetValues(A, 1, &i, h.rowptr[i + 1] - h.rowptr[i], h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES);
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  /* the coarsest solve of the distributed operator */
+  {
+    PetscKPDeviceMat Ad;
+    MGCoarseDirect   D;
+    Vec              x, b;
+    auto             xs = RandomVector(n, 8);
+    std::vector<Scalar> bs(n);
+    HostSpmv(h, xs.data(), bs.data());
+    ASSERT_EQ((int)PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &Ad), 0);
+    ASSERT_EQ((int)MGCoarseDirectSetUp(PETSC_COMM_WORLD, Ad, 1e-13, D), 0);
+    MatCreateVecs(A, &x, &b);
+    StdToVec(std::vector<Scalar>(bs.begin() + rstart, bs.begin() + rstart + m), b);
+    ASSERT_EQ((int)MGCoarseDirectSolve(PETSC_COMM_WORLD, D, b, x), 0);
+    EXPECT_LT(RelErr(VecToStd(x), std::vector<Scalar>(xs.begin() + rstart, xs.begin() + rstart + m)), 1e-9);
+    VecDestroy(&x);
+    VecDestroy(&b);
+    PetscKPDeviceMatDestroy(&Ad);
+  }
+  /* a V-cycle with Jacobi smoothing (independent of the distribution) on the host setup, against the same on one rank */
+  class JacobiOps : public MGLevelOps {
+  public:
+    explicit JacobiOps(MGHierarchy &H) : MGLevelOps(H)
+    {
+      for (auto &L : H.levels) {
+        Vec d;
+        MatCreateVecs(L.A, &d, NULL);
+        MatGetDiagonal(L.A, d);
+        VecReciprocal(d);
+        dinv.push_back(d);
+      }
+    }
+    ~JacobiOps()
+    {
+      for (Vec &d : dinv) VecDestroy(&d);
+    }
+    PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection, bool) override
+    {
+      Vec r;
+      PetscFunctionBegin;
+      PetscCall(VecDuplicate(x, &r));
+      for (PetscInt s = 0; s < nsweeps; s++) {
+        PetscCall(Residual(l, b, x, r));
+        PetscCall(VecPointwiseMult(r, r, dinv[l]));
+        PetscCall(VecAXPY(x, 0.6, r));
+      }
+      PetscCall(VecDestroy(&r));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    std::vector<Vec> dinv;
+  };
+  auto bs = RandomVector(n, 12);
+  std::vector<std::vector<Scalar>> results;
+  for (MPI_Comm comm : {PETSC_COMM_WORLD, PETSC_COMM_SELF}) {
+    const bool  dist = comm == PETSC_COMM_WORLD;
+    Mat         Aseq = nullptr, Ause;
+    MGHierarchy H;
+    if (!dist) Aseq = ToMat(h);
+    Ause = dist ? A : Aseq;
+    ASSERT_EQ((int)MGHierarchyCreate(comm, Ause, false, H), 0);
+    for (Int nf = n; nf > 20; nf = (nf + 1) / 2) {
+      /* linear interpolation of this level as a (distributed) AIJ matrix: the rows of this rank's fine block */
+      HostCsr  P = Interp1D(nf);
+      Mat      Ph;
+      PetscInt fs, fe, cs = 0, ce = 0, nc = (nf + 1) / 2;
+      MatGetOwnershipRange(H.levels.back().A, &fs, &fe);
+      if (dist) cs = (fs + 1) / 2, ce = (fe + 1) / 2;
+      else ce = nc;
+      MatCreateAIJ(comm, fe - fs, ce - cs, nf, nc, 2, NULL, 2, NULL, &Ph);
+      for (Int i = fs; i < fe; i++) MatSetValues(Ph, 1, &i, P.rowptr[i + 1] - P.rowptr[i], P.colidx.data() + P.rowptr[i], P.vals.data() + P.rowptr[i], INSERT_VALUES);
+      MatAssemblyBegin(Ph, MAT_FINAL_ASSEMBLY);
+      MatAssemblyEnd(Ph, MAT_FINAL_ASSEMBLY);
+      ASSERT_EQ((int)MGHierarchyAddLevelHost(H, Ph), 0);
+    }
+    ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+    ASSERT_EQ((int)MGHierarchySetUpCoarseDirect(H), 0);
+    Vec      x, b;
+    PetscInt fs, fe;
+    MatCreateVecs(Ause, &x, &b);
+    VecGetOwnershipRange(b, &fs, &fe);
+    StdToVec(std::vector<Scalar>(bs.begin() + fs, bs.begin() + fe), b);
+    {
+      JacobiOps ops(H);
+      for (auto p : {Params(MGCycleType::V, 2, 2), Params(MGCycleType::K, 1, 1)}) {
+        ASSERT_EQ((int)MGCycleApply(H, ops, p, b, x, true), 0);
+        auto xl = VecToStd(x);
+        if (dist) {
+          std::vector<Scalar> all(n);
+          std::vector<int>    cnt = {(int)m0, (int)(n - m0)}, dsp = {0, (int)m0};
+          MPI_Allgatherv(xl.data(), (int)xl.size(), MPIU_SCALAR, all.data(), cnt.data(), dsp.data(), MPIU_SCALAR, PETSC_COMM_WORLD);
+          xl = all;
+        }
+        results.push_back(xl);
+      }
+    }
+    VecDestroy(&x);
+    VecDestroy(&b);
+    MGHierarchyReset(H);
+    MatDestroy(&Aseq);
+  }
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_LT(RelErr(results[0], results[2]), 1e-12) << "V-cycle, rank " << rank;
+  EXPECT_LT(RelErr(results[1], results[3]), 1e-12) << "K-cycle, rank " << rank;
+  MatDestroy(&A);
+}
