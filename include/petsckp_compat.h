@@ -47,6 +47,12 @@
   #define PetscKPKSPSetDMActive(ksp, flg) KSPSetDMActive(ksp, flg)
 #endif
 
+/* PETSc 3.25's TaoFinalizePackage() destroys the list of TaoTerm types without resetting the flag that guards their
+   registration, so after PetscFinalize() and a new PetscInitialize() no Tao can be created (in PETSc, not petsckp) */
+#if PETSC_VERSION_GE(3, 25, 0)
+  #define PETSCKP_TAO_REINITIALIZE_BROKEN 1
+#endif
+
 /* PetscErrorMessage() gives the specific message of the last error as a const string since PETSc 3.25 */
 #if PETSC_VERSION_GE(3, 25, 0)
 typedef const char *PetscKPErrorString;

@@ -78,4 +78,18 @@ void Axpbypcz(Scalar a, UView<const Scalar> x, Scalar b, UView<const Scalar> y, 
       z(i)           = c == Scalar(0) ? v : v + c * z(i);
     });
 }
+Int FirstNonFinite(UView<const Scalar> x)
+{
+  const Int n     = (Int)x.extent(0);
+  Int       first = n;
+  if (n == 0) return -1;
+  Kokkos::parallel_reduce(
+    "petsckp::FirstNonFinite", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &m) {
+      const Real v = PetscRealPart(x(i)) + PetscImaginaryPart(x(i));
+      if (!(v - v == 0) && i < m) m = i; /* v - v is 0 for every finite v, NaN for NaN and +-Inf */
+    },
+    Kokkos::Min<Int>(first));
+  return first < n ? first : -1;
+}
 } // namespace petsckp

@@ -14,6 +14,9 @@
 
 namespace petsckp
 {
+/* the smallest index i with x_i NaN or +-Inf, or -1 when every entry is finite (one device reduction) */
+Int FirstNonFinite(UView<const Scalar> x);
+
 /* x . y */
 Scalar Dot(UView<const Scalar> x, UView<const Scalar> y);
 

@@ -416,7 +416,18 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   }
   PetscCall(LocalRowsToHost(Zmat, rp, ci, v));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, Z));
-  PetscCall(MatMatMult(A, Zmat, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AZm));
+  {
+    /* A Z with Z of A's type: PETSc has no product of, e.g., an aijcusparse A with a host aij or dense Z */
+    MatType   ta, tz;
+    PetscBool same;
+    Mat       Zc = Zmat;
+    PetscCall(MatGetType(A, &ta));
+    PetscCall(MatGetType(Zmat, &tz));
+    PetscCall(PetscStrcmp(ta, tz, &same));
+    if (!same) PetscCall(MatConvert(Zmat, ta, MAT_INITIAL_MATRIX, &Zc));
+    PetscCall(MatMatMult(A, Zc, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AZm));
+    if (!same) PetscCall(MatDestroy(&Zc));
+  }
   PetscCall(LocalRowsToHost(AZm, rp, ci, v));
   PetscCall(MatDestroy(&AZm));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));

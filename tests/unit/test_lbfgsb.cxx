@@ -4,6 +4,7 @@
 #include <limits>
 #include <petsckp.h>
 #include "kp_test.hpp"
+#include "kp_blas.hpp"
 #include "tao/lbfgsb/lbfgsb_kernels.hpp"
 
 using namespace kptest;
@@ -135,11 +136,11 @@ TEST(Lbfgsb, CheckBoundsFindsTheFirstDefect)
   }
 }
 
-TEST(Lbfgsb, FirstNonFinite)
+TEST(Blas, FirstNonFinite)
 {
   for (Int n : Sizes()) {
     auto v = RandomVector(n, 5);
-    EXPECT_EQ(lb::FirstNonFinite(ToDevice(v)), -1) << "n " << n;
+    EXPECT_EQ(petsckp::FirstNonFinite(ToDevice(v)), -1) << "n " << n;
     if (!n) continue;
     for (Int where : {n - 1, n / 2, (Int)0}) {
       auto w  = v;
@@ -148,7 +149,7 @@ TEST(Lbfgsb, FirstNonFinite)
       Int ref = -1;
       for (Int i = 0; i < n && ref < 0; i++)
         if (!std::isfinite(w[i])) ref = i;
-      EXPECT_EQ(lb::FirstNonFinite(ToDevice(w)), ref) << "n " << n;
+      EXPECT_EQ(petsckp::FirstNonFinite(ToDevice(w)), ref) << "n " << n;
     }
   }
 }

@@ -10,6 +10,7 @@
 */
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
+#include "kp_blas.hpp"
 #include "lbfgsb_kernels.hpp"
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
@@ -989,7 +990,7 @@ static PetscErrorCode LBFGSBCheckInitialFG(Tao tao, PetscReal f, PetscReal sbgnr
   {
     DeviceVec g;
     PetscCall(g.Get(tao->gradient, Access::Read));
-    PetscCallCXX(loc = lbfgsb::FirstNonFinite(g.cview()));
+    PetscCallCXX(loc = FirstNonFinite(g.cview()));
     PetscCall(g.Restore());
   }
   loc = loc >= 0 ? lb->rstart + loc : PETSC_MAX_INT;

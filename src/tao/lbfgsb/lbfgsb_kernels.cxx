@@ -49,19 +49,6 @@ BoundsCheckInfo CheckBounds(ConstView l, ConstView u, ConstView x, Real inf)
   return info;
 }
 
-Int FirstNonFinite(ConstView v)
-{
-  const Int n   = (Int)v.extent(0);
-  Int       loc = n;
-  Kokkos::parallel_reduce(
-    "lbfgsb::FirstNonFinite", range(n),
-    KOKKOS_LAMBDA(const Int i, Int &mn) {
-      if (!cm::isfinite(v(i)) && i < mn) mn = i;
-    },
-    Kokkos::Min<Int>(loc));
-  return loc < n ? loc : -1;
-}
-
 ActiveInfo Active(ConstView l, ConstView u, MutView x, View<Int> iwhere, Real inf)
 {
   ActiveInfo info;

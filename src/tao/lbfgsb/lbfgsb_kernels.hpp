@@ -53,8 +53,6 @@ struct BoundsCheckInfo {
 /* the first defective entry of (l, u, x) (one min-reduction over the keys 8 i + kind) */
 BoundsCheckInfo CheckBounds(ConstView l, ConstView u, ConstView x, Real inf);
 
-/* the smallest local index of a NaN or infinite entry of v, or -1 */
-Int FirstNonFinite(ConstView v);
 
 struct ActiveInfo {
   Int nprojected = 0; /* entries of x moved onto the box */
