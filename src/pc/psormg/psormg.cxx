@@ -11,7 +11,6 @@
    psormg_kernels.
 */
 #include "kp_sys.hpp"
-#include "kp_blas.hpp"
 #include "kp_colour.hpp"
 #include "kp_mg.hpp"
 #include "kp_segsort.hpp"
@@ -927,18 +926,6 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
      is max(r_i, 0) or min(r_i, 0)), and the projected sweeps would then clamp the iterate to a finite value: check
      the full initial residual, as the Krylov methods check theirs. KSPRICHARDSON copies this reason into the KSP's. */
   PetscCall(VecNorm(F.r, NORM_2, &rn));
-  {
-    /* and entry by entry, on the device: a vendor 2-norm need not propagate an Inf */
-    DeviceVec   bv, rv;
-    PetscMPIInt lbad, gbad;
-    PetscCall(bv.Get(b, Access::Read));
-    PetscCall(rv.Get(F.r, Access::Read));
-    PetscCallCXX(lbad = (FirstNonFinite(bv.cview()) >= 0 || FirstNonFinite(rv.cview()) >= 0) ? 1 : 0);
-    PetscCall(rv.Restore());
-    PetscCall(bv.Restore());
-    PetscCall(MPIU_Allreduce(&lbad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
-    if (gbad) rn = PETSC_INFINITY;
-  }
   if (PetscIsInfOrNanReal(rn)) {
     PetscCall(PetscInfo(pc, "the initial residual b - A x has norm %g: the right-hand side or the initial guess has NaN or Inf entries\n", (double)rn));
     *reason        = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
