@@ -11,6 +11,7 @@
    psormg_kernels.
 */
 #include "kp_sys.hpp"
+#include "kp_blas.hpp"
 #include "kp_colour.hpp"
 #include "kp_mg.hpp"
 #include "kp_segsort.hpp"
@@ -18,6 +19,7 @@
 #include "psormg_kernels.hpp"
 #include <petscdmda.h>
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 using namespace petsckp;
@@ -926,6 +928,17 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
      is max(r_i, 0) or min(r_i, 0)), and the projected sweeps would then clamp the iterate to a finite value: check
      the full initial residual, as the Krylov methods check theirs. KSPRICHARDSON copies this reason into the KSP's. */
   PetscCall(VecNorm(F.r, NORM_2, &rn));
+  {
+    /* and entry by entry on the device: a vendor 2-norm need not propagate an Inf (cuBLAS's scaled nrm2 returned a
+       finite norm for a residual holding -Inf). rn itself is kept for the message. */
+    DeviceVec   rv;
+    PetscMPIInt lbad, gbad;
+    PetscCall(rv.Get(F.r, Access::Read));
+    PetscCallCXX(lbad = FirstNonFinite(rv.cview()) >= 0 ? 1 : 0);
+    PetscCall(rv.Restore());
+    PetscCall(MPIU_Allreduce(&lbad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
+    if (gbad && !PetscIsInfOrNanReal(rn)) rn = std::numeric_limits<PetscReal>::infinity(); /* PETSC_INFINITY is finite */
+  }
   if (PetscIsInfOrNanReal(rn)) {
     PetscCall(PetscInfo(pc, "the initial residual b - A x has norm %g: the right-hand side or the initial guess has NaN or Inf entries\n", (double)rn));
     *reason        = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
