@@ -416,4 +416,6 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseFormat(PC, PCUAAMGCoarseFormat);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetCoarseFormat(PC, PCUAAMGCoarseFormat *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetComplexities(PC, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetNumberOfLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetDeviceSetup(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetDeviceSetup(PC, PetscBool *);
 /* ---- PC pscr (partial solution variant of cyclic reduction) */

@@ -109,6 +109,7 @@ struct PC_UAAMG {
   PetscInt            nbox          = 0; /* 2 dim entries of box when given */
   PetscReal           box[6]        = {0, 0, 0, 0, 0, 0};
   PCUAAMGCoarseFormat format        = PC_UAAMG_FORMAT_STENCIL;
+  PetscBool           device_setup  = PETSC_TRUE; /* CSR levels: device Galerkin products (one process) or MatPtAP */
   /* coordinates of PCSetCoordinates() (host, interlaced) */
   PetscInt               cdim = 0, cnloc = -1;
   std::vector<PetscReal> ucoords;
@@ -824,7 +825,8 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
     PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
     PetscCall(MGHierarchyRefreshFine(ua->H));
     PetscCall(UAAMGCheckOperator(pc));
-    if (ua->stencil) PetscCall(UAAMGStencilLevels(pc, true));
+    if (ua->lev.size() < 2) { /* one level: the operator itself is factored */
+    } else if (ua->stencil) PetscCall(UAAMGStencilLevels(pc, true));
     else {
       PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
       ua->H.coarse.ready = false; /* refactored below */
@@ -840,7 +842,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   PetscCall(PCReset_UAAMG(pc));
   PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
   ua->stencil = ua->format == PC_UAAMG_FORMAT_STENCIL && size == 1;
-  PetscCall(MGHierarchyCreate(comm, pc->pmat, size == 1, ua->H));
+  PetscCall(MGHierarchyCreate(comm, pc->pmat, size == 1 && ua->device_setup, ua->H));
   PetscCall(UAAMGCheckOperator(pc));
   PetscCall(MGHierarchySetUpVecs(ua->H)); /* level 0's r and w (reach, smoother estimates) */
   PetscCallCXX(ua->lev.emplace_back());
@@ -1189,6 +1191,21 @@ static PetscErrorCode PCUAAMGGetCoarseFormat_UAAMG(PC pc, PCUAAMGCoarseFormat *f
   *format = ((PC_UAAMG *)pc->data)->format;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+static PetscErrorCode PCUAAMGSetDeviceSetup_UAAMG(PC pc, PetscBool flg)
+{
+  PC_UAAMG *ua = (PC_UAAMG *)pc->data;
+
+  PetscFunctionBegin;
+  UAAMG_STRUCTURAL_CHANGE(pc, flg != ua->device_setup);
+  ua->device_setup = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCUAAMGGetDeviceSetup_UAAMG(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((PC_UAAMG *)pc->data)->device_setup;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode PCUAAMGGetComplexities_UAAMG(PC pc, PetscReal *oc, PetscReal *gc)
 {
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
@@ -1210,7 +1227,7 @@ static PetscErrorCode PCUAAMGGetNumberOfLevels_UAAMG(PC pc, PetscInt *n)
 
 static const char *const UAAMGComposed[] = {"PCSetCoordinates_C",          "PCUAAMGSetCycleType_C",       "PCUAAMGGetCycleType_C",       "PCUAAMGSetKCycle_C",     "PCUAAMGGetKCycle_C",     "PCUAAMGSetSmoothingSweeps_C", "PCUAAMGGetSmoothingSweeps_C", "PCUAAMGSetSmoother_C", "PCUAAMGGetSmoother_C",
                                             "PCUAAMGSetOmega_C",           "PCUAAMGGetOmega_C",           "PCUAAMGSetBlockMax_C",        "PCUAAMGGetBlockMax_C",   "PCUAAMGSetCoarseSize_C", "PCUAAMGGetCoarseSize_C",      "PCUAAMGSetMaxLevels_C",       "PCUAAMGGetMaxLevels_C", "PCUAAMGSetDepthRule_C",
-                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C"};
+                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C", "PCUAAMGSetDeviceSetup_C", "PCUAAMGGetDeviceSetup_C"};
 
 static PetscErrorCode PCDestroy_UAAMG(PC pc)
 {
@@ -1230,7 +1247,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   PCUAAMGCoarseFormat fmt = ua->format;
   PetscInt            kits = ua->kcycle_its, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
   PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6];
-  PetscBool           flg, flg2;
+  PetscBool           flg, flg2, dev = ua->device_setup;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "UAAMG options (auxiliary-grid unsmoothed-aggregation AMG)");
@@ -1261,6 +1278,8 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetBoundingBox(pc, nbox, box));
   PetscCall(PetscOptionsEnum("-pc_uaamg_coarse_format", "Storage of the coarse levels: stencil (one process) or csr", "PCUAAMGSetCoarseFormat", PCUAAMGCoarseFormats, (PetscEnum)fmt, (PetscEnum *)&fmt, &flg));
   if (flg) PetscCall(PCUAAMGSetCoarseFormat(pc, fmt));
+  PetscCall(PetscOptionsBool("-pc_uaamg_device_setup", "CSR coarse levels: Galerkin products on the device (one process) or by MatPtAP on the host", "PCUAAMGSetDeviceSetup", dev, &dev, &flg));
+  if (flg) PetscCall(PCUAAMGSetDeviceSetup(pc, dev));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1315,6 +1334,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, ", unknowns per aggregate min %" PetscInt_FMT " mean %.2f max %" PetscInt_FMT ", %" PetscInt_FMT " decoupled rows in none\n", ua->minsize, ua->nagg ? (double)ua->nmembers / ua->nagg : 0.0, ua->maxsize, ua->ndecoupled));
     if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_GS) PetscCall(PetscViewerASCIIPrintf(viewer, "fine blocks: %" PetscInt_FMT " solved exactly, %" PetscInt_FMT " not positive definite (point Gauss-Seidel instead)\n", ua->nexact, ua->nfailed));
   }
+  if (!ua->stencil && ua->lev.size() > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", ua->H.device ? "device Galerkin products of the aggregation" : "MatPtAP() on host AIJ copies"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT ", operator complexity %.4f, grid complexity %.4f\n", (PetscInt)ua->lev.size(), (double)ua->oc, (double)ua->gc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   for (size_t l = 0; l < ua->lev.size(); l++) {
@@ -1348,7 +1368,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .  -pc_uaamg_depth_rule <target,paper>              - depth of the auxiliary tree, `PCUAAMGSetDepthRule()`
 .  -pc_uaamg_fine_agg_size <0>                      - mean unknowns per fine aggregate of the target rule (0: 2^d), `PCUAAMGSetFineAggregateSize()`
 .  -pc_uaamg_bbox <xmin,xmax,ymin,ymax,...>         - root box of the auxiliary grid (default: the hull of the coordinates), `PCUAAMGSetBoundingBox()`
--  -pc_uaamg_coarse_format <stencil,csr>            - storage of the coarse levels, `PCUAAMGSetCoarseFormat()`
+.  -pc_uaamg_coarse_format <stencil,csr>            - storage of the coarse levels, `PCUAAMGSetCoarseFormat()`
+-  -pc_uaamg_device_setup <true>                    - CSR levels on one process: Galerkin products on the device, or `MatPtAP()` on the host, `PCUAAMGSetDeviceSetup()`
 
    Level: intermediate
 
@@ -1406,7 +1427,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .seealso: `PCGAMG`, `PCHYPRE`, `KSPFCG`, `PCSetCoordinates()`, `PCUAAMGSetCycleType()`, `PCUAAMGSetKCycle()`,
           `PCUAAMGSetSmoothingSweeps()`, `PCUAAMGSetSmoother()`, `PCUAAMGSetOmega()`, `PCUAAMGSetBlockMax()`,
           `PCUAAMGSetCoarseSize()`, `PCUAAMGSetMaxLevels()`, `PCUAAMGSetDepthRule()`, `PCUAAMGSetFineAggregateSize()`,
-          `PCUAAMGSetBoundingBox()`, `PCUAAMGSetCoarseFormat()`, `PCUAAMGGetComplexities()`, `PCUAAMGGetNumberOfLevels()`
+          `PCUAAMGSetBoundingBox()`, `PCUAAMGSetCoarseFormat()`, `PCUAAMGSetDeviceSetup()`, `PCUAAMGGetComplexities()`,
+          `PCUAAMGGetNumberOfLevels()`
 M*/
 PETSC_INTERN PetscErrorCode PCCreate_UAAMG(PC pc)
 {
@@ -1452,6 +1474,8 @@ PETSC_INTERN PetscErrorCode PCCreate_UAAMG(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetCoarseFormat_C", PCUAAMGGetCoarseFormat_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetComplexities_C", PCUAAMGGetComplexities_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetNumberOfLevels_C", PCUAAMGGetNumberOfLevels_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetDeviceSetup_C", PCUAAMGSetDeviceSetup_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetDeviceSetup_C", PCUAAMGGetDeviceSetup_UAAMG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -2104,5 +2128,59 @@ PetscErrorCode PCUAAMGGetNumberOfLevels(PC pc, PetscInt *n)
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscKPAssertPointer(n, 2);
   PetscUseMethod(pc, "PCUAAMGGetNumberOfLevels_C", (PC, PetscInt *), (pc, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGSetDeviceSetup - sets how `PCUAAMG` forms coarse levels stored as CSR on one process
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- flg - `PETSC_TRUE` (default): Galerkin products of the aggregation on the device; `PETSC_FALSE`: `MatPtAP()` on host
+        AIJ copies (the path always taken under MPI)
+
+  Options Database Key:
+. -pc_uaamg_device_setup <true,false> - device or host products
+
+  Level: advanced
+
+  Note:
+  Only for `-pc_uaamg_coarse_format csr`: stencil levels are always formed on the device. All paths give the same
+  operators up to rounding.
+
+.seealso: `PCUAAMG`, `PCUAAMGGetDeviceSetup()`, `PCUAAMGSetCoarseFormat()`
+@*/
+PetscErrorCode PCUAAMGSetDeviceSetup(PC pc, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(pc, flg, 2);
+  PetscTryMethod(pc, "PCUAAMGSetDeviceSetup_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGGetDeviceSetup - gets whether `PCUAAMG` forms CSR coarse levels on the device (on one process)
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. flg - `PETSC_TRUE` for the device products
+
+  Level: advanced
+
+.seealso: `PCUAAMG`, `PCUAAMGSetDeviceSetup()`
+@*/
+PetscErrorCode PCUAAMGGetDeviceSetup(PC pc, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(flg, 2);
+  PetscUseMethod(pc, "PCUAAMGGetDeviceSetup_C", (PC, PetscBool *), (pc, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
