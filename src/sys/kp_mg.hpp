@@ -164,6 +164,11 @@ PetscErrorCode MGHierarchySetUpCoarseDirect(MGHierarchy &H);
 PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H);
 PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
 
+/* Checks the finest operator (its device copy) for what a smoother that divides by the diagonal needs: finite entries
+   and a positive diagonal. Errors name the first offending global row; name is the PC's ("PCPSORMG"), need says what
+   the PC needs ("PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"). Collective. */
+PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[]);
+
 /* sizes for views: global rows and nonzeros of level l (nnz -1 where the layer does not store the operator) */
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz);
 

@@ -474,29 +474,6 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* finite entries and a positive diagonal: every smoother divides by the diagonal */
-static PetscErrorCode UAAMGCheckOperator(PC pc)
-{
-  PC_UAAMG    *ua   = (PC_UAAMG *)pc->data;
-  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
-  OperatorInfo info;
-  PetscInt     rstart, loc[2], glob[2];
-
-  PetscFunctionBegin;
-  PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(ua->H.levels[0].Ad), DeviceMatGhostCsr(ua->H.levels[0].Ad)));
-  PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
-  loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
-  loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
-  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_INT, MPI_MIN, comm));
-  PetscCheck(glob[0] == PETSC_MAX_INT, comm, PETSC_ERR_FP, "PCUAAMG: the operator has a NaN or Inf entry in row %" PetscInt_FMT, glob[0]);
-  if (glob[1] != PETSC_MAX_INT) {
-    PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
-    PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, comm));
-    SETERRQ(comm, PETSC_ERR_MAT_LU_ZRPVT, "PCUAAMG needs a symmetric positive definite operator, but row %" PetscInt_FMT " has diagonal %g%s", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the level-L grid: box, depths, cells of the local rows, reach (Sections 3.1 and 4.2) */
 static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
 {
@@ -824,7 +801,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
        smoother data and the coarsest factorisation (Section 7.4 step 9 of the design: time stepping) */
     PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
     PetscCall(MGHierarchyRefreshFine(ua->H));
-    PetscCall(UAAMGCheckOperator(pc));
+    PetscCall(MGHierarchyCheckOperator(ua->H, "PCUAAMG", "PCUAAMG needs a symmetric positive definite operator"));
     if (ua->lev.size() < 2) { /* one level: the operator itself is factored */
     } else if (ua->stencil) PetscCall(UAAMGStencilLevels(pc, true));
     else {
@@ -843,7 +820,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
   ua->stencil = ua->format == PC_UAAMG_FORMAT_STENCIL && size == 1;
   PetscCall(MGHierarchyCreate(comm, pc->pmat, size == 1 && ua->device_setup, ua->H));
-  PetscCall(UAAMGCheckOperator(pc));
+  PetscCall(MGHierarchyCheckOperator(ua->H, "PCUAAMG", "PCUAAMG needs a symmetric positive definite operator"));
   PetscCall(MGHierarchySetUpVecs(ua->H)); /* level 0's r and w (reach, smoother estimates) */
   PetscCallCXX(ua->lev.emplace_back());
   if (M > ua->coarse_size && ua->max_levels > 1) {
