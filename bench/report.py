@@ -327,11 +327,11 @@ def make_plotter(enabled):
             g = [r for r in main if machine(r) == m and (r['problem'], r['size']) == p]
             ref, o = next((r for r in g if r.get('builtin') and ok(r)), None), best(g, ('ours',))
             if ref and o and o['total_s'] > 0:
-                labels.append('%s\n%s\n%s vs %s' % (p[0][:34], p[1], o['solver'][:28], ref['solver'][:28]))
+                labels.append('%s\n%s\n%s\nvs %s' % (p[0][:26], p[1], o['solver'][:26], ref['solver'][:26]))
                 vals.append(ref['total_s'] / o['total_s'])
         if not vals:
             return None
-        fig, ax = plt.subplots(figsize=(max(6, 2.2 * len(vals)), 4.5))
+        fig, ax = plt.subplots(figsize=(max(6, 2.6 * len(vals)), 5))
         bars = ax.bar(range(len(vals)), vals, color=['tab:green' if v >= 1 else 'tab:red' for v in vals])
         ax.axhline(1, color='k', linewidth=0.8)
         ax.set_yscale('log')
