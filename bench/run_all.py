@@ -407,7 +407,8 @@ def environment(build, cpu):
     v = {'petsc': petsc, 'petsc_prefix': c.get('PETSCKP_PETSC_PREFIX', ''), 'kokkos': kokkos, 'kokkos_dir': kdir,
          'kokkos_devices': c.get('PETSCKP_KOKKOS_DEVICES', ''), 'petsckp_kokkos_source': c.get('PETSCKP_KOKKOS_SOURCE', ''),
          'mpi': sh('mpiexec --version 2>&1 | head -1'),
-         'cuda': '' if cpu else sh("nvcc --version 2>/dev/null | sed -n 's/.*release \\([0-9.]*\\).*/\\1/p'"),
+         'cuda': '' if cpu else (sh("nvcc --version 2>/dev/null | sed -n 's/.*release \\([0-9.]*\\).*/\\1/p'") or
+                                 sh("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1 | cut -d' ' -f3")),
          'driver': '' if cpu else sh('nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1'),
          'compiler': c.get('CMAKE_CXX_COMPILER', ''), 'build_type': c.get('CMAKE_BUILD_TYPE', ''),
          'git': sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)),
