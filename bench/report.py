@@ -233,7 +233,8 @@ def part_section(recs, part, out, plots, outdir, bwo):
         kinds = sorted({r.get('residual_kind') for r in rows_m if r.get('residual_kind')})
         out.append('')
         out.append('Bold: petsckp. Anchor / ours = time to solution of the best anchor over ours (> 1: ours is faster).'
-                   + (' Model = bytes per unknown and iteration x unknowns / %.0f GB/s (%s); in brackets measured / model.' % (bw, bwsrc) if bw else '')
+                   + (' Model = bytes per unknown and iteration x unknowns / %.0f GB/s (%s); in brackets measured / model.' % (bw, bwsrc)
+                      if bw and any(r.get('model_bytes') for r in rows_m) else '')
                    + (' Residual: %s.' % '; '.join(kinds) if kinds else ''))
         v = rows_m[0].get('versions', {})
         out.append('PETSc %s, Kokkos %s%s, petsckp %s.' % (v.get('petsc') or '?', v.get('kokkos') or '?',
