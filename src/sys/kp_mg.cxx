@@ -577,7 +577,8 @@ static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
   PetscCall(ops.Residual(l, b, x, L.r));   /* r = b - A x */
   PetscCall(ops.Restrict(l, L.r, C.b));    /* b_c = R r */
   PetscCall(ops.BeginCoarse(l, b, x));
-  if (p.type == MGCycleType::K) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
+  if (p.type == MGCycleType::K && (p.kcycle_last < 0 || l + 1 <= p.kcycle_last)) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
+  else if (p.type == MGCycleType::K) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, true)); /* a V-cycle below kcycle_last */
   else
     for (PetscInt g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, g == 0));
   PetscCall(ops.ProlongAdd(l, C.x, x)); /* x += P e */
