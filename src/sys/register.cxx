@@ -12,6 +12,7 @@ PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PetscLogEvent PC_UAAMG_SetUp, PC_UAAMG_Aggregate, PC_UAAMG_Galerkin, PC_UAAMG_SmootherSetUp, PC_UAAMG_CoarseFactor, PC_UAAMG_Apply, PC_UAAMG_Smooth;
 PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
 static PetscBool PetscKPPackageInitialized = PETSC_FALSE;
@@ -67,6 +68,14 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("PCPSORMGSetUp", PC_CLASSID, &PC_PSORMG_SetUp));
   PetscCall(PetscLogEventRegister("PCPSORMGCycle", PC_CLASSID, &PC_PSORMG_Cycle));
   PetscCall(PetscLogEventRegister("PCPSORMGSweep", PC_CLASSID, &PC_PSORMG_Sweep));
+  /* PCUAAMG */
+  PetscCall(PetscLogEventRegister("PCUAAMGSetUp", PC_CLASSID, &PC_UAAMG_SetUp));
+  PetscCall(PetscLogEventRegister("PCUAAMGAggregate", PC_CLASSID, &PC_UAAMG_Aggregate));
+  PetscCall(PetscLogEventRegister("PCUAAMGGalerkin", PC_CLASSID, &PC_UAAMG_Galerkin));
+  PetscCall(PetscLogEventRegister("PCUAAMGSmoothSetUp", PC_CLASSID, &PC_UAAMG_SmootherSetUp));
+  PetscCall(PetscLogEventRegister("PCUAAMGCoarseFact", PC_CLASSID, &PC_UAAMG_CoarseFactor));
+  PetscCall(PetscLogEventRegister("PCUAAMGApply", PC_CLASSID, &PC_UAAMG_Apply));
+  PetscCall(PetscLogEventRegister("PCUAAMGSmooth", PC_CLASSID, &PC_UAAMG_Smooth));
   /* TAOLBFGSB */
   PetscCall(PetscLogEventRegister("LBFGSBCauchy", TAO_CLASSID, &TAOLBFGSB_Cauchy));
   PetscCall(PetscLogEventRegister("LBFGSBBreakScan", TAO_CLASSID, &TAOLBFGSB_Breakpoints));
