@@ -124,13 +124,13 @@ if(TARGET tutorial_snes_ex12)
 endif()
 foreach(np 1 2 4)
   petsckp_add_tutorial_test(ex45_uaamg_fcg ksp_ex45 NSIZE ${np}
-    ARGS -da_grid_x 33 -da_grid_y 33 -da_grid_z 33 -ksp_type fcg -pc_type gamg -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned
+    ARGS -da_grid_x 33 -da_grid_y 33 -da_grid_z 33 -ksp_type fcg -pc_type uaamg -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned
          -ksp_max_it 30 -ksp_error_if_not_converged -ksp_converged_reason
     EXPECT "Linear solve converged due to CONVERGED_RTOL iterations")
   # PETSc's DMPlex tutorial snes ex12: Q1 on 128 x 128 quadrilaterals, Dirichlet conditions constrained in the section;
   # the PC takes the vertex coordinates from the DMPlex
   petsckp_add_tutorial_test(snes_ex12_uaamg_q1 snes_ex12 NSIZE ${np}
-    ARGS -dm_plex_simplex 0 -dm_plex_box_faces 128,128 -petscspace_degree 1 -ksp_type fcg -pc_type gamg -ksp_rtol 1e-8
+    ARGS -dm_plex_simplex 0 -dm_plex_box_faces 128,128 -petscspace_degree 1 -ksp_type fcg -pc_type uaamg -ksp_rtol 1e-8
          -ksp_max_it 50 -snes_converged_reason -ksp_converged_reason -snes_error_if_not_converged -ksp_error_if_not_converged
     EXPECT "Linear solve converged due to CONVERGED_RTOL iterations" "Nonlinear solve converged due to CONVERGED")
 endforeach()

@@ -9,19 +9,24 @@ Options:\n\
        uniform      : (0,1)^2, base_n x base_n squares cut into right triangles (all diagonals alike)\n\
        quasiuniform : (0,1)^2, Delaunay triangulation of 15 interior and 16 boundary vertices (4 segments a side)\n\
        graded       : (0,1)^2, Delaunay triangulation of 40 interior and 26 boundary vertices graded towards (0,0)\n\
+                      by p -> p |p|_inf^(grading - 1)\n\
        disk         : unit disk, disk_rings rings of 6i vertices around the centre; the boundary vertices of each\n\
                       refinement are projected onto the circle\n\
   -refine <n>         : uniform refinements of the base mesh (default 3)\n\
   -base_n <n>         : squares per side of the uniform base mesh (default 2)\n\
   -disk_rings <m>     : rings of the disk's base mesh (default 4)\n\
+  -grading <a>        : grading exponent of the graded mesh, >= 1 (default 2; 1: quasi-uniform)\n\
   -coordinates <pc|dm> : pc: PCSetCoordinates with the vertex coordinates of the unknowns (default); dm: the PC\n\
                         gets the DMPlex (KSPSetDM, not active) and takes the coordinates from it\n\
   -mesh_out <file>    : keep the base mesh in this Gmsh file (default: a temporary file, removed)\n\
   -error_bound <c>    : fail unless max |u - u_h| <= c h^2, h the longest edge (default 2)\n\
-  -max_its_expected <m> : fail if the solver needs more iterations (default: no check)\n\n\
+  -max_its_expected <m> : fail if the solver needs more iterations (default: no check)\n\
+  -print_times        : print the wall-clock times of KSPSetUp and KSPSolve (device synchronised)\n\
+  -solver_view        : KSPView after the timed solve (e.g. the levels and complexities of the multigrid)\n\n\
 The default solver is CG with rtol 1e-10; e.g. -ksp_type fcg -pc_type uaamg for the auxiliary-grid AMG.\n\n";
 
 #include <petscdmplex.h>
+#include <petscsf.h>
 #include <petscksp.h>
 #include <petsckp.h>
 #include <unistd.h>
@@ -134,7 +139,7 @@ static void SquareBoundary(const PetscInt nside[4], PetscReal alpha, PetscReal *
   *nb = b;
 }
 
-static PetscErrorCode BaseMeshCreate(MeshType type, PetscInt base_n, PetscInt rings, BaseMesh *m)
+static PetscErrorCode BaseMeshCreate(MeshType type, PetscInt base_n, PetscInt rings, PetscReal grading, BaseMesh *m)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(m, sizeof(*m)));
@@ -161,7 +166,7 @@ static PetscErrorCode BaseMeshCreate(MeshType type, PetscInt base_n, PetscInt ri
        which keeps the square and concentrates the vertices towards (0, 0) */
     PetscBool graded = type == MESH_GRADED ? PETSC_TRUE : PETSC_FALSE;
     PetscInt  qside[4] = {4, 4, 4, 4}, gside[4] = {7, 6, 6, 7}, rows = graded ? 8 : 5, cols = graded ? 5 : 3, nb;
-    PetscReal alpha = graded ? 2.0 : 1.0;
+    PetscReal alpha = graded ? grading : 1.0;
     BaseMesh  tmp;
 
     m->nv = 4 * 4 + 15;
@@ -295,6 +300,50 @@ static PetscErrorCode ProjectBoundaryToCircle(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The P1 matrix, preallocated from the mesh: an interior vertex couples to the vertices at the other end of its edges
+   (DMCreateMatrix's general adjacency computation takes longer than the solve on the paper's meshes). A vertex on the
+   boundary between ranks has edges on both: the counts are summed to the owner over the point SF (an upper bound) */
+static PetscErrorCode CreateMatrix(DM dm, Vec u, Mat *A)
+{
+  PetscSection gs;
+  PetscSF      sf;
+  PetscInt     pStart, pEnd, vStart, vEnd, rstart, nloc, N, *dnnz, *onnz, *lcnt, *rcnt;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCall(DMGetPointSF(dm, &sf));
+  PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(VecGetOwnershipRange(u, &rstart, NULL));
+  PetscCall(VecGetLocalSize(u, &nloc));
+  PetscCall(VecGetSize(u, &N));
+  PetscCall(PetscCalloc4(nloc + 1, &dnnz, nloc + 1, &onnz, pEnd - pStart, &lcnt, pEnd - pStart, &rcnt));
+  for (PetscInt v = vStart; v < vEnd; v++) {
+    PetscCall(DMPlexGetSupportSize(dm, v, &lcnt[v - pStart]));
+    rcnt[v - pStart] = lcnt[v - pStart];
+  }
+  PetscCall(PetscSFReduceBegin(sf, MPIU_INT, lcnt, rcnt, MPI_SUM));
+  PetscCall(PetscSFReduceEnd(sf, MPIU_INT, lcnt, rcnt, MPI_SUM));
+  for (PetscInt v = vStart; v < vEnd; v++) {
+    PetscInt dof, cdof, off, nedges = rcnt[v - pStart];
+
+    PetscCall(PetscSectionGetDof(gs, v, &dof));
+    PetscCall(PetscSectionGetConstraintDof(gs, v, &cdof));
+    PetscCall(PetscSectionGetOffset(gs, v, &off));
+    if (dof - cdof <= 0 || off < 0) continue;
+    PetscCheck(off >= rstart && off < rstart + nloc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "vertex %" PetscInt_FMT ": global offset %" PetscInt_FMT " is not owned", v, off);
+    dnnz[off - rstart] = PetscMin(1 + nedges, nloc), onnz[off - rstart] = PetscMin(nedges, N - nloc);
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
+  PetscCall(MatSetSizes(*A, nloc, nloc, N, N));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, NULL, NULL));
+  PetscCall(PetscFree4(dnnz, onnz, lcnt, rcnt));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* P1 stiffness matrix and load vector (edge-midpoint quadrature, exact for quadratics) over the local cells */
 static PetscErrorCode Assemble(DM dm, MeshType type, Mat A, Vec b, PetscReal *hmax)
 {
@@ -388,6 +437,9 @@ static PetscErrorCode UnknownCoordinates(DM dm, MeshType type, PetscReal **coord
 
 int main(int argc, char **argv)
 {
+  PetscBool      times = PETSC_FALSE;
+  PetscReal      bnorm;
+  PetscLogDouble t0, t1, t2;
   MPI_Comm     comm;
   PetscMPIInt  rank, size;
   DM           dm, dmd;
@@ -399,7 +451,7 @@ int main(int argc, char **argv)
   PC           pc;
   MeshType     type = MESH_QUASIUNIFORM;
   PetscInt     refine = 3, base_n = 2, rings = 4, pStart, pEnd, vStart, vEnd, N, its, maxits = -1, nloc;
-  PetscReal    hmax, err, bound = 2.0, *coords = NULL;
+  PetscReal    hmax, err, bound = 2.0, grading = 2.0, *coords = NULL;
   PetscBool    usedm = PETSC_FALSE, keep = PETSC_FALSE;
   char         file[PETSC_MAX_PATH_LEN], cdir[8] = "pc", tmp[PETSC_MAX_PATH_LEN];
   KSPConvergedReason reason;
@@ -414,13 +466,16 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-refine", "uniform refinements", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsInt("-base_n", "squares per side of the uniform base mesh", NULL, base_n, &base_n, NULL));
   PetscCall(PetscOptionsInt("-disk_rings", "rings of the disk's base mesh", NULL, rings, &rings, NULL));
+  PetscCall(PetscOptionsReal("-grading", "grading exponent of the graded mesh", NULL, grading, &grading, NULL));
   PetscCall(PetscOptionsString("-coordinates", "pc: PCSetCoordinates; dm: the PC takes them from the DM", NULL, cdir, cdir, sizeof(cdir), NULL));
   PetscCall(PetscOptionsString("-mesh_out", "keep the base mesh in this Gmsh file", NULL, file, file, sizeof(file), &keep));
   PetscCall(PetscOptionsReal("-error_bound", "fail unless max |u - u_h| <= c h^2", NULL, bound, &bound, NULL));
   PetscCall(PetscOptionsInt("-max_its_expected", "fail if the solver needs more iterations", NULL, maxits, &maxits, NULL));
+  PetscCall(PetscOptionsBool("-print_times", "print the times of KSPSetUp and KSPSolve", NULL, times, &times, NULL));
   PetscOptionsEnd();
   PetscCheck(refine >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-refine must be >= 0");
   PetscCheck(base_n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-base_n must be >= 1");
+  PetscCheck(grading >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-grading must be >= 1");
   PetscCheck(rings >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-disk_rings must be >= 1");
   PetscCheck(!strcmp(cdir, "pc") || !strcmp(cdir, "dm"), comm, PETSC_ERR_ARG_OUTOFRANGE, "-coordinates must be pc or dm, not %s", cdir);
   usedm = !strcmp(cdir, "dm") ? PETSC_TRUE : PETSC_FALSE;
@@ -437,7 +492,7 @@ int main(int argc, char **argv)
   if (rank == 0) {
     BaseMesh m;
 
-    PetscCall(BaseMeshCreate(type, base_n, rings, &m));
+    PetscCall(BaseMeshCreate(type, base_n, rings, grading, &m));
     PetscCall(BaseMeshWriteGmsh(&m, file));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "base mesh %s: %" PetscInt_FMT " vertices (%" PetscInt_FMT " on the boundary), %" PetscInt_FMT " triangles\n", MeshTypes[type], m.nv, m.nb, m.nt));
     PetscCall(PetscFree(m.x));
@@ -483,13 +538,12 @@ int main(int argc, char **argv)
   }
   PetscCall(DMSetLocalSection(dm, s));
   PetscCall(PetscSectionDestroy(&s));
-  PetscCall(DMCreateMatrix(dm, &A));
-  PetscCall(MatSetOption(A, MAT_SPD, PETSC_TRUE));
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecDuplicate(u, &uh));
   PetscCall(VecDuplicate(u, &b));
   PetscCall(VecGetSize(u, &N));
   PetscCall(VecGetLocalSize(u, &nloc));
+  PetscCall(CreateMatrix(dm, u, &A));
   PetscCall(Assemble(dm, type, A, b, &hmax));
   PetscCall(UnknownCoordinates(dm, type, &coords, u));
   PetscCall(PetscPrintf(comm, "%s mesh, %" PetscInt_FMT " refinements: N = %" PetscInt_FMT " unknowns (interior vertices)\n", MeshTypes[type], refine, N));
@@ -506,11 +560,24 @@ int main(int argc, char **argv)
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPGetPC(ksp, &pc));
   if (!usedm) PetscCall(PCSetCoordinates(pc, 2, nloc, coords)); /* after the PC's type is set, or it is ignored */
+  /* setup and solve timed separately; a norm (a value on the host) waits for the device */
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t1));
   PetscCall(KSPSolve(ksp, b, uh));
+  PetscCall(VecNorm(uh, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t2));
+  PetscCall(KSPViewFromOptions(ksp, NULL, "-solver_view")); /* outside the timed part */
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, comm, PETSC_ERR_NOT_CONVERGED, "the solver did not converge: %s after %" PetscInt_FMT " iterations", KSPConvergedReasons[reason], its);
   PetscCall(PetscPrintf(comm, "iterations %" PetscInt_FMT "\n", its));
+  if (times) PetscCall(PetscPrintf(comm, "times: setup %.4e s, solve %.4e s, iterations %" PetscInt_FMT "\n", t1 - t0, t2 - t1, its));
   if (maxits >= 0) {
     PetscCheck(its <= maxits, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " iterations, more than the %" PetscInt_FMT " expected", its, maxits);
     PetscCall(PetscPrintf(comm, "iteration check (<= %" PetscInt_FMT "): passed\n", maxits));
@@ -536,8 +603,54 @@ int main(int argc, char **argv)
 
 /*TEST
 
+  # the paper's four 2D meshes, FCG + uaamg (K-cycle) to rtol 1e-10: one rank records the iteration count
+  testset:
+    args: -ksp_type fcg -pc_type uaamg
+    test:
+      suffix: uniform
+      args: -mesh uniform -refine 5 -max_its_expected 20
+    test:
+      suffix: quasiuniform
+      args: -mesh quasiuniform -refine 4 -max_its_expected 30
+    test:
+      suffix: graded
+      args: -mesh graded -refine 3 -max_its_expected 45
+    test:
+      suffix: disk
+      args: -mesh disk -refine 3 -max_its_expected 25
+
+  # 2 and 4 ranks: the same mesh and error, the iteration count is checked by the example (-max_its_expected)
+  testset:
+    nsize: {{2 4}}
+    args: -ksp_type fcg -pc_type uaamg
+    filter: grep -v "^iterations"
+    test:
+      suffix: uniform_par
+      args: -mesh uniform -refine 5 -max_its_expected 20
+    test:
+      suffix: quasiuniform_par
+      args: -mesh quasiuniform -refine 4 -max_its_expected 30
+    test:
+      suffix: graded_par
+      args: -mesh graded -refine 3 -max_its_expected 45
+    test:
+      suffix: disk_par
+      args: -mesh disk -refine 3 -max_its_expected 25
+
+  # the PC takes the vertex coordinates of the unknowns from the DMPlex (no PCSetCoordinates)
   test:
-    suffix: dummy
-    args: -mesh uniform
+    suffix: dm_coordinates
+    nsize: {{1 2}}
+    args: -mesh disk -refine 3 -ksp_type fcg -pc_type uaamg -coordinates dm -max_its_expected 25
+    filter: grep -v "^iterations"
+    output_file: output/fem_disk_par.out
+
+  # the linear V- and W-cycles under plain CG
+  test:
+    suffix: quasiuniform_vcycle
+    nsize: {{1 2}}
+    args: -mesh quasiuniform -refine 4 -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -max_its_expected 30
+    filter: grep -v "^iterations"
+    output_file: output/fem_quasiuniform_par.out
 
 TEST*/

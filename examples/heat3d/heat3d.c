@@ -17,7 +17,9 @@ Options:\n\
   -dt <dt>            : time step (default 0.1: dt / h^2 = 26 at n = 16, so that diffusion dominates)\n\
   -reference <bool>   : solve again with CG + Jacobi to rtol 1e-13 and compare (default true)\n\
   -reference_tol <t>  : fail unless max |T - T_ref| <= t (356 - 256) (default 1e-5)\n\
-  -max_its_expected <m> : fail if the solver needs more iterations (default: no check)\n\n\
+  -max_its_expected <m> : fail if the solver needs more iterations (default: no check)\n\
+  -print_times        : print the wall-clock times of KSPSetUp and KSPSolve (device synchronised)\n\
+  -solver_view        : KSPView after the timed solve (e.g. the levels and complexities of the multigrid)\n\n\
 The default solver is CG with rtol 1e-8; e.g. -ksp_type fcg -pc_type uaamg for the auxiliary-grid AMG.\n\n";
 
 #include <petscksp.h>
@@ -151,6 +153,9 @@ static PetscErrorCode Assemble(const Grid *g, Mat A, Vec b, Vec vol, Vec inlet, 
 
 int main(int argc, char **argv)
 {
+  PetscBool      times = PETSC_FALSE;
+  PetscReal      bnorm;
+  PetscLogDouble t0, t1, t2;
   MPI_Comm           comm;
   Grid               g;
   Mat                A;
@@ -182,6 +187,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-reference", "compare with a tight CG + Jacobi solve", NULL, reference, &reference, NULL));
   PetscCall(PetscOptionsReal("-reference_tol", "tolerance of the comparison, relative to 356 - 256", NULL, reftol, &reftol, NULL));
   PetscCall(PetscOptionsInt("-max_its_expected", "fail if the solver needs more iterations", NULL, maxits, &maxits, NULL));
+  PetscCall(PetscOptionsBool("-print_times", "print the times of KSPSetUp and KSPSolve", NULL, times, &times, NULL));
   PetscOptionsEnd();
   PetscCheck(!strcmp(domain, "cube") || !strcmp(domain, "cavity"), comm, PETSC_ERR_ARG_OUTOFRANGE, "-domain must be cube or cavity, not %s", domain);
   cavity = !strcmp(domain, "cavity") ? PETSC_TRUE : PETSC_FALSE;
@@ -211,11 +217,24 @@ int main(int argc, char **argv)
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetCoordinates(pc, 3, g.nloc, coords)); /* after the PC's type is set, or it is ignored */
+  /* setup and solve timed separately; a norm (a value on the host) waits for the device */
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t1));
   PetscCall(KSPSolve(ksp, b, T));
+  PetscCall(VecNorm(T, NORM_2, &bnorm));
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t2));
+  PetscCall(KSPViewFromOptions(ksp, NULL, "-solver_view")); /* outside the timed part */
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, comm, PETSC_ERR_NOT_CONVERGED, "the solver did not converge: %s after %" PetscInt_FMT " iterations", KSPConvergedReasons[reason], its);
   PetscCall(PetscPrintf(comm, "iterations %" PetscInt_FMT "\n", its));
+  if (times) PetscCall(PetscPrintf(comm, "times: setup %.4e s, solve %.4e s, iterations %" PetscInt_FMT "\n", t1 - t0, t2 - t1, its));
   if (maxits >= 0) {
     PetscCheck(its <= maxits, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " iterations, more than the %" PetscInt_FMT " expected", its, maxits);
     PetscCall(PetscPrintf(comm, "iteration check (<= %" PetscInt_FMT "): passed\n", maxits));
@@ -282,7 +301,25 @@ int main(int argc, char **argv)
 
 /*TEST
 
-  test:
-    suffix: dummy
+  # FCG + uaamg on the cube and on the cube with a cavity (jittered grid planes): one rank records the iterations
+  testset:
+    args: -n 24 -jitter 0.2 -ksp_type fcg -pc_type uaamg -max_its_expected 20
+    test:
+      suffix: cube
+      args: -domain cube
+    test:
+      suffix: cavity
+      args: -domain cavity
+
+  testset:
+    nsize: {{2 4}}
+    args: -n 24 -jitter 0.2 -ksp_type fcg -pc_type uaamg -max_its_expected 20
+    filter: grep -v "^iterations"
+    test:
+      suffix: cube_par
+      args: -domain cube
+    test:
+      suffix: cavity_par
+      args: -domain cavity
 
 TEST*/

@@ -10,6 +10,7 @@ Options:\n\
                           PCSetCoordinates with the points' coordinates (default; ignored by other PCs); dm: the\n\
                           DMDA is given to the KSP (not active) with uniform coordinates; none: neither\n\
   -print_times          : print the wall-clock times of KSPSetUp and KSPSolve (device synchronised)\n\
+  -solver_view          : KSPView after the timed solve (e.g. the levels and complexities of the multigrid)\n\
   -vec_type/-mat_type   : types of the DMDA's vectors and matrix (e.g. cuda/aijcusparse)\n\n";
 
 #include <petscdmda.h>
@@ -186,6 +187,7 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(uh, NORM_2, &nrm));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&t2));
+  PetscCall(KSPViewFromOptions(ksp, NULL, "-solver_view")); /* outside the timed part */
   if (times) {
     PetscInt its;
 
@@ -239,5 +241,37 @@ int main(int argc, char **argv)
     nsize: {{2 4}}
     args: -dim 3 -n 16 -use_kp_operator -kp_format csr -pc_type jacobi
     output_file: output/poisson_3d_odd.out
+
+  # Wang, Hu, Cohen, Xu: FCG + uaamg (K-cycle); the coordinates by PCSetCoordinates or from the DMDA
+  test:
+    suffix: 2d_uaamg
+    nsize: {{1 2 4}}
+    args: -dim 2 -n 33 -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
+
+  test:
+    suffix: 2d_uaamg_dm
+    nsize: {{1 4}}
+    args: -dim 2 -n 33 -ksp_type fcg -pc_type uaamg -coordinates dm -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
+
+  test:
+    suffix: 3d_uaamg
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 17 -use_kp_operator -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
+  test:
+    suffix: 3d_uaamg_dm
+    nsize: 2
+    args: -dim 3 -n 17 -ksp_type fcg -pc_type uaamg -coordinates dm -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
+  # the linear V- and W-cycles under plain CG
+  test:
+    suffix: 2d_uaamg_cg
+    nsize: {{1 2}}
+    args: -dim 2 -n 33 -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -ksp_max_it 40 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
 
 TEST*/
