@@ -18,8 +18,10 @@
 #   ex45       PETSc's ksp ex45 (unmodified, -dll_append) on 2 ranks at 33^3, 65^3, 129^3: the iteration counts of
 #              FCG + uaamg (rtol 1e-6, unpreconditioned norm) and their growth
 #
-# Solvers (UAAMG_BENCH_SOLVERS, default "uaamg gamg0 gamg1 hypre"):
+# Solvers (UAAMG_BENCH_SOLVERS, default "uaamg uaamgp gamg0 gamg1 hypre"):
 #   uaamg  -ksp_type fcg -pc_type uaamg (K-cycle, defaults)
+#   uaamgp the paper's configuration: depth rule floor(log_{2^d} N), the domain's box as the root of the auxiliary
+#          grid (-pc_uaamg_bbox), no early exit in the K-cycle (-pc_uaamg_kcycle_rtol 0)
 #   gamg0  -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 (unsmoothed aggregation, the closest relative)
 #   gamg1  -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1 (smoothed aggregation, GAMG's default)
 #   hypre  -ksp_type cg -pc_type hypre -pc_hypre_type boomeramg, PMIS coarsening, ext+i interpolation, l1-Jacobi
@@ -27,7 +29,7 @@
 # The examples are given GAMG's and hypre's coordinates interface too (PCSetCoordinates), so every solver sees the same
 # system. Times: the examples' -print_times (KSPSetUp = PCSetUp, and KSPSolve, each ended by a norm that waits for the
 # device, wall clock, max over ranks by barrier) and -log_view's PCSetUp / KSPSolve event times (max over ranks);
-# ex45 has no -print_times: setup = PCSetUp event, solve = KSPSolve event - PCSetUp event.
+# ex45 has no -print_times: setup = PCSetUp event, solve = KSPSolve event (KSPSolve calls KSPSetUp before its event).
 #
 # Environment: UAAMG_BENCH_TYPES (GPU type options; empty for a CPU dry run), UAAMG_BENCH_TIMEOUT (s per run,
 # default 150), UAAMG_BENCH_QUICK=1 (small sizes: a dry run of the script on a CPU), MPIEXEC (default mpiexec).
@@ -38,7 +40,7 @@ shift 2
 GROUPS_=${*:-poisson3d poisson2d fem heat3d ex45}
 TMO=${UAAMG_BENCH_TIMEOUT:-150}
 QUICK=${UAAMG_BENCH_QUICK:-0}
-SOLVERS=${UAAMG_BENCH_SOLVERS:-uaamg gamg0 gamg1 hypre}
+SOLVERS=${UAAMG_BENCH_SOLVERS:-uaamg uaamgp gamg0 gamg1 hypre}
 GPU=${UAAMG_BENCH_TYPES-"-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0"}
 MPIEXEC=${MPIEXEC:-mpiexec}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -51,6 +53,7 @@ DEVICE=${DEVICE:-${DEVICE_NAME:-$(grep -m1 "model name" /proc/cpuinfo | cut -d: 
 solver_args() {
   case "$1" in
     uaamg) echo "-ksp_type fcg -pc_type uaamg" ;;
+    uaamgp) echo "-ksp_type fcg -pc_type uaamg -pc_uaamg_depth_rule paper -pc_uaamg_kcycle_rtol 0 -pc_uaamg_bbox $BBOX" ;;
     gamg0) echo "-ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0" ;;
     gamg1) echo "-ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1" ;;
     hypre) echo "-ksp_type cg -pc_type hypre -pc_hypre_type boomeramg -pc_hypre_boomeramg_coarsen_type PMIS -pc_hypre_boomeramg_interp_type ext+i -pc_hypre_boomeramg_relax_type_all l1scaled-Jacobi" ;;
@@ -92,14 +95,15 @@ run() {
   timeout "$TMO" $cmd >> "$log" 2>&1; rc=$?
   local N its su so tot lsu lso cx res
   N=$(grep -m1 -o "N = [0-9]*" "$log" | awk '{print $3}')
-  [ -z "$N" ] && N=$(grep -m1 -o "[0-9]* points per direction" "$log" | awk '{print $1}')
+  [ -z "$N" ] && N=$(sed -n 's/^Poisson \([23]\)D, \([0-9]*\) points per direction.*/\2 \1/p' "$log" | awk '{ print $1 ^ $2; exit }')
+  [ -z "$N" ] && N=$(grep -o "rows=[0-9]*" "$log" | cut -d= -f2 | sort -n | tail -1) # the finest level
   its=$(sed -n 's/^times: .*iterations \([0-9]*\).*/\1/p' "$log" | head -1)
   [ -z "$its" ] && its=$(grep -m1 -o "iterations [0-9]*" "$log" | awk '{print $2}')
   su=$(sed -n 's/^times: setup \([0-9.e+-]*\) s.*/\1/p' "$log" | head -1)
   so=$(sed -n 's/^times: .*solve \([0-9.e+-]*\) s.*/\1/p' "$log" | head -1)
   lsu=$(evtime PCSetUp "$log"); lso=$(evtime KSPSolve "$log")
-  if [ -z "$su" ] && [ -n "$lsu" ] && [ -n "$lso" ]; then # setup inside KSPSolve (ex45)
-    su=$lsu; so=$(awk -v a="$lso" -v b="$lsu" 'BEGIN { printf "%g", a - b }')
+  if [ -z "$su" ]; then # ex45: KSPSolve sets the KSP up before its KSPSolve event begins
+    su=$lsu; so=$lso
   fi
   tot=$( [ -n "$su" ] && [ -n "$so" ] && awk -v a="$su" -v b="$so" 'BEGIN { printf "%g", a + b }')
   cx=$(grep -m1 -o "operator complexity [0-9.]*, grid complexity [0-9.]*" "$log" | sed 's/operator complexity /op /; s/grid complexity /grid /')
@@ -116,6 +120,7 @@ HEAT="$BUILD/examples/heat3d"
 EX45="$BUILD/tutorials/tutorial_ksp_ex45"
 LIB=$(ls "$BUILD"/libpetsckp.so* 2>/dev/null | head -1)
 for g in $GROUPS_; do
+  BBOX=0,1,0,1,0,1 # the domain's box (for uaamgp)
   case $g in
     poisson3d)
       if [ "$QUICK" = 1 ]; then SIZES="17 33"; else SIZES="129 257"; fi
@@ -123,6 +128,7 @@ for g in $GROUPS_; do
         run "poisson3d_$n^3" "$s" 1 "$POI" -dim 3 -n "$n" -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -ksp_max_it 2000 -print_times -solver_view
       done; done ;;
     poisson2d)
+      BBOX=0,1,0,1
       if [ "$QUICK" = 1 ]; then SIZES="129"; else SIZES="2048"; fi
       for n in $SIZES; do for s in $SOLVERS; do
         run "poisson2d_$n^2" "$s" 1 "$POI" -dim 2 -n "$n" -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -ksp_max_it 2000 -print_times -solver_view
@@ -136,6 +142,7 @@ for g in $GROUPS_; do
       fi
       for c in $CASES; do
         m=${c%%:*}; a=$(echo "${c#*:}" | tr _ ' ')
+        if [ "$m" = disk ]; then BBOX=-1,1,-1,1; else BBOX=0,1,0,1; fi
         for s in $SOLVERS; do
           run "fem_${m}$(echo "$a" | grep -o 'refine [0-9]*' | tr -d ' ')" "$s" 1 "$FEM" -mesh "$m" $a -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned -ksp_max_it 2000 -error_bound 1e9 -print_times -solver_view
         done
@@ -152,6 +159,7 @@ for g in $GROUPS_; do
       if [ ! -x "$EX45" ]; then echo "ex45: $EX45 not built"; continue; fi
       if [ "$QUICK" = 1 ]; then SIZES="17 33"; else SIZES="33 65 129"; fi
       for n in $SIZES; do for s in $SOLVERS; do
+        [ "$s" = uaamgp ] && continue # the DMDA has no coordinates: the PC aggregates grid indices, no domain box
         run "ex45_np2_$n^3" "$s" 2 "$EX45" -dll_append "$LIB" -da_grid_x "$n" -da_grid_y "$n" -da_grid_z "$n" -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned -ksp_converged_reason -ksp_view
       done; done
       # iteration growth of FCG + uaamg over the sizes (Done-when: <= 30 iterations, growth <= 30%)

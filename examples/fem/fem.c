@@ -437,23 +437,23 @@ static PetscErrorCode UnknownCoordinates(DM dm, MeshType type, PetscReal **coord
 
 int main(int argc, char **argv)
 {
-  PetscBool      times = PETSC_FALSE;
-  PetscReal      bnorm;
-  PetscLogDouble t0, t1, t2;
-  MPI_Comm     comm;
-  PetscMPIInt  rank, size;
-  DM           dm, dmd;
-  DMLabel      label;
-  PetscSection s;
-  Mat          A;
-  Vec          u, uh, b;
-  KSP          ksp;
-  PC           pc;
-  MeshType     type = MESH_QUASIUNIFORM;
-  PetscInt     refine = 3, base_n = 2, rings = 4, pStart, pEnd, vStart, vEnd, N, its, maxits = -1, nloc;
-  PetscReal    hmax, err, bound = 2.0, grading = 2.0, *coords = NULL;
-  PetscBool    usedm = PETSC_FALSE, keep = PETSC_FALSE;
-  char         file[PETSC_MAX_PATH_LEN], cdir[8] = "pc", tmp[PETSC_MAX_PATH_LEN];
+  MPI_Comm           comm;
+  PetscMPIInt        rank, size;
+  DM                 dm, dmd;
+  DMLabel            label;
+  PetscSection       s;
+  Mat                A;
+  Vec                u, uh, b;
+  KSP                ksp;
+  PC                 pc;
+  MeshType           type = MESH_QUASIUNIFORM;
+  PetscInt           refine = 3, base_n = 2, rings = 4, pStart, pEnd, vStart, vEnd, N, its, maxits = -1, nloc;
+  PetscReal          hmax, err, bound = 2.0, grading = 2.0, *coords = NULL;
+  PetscBool          usedm = PETSC_FALSE, keep = PETSC_FALSE;
+  char               file[PETSC_MAX_PATH_LEN] = "", cdir[8] = "pc", tmp[PETSC_MAX_PATH_LEN];
+  PetscBool          times = PETSC_FALSE;
+  PetscReal          bnorm;
+  PetscLogDouble     t0, t1, t2;
   KSPConvergedReason reason;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

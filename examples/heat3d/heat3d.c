@@ -153,9 +153,6 @@ static PetscErrorCode Assemble(const Grid *g, Mat A, Vec b, Vec vol, Vec inlet, 
 
 int main(int argc, char **argv)
 {
-  PetscBool      times = PETSC_FALSE;
-  PetscReal      bnorm;
-  PetscLogDouble t0, t1, t2;
   MPI_Comm           comm;
   Grid               g;
   Mat                A;
@@ -166,6 +163,9 @@ int main(int argc, char **argv)
   PetscReal          box[6] = {0.375, 1, 0.25, 0.75, 0.5, 1}, jitter = 0, *coords, tmin, tmax, stored, inflow, mean, reftol = 1e-5;
   PetscBool          cavity = PETSC_FALSE, reference = PETSC_TRUE, flg;
   char               domain[16] = "cube";
+  PetscBool          times = PETSC_FALSE;
+  PetscReal          bnorm;
+  PetscLogDouble     t0, t1, t2;
   KSPConvergedReason reason;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
