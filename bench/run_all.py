@@ -317,11 +317,12 @@ def rows_lbfgsb(t):
 def rows_uaamg(t):
     R = []
     cases = {'toy': [(3, 17), (2, 33)], 'cpu': [(3, 33), (3, 65), (2, 257)], 'gpu': [(3, 129), (3, 257), (2, 2048)]}[t]
+    tol = ['-ksp_rtol', '1e-8', '-ksp_norm_type', 'unpreconditioned', '-coordinates', 'pc']  # the same test for FCG and CG
     for dim, n in cases:
-        R.append(poisson('uaamg', dim, n, 'FCG + uaamg', 'ours', ['-ksp_type', 'fcg', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]))
-        R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, unsmoothed', 'anchor', ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '0'], 120))
-        R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, smoothed', 'anchor', ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '1'], 120, builtin=True))
-        R.append(poisson('uaamg', dim, n, 'hypre BoomerAMG + CG', 'anchor', ['-ksp_type', 'cg', '-pc_type', 'hypre', '-pc_hypre_type', 'boomeramg'], 120,
+        R.append(poisson('uaamg', dim, n, 'FCG + uaamg', 'ours', tol + ['-ksp_type', 'fcg', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]))
+        R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, unsmoothed', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '0'], 120))
+        R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, smoothed', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '1'], 120, builtin=True))
+        R.append(poisson('uaamg', dim, n, 'hypre BoomerAMG + CG', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'hypre', '-pc_hypre_type', 'boomeramg'], 120,
                          requires=[('pc', 'hypre')]))
     return R
 
