@@ -313,3 +313,10 @@ PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetChunk(Tao, PetscInt);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetChunk(Tao, PetscInt *);
 /* ---- PC uaamg (Wang, Hu, Cohen, Xu 2013) */
 /* ---- PC pscr (partial solution variant of cyclic reduction) */
+#define PCPSCR "pscr"
+PETSC_EXTERN PetscErrorCode PCPSCRSetFactors(PC, Mat, Mat, Mat, Mat, Mat, Mat);
+PETSC_EXTERN PetscErrorCode PCPSCRGetFactors(PC, Mat *, Mat *, Mat *, Mat *, Mat *, Mat *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetShift(PC, PetscScalar);
+PETSC_EXTERN PetscErrorCode PCPSCRGetShift(PC, PetscScalar *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetRadix(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCPSCRGetRadix(PC, PetscInt *);

@@ -15,6 +15,7 @@ PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
 PETSC_INTERN PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PETSC_INTERN PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PETSC_INTERN PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PETSC_INTERN PetscLogEvent PC_PSCR_SetUp, PC_PSCR_Apply;
 PETSC_INTERN PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
 /* neumann, dcg */
@@ -26,3 +27,6 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);
 
 /* psormg */
 PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC);
+
+/* pscr */
+PETSC_INTERN PetscErrorCode PCCreate_PSCR(PC);

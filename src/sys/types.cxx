@@ -17,5 +17,6 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   PetscCall(TaoRegister(TAOLBFGSB, TaoCreate_LBFGSB));
   /* uaamg */
   /* pscr */
+  PetscCall(PCRegister(PCPSCR, PCCreate_PSCR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

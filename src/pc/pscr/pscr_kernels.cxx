@@ -9,6 +9,7 @@
 #include "pscr_kernels.hpp"
 #include <petscblaslapack.h>
 #include <cmath>
+#include <limits>
 
 namespace petsckp
 {
@@ -150,6 +151,37 @@ std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &po
       for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = A[pos[t] + (size_t)l * m];
   }
   return "";
+}
+
+/* the smallest (or largest) eigenvalue of the symmetric tridiagonal (d, e) by bisection on the Sturm count, O(n)
+   per step, to the rounding level of the Gershgorin bound */
+Real Sturm(const std::vector<Real> &d, const std::vector<Real> &e, Int n, bool smallest)
+{
+  Real lo = d[0], hi = d[0];
+  for (Int i = 0; i < n; i++) {
+    const Real r = (i > 0 ? std::abs(e[i - 1]) : 0) + (i + 1 < n ? std::abs(e[i]) : 0);
+    lo           = std::min(lo, d[i] - r);
+    hi           = std::max(hi, d[i] + r);
+  }
+  const Real scale = std::max(std::abs(lo), std::abs(hi)), tiny = std::numeric_limits<Real>::min();
+  /* number of eigenvalues < x */
+  auto count = [&](Real x) {
+    Int  c = 0;
+    Real q = 1;
+    for (Int i = 0; i < n; i++) {
+      q = d[i] - x - (i > 0 ? e[i - 1] * e[i - 1] / q : 0);
+      if (std::abs(q) < tiny) q = -tiny;
+      if (q < 0) c++;
+    }
+    return c;
+  };
+  const Int want = smallest ? 1 : n;
+  for (int it = 0; it < 200 && hi - lo > 4 * std::numeric_limits<Real>::epsilon() * scale; it++) {
+    const Real mid = 0.5 * (lo + hi);
+    if (count(mid) >= want) hi = mid;
+    else lo = mid;
+  }
+  return 0.5 * (lo + hi);
 }
 
 bool SameBlock(const Factor &F, Int s0, Int s1, Int m)
@@ -488,22 +520,24 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
   S.q    = q;
   if (S.dim < 1 || S.dim > 3) return "1, 2 or 3 factor pairs are supported";
   if (q < 2 || q > kMaxRadix) return "the radix must be in [2, 8]";
-  S.singular = true;
+  S.have_min = true;
   for (Int d = 0; d < S.dim; d++) {
     std::string err = CheckFactor(F[d]);
     if (!err.empty()) return "factor " + std::to_string(d + 1) + " " + err;
     S.n[d] = F[d].n();
     S.f[d] = ToDevice(F[d]);
-    /* A_d 1 = 0 (pure Neumann factor)? the operator with c = 0 is then singular */
-    Real amax = 0, rmax = 0;
-    for (Int i = 0; i < S.n[d]; i++) {
-      Real r = F[d].ad[i];
-      if (i > 0) r += F[d].ao[i - 1];
-      if (i + 1 < S.n[d]) r += F[d].ao[i];
-      amax = std::max(amax, std::abs(F[d].ad[i]));
-      rmax = std::max(rmax, std::abs(r));
+    /* extreme eigenvalues of the pencil (diagonal M only; eigenvalues only, O(n^2)) */
+    if (!F[d].mo.empty()) {
+      S.have_min = false;
+      continue;
     }
-    if (rmax > 1e-12 * amax) S.singular = false;
+    const Int         n = S.n[d];
+    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0), work(1);
+    for (Int i = 0; i < n; i++) dd[i] = F[d].ad[i] / (F[d].md.empty() ? 1 : F[d].md[i]);
+    for (Int i = 0; i + 1 < n; i++) ee[i] = F[d].ao[i] / std::sqrt((F[d].md.empty() ? 1 : F[d].md[i]) * (F[d].md.empty() ? 1 : F[d].md[i + 1]));
+    Real lmin = Sturm(dd, ee, n, true), lmax = std::max(std::abs(lmin), std::abs(Sturm(dd, ee, n, false)));
+    S.min_sum += lmin;
+    S.eig_scale += lmax;
   }
   for (Int d = 0; d + 1 < S.dim; d++) {
     std::string err = BuildPlan(F[d], q, S.plan[d]);
@@ -542,6 +576,37 @@ Int Apply(Solver &S, Scalar c, UView<Scalar> X)
   Int nf = 0;
   Kokkos::deep_copy(exec(), HostUView<Int>(&nf, 1), fail);
   exec().fence();
+  return nf;
+}
+
+Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r, UView<Scalar> z, View<Scalar> &X)
+{
+  if (B.identity) {
+    Kokkos::deep_copy(exec(), z, r);
+    return Apply(S, c, z);
+  }
+  const Int nbox = B.nbox, nd = (Int)B.didx.extent(0), nc = (Int)B.crow.extent(0);
+  const Int l0 = B.lo[0], l1 = B.lo[1], l2 = B.lo[2], b0 = B.bn[0], b1 = B.bn[1], g0 = B.gn[0], g1 = B.gn[1];
+  size_t    dummy = 0;
+  Grow(X, (size_t)nbox, "pscr box", dummy);
+  const auto didx = B.didx, crow = B.crow, ccol = B.ccol;
+  const auto dval = B.dval, cval = B.cval;
+  auto       Xv   = X;
+  Kokkos::parallel_for(
+    "petsckp::pscr::Outside", range(nd), KOKKOS_LAMBDA(Int t) { z(didx(t)) = r(didx(t)) / dval(t); });
+  Kokkos::parallel_for(
+    "petsckp::pscr::BoxGather", range(nbox), KOKKOS_LAMBDA(Int t) {
+      const Int i = t % b0, j = (t / b0) % b1, k = t / (b0 * b1);
+      Xv(t)       = r(((l2 + k) * g1 + l1 + j) * g0 + l0 + i);
+    });
+  Kokkos::parallel_for(
+    "petsckp::pscr::BoxCouplings", range(nc), KOKKOS_LAMBDA(Int t) { Kokkos::atomic_add(&Xv(crow(t)), -cval(t) * z(ccol(t))); });
+  const Int nf = Apply(S, c, UView<Scalar>(X.data(), nbox));
+  Kokkos::parallel_for(
+    "petsckp::pscr::BoxScatter", range(nbox), KOKKOS_LAMBDA(Int t) {
+      const Int i = t % b0, j = (t / b0) % b1, k = t / (b0 * b1);
+      z(((l2 + k) * g1 + l1 + j) * g0 + l0 + i) = Xv(t);
+    });
   return nf;
 }
 } // namespace pscr

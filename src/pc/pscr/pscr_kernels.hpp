@@ -87,7 +87,10 @@ struct Solver {
   DeviceFactor              f[3];
   Plan                      plan[2];
   Work                      work[3];
-  bool                      singular = false; /* every A_d has zero row sums: singular for c = 0 */
+  /* the smallest eigenvalue of the operator is min_sum + c (the sum of those of the pencils (A_d, M_d), known when
+     every M_d is diagonal): the operator is singular for c = -min_sum (pure Neumann: min_sum = 0) */
+  bool                      have_min = false;
+  Real                      min_sum = 0, eig_scale = 0;
   SumKernel                 sum = SumKernel::Auto;
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
@@ -104,6 +107,26 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S);
 /* X <- A^-1 X in place (natural ordering, size n1 n2 n3) for the shift c. Returns the number of shifted 1D solves
    that met a zero (or non-finite) pivot: the operator is singular for this c (then X holds NaN). */
 Int Apply(Solver &S, Scalar c, UView<Scalar> X);
+
+/* A grid operator that is separable only on a box of a larger grid (Dirichlet rows kept as diagonal-only rows
+   outside the box, e.g. PETSc's KSP ex45): the rows outside are z = r / d, the box couples to them through the
+   listed entries (moved to the right-hand side), and the box is solved by PSCR. Indices are natural grid indices
+   (x fastest); box rows are numbered in the box, x fastest. */
+struct Boundary {
+  Int        nbox = 0;                 /* points of the box */
+  Int        lo[3] = {0, 0, 0};        /* box origin in the grid (x, y, z) */
+  Int        bn[3] = {1, 1, 1};        /* box sizes (x, y, z) */
+  Int        gn[3] = {1, 1, 1};        /* grid sizes (x, y, z) */
+  View<Int>  didx;                     /* diagonal-only rows outside the box */
+  View<Real> dval;                     /* their diagonal */
+  View<Int>  crow, ccol;               /* box row (box numbering) and outside column (natural) of each coupling */
+  View<Real> cval;
+  bool       identity = true;          /* the box is the whole grid and there are no outside rows */
+};
+
+/* z = A^-1 r for the operator "box by PSCR with shift c, diagonal rows outside" (r, z natural, may not alias);
+   X: work view (grown to the box size). Returns the failed shifted solves as Apply() */
+Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r, UView<Scalar> z, View<Scalar> &X);
 
 /* the number of levels of radix q for n rows: min{k : q^k > n} */
 Int Levels(Int n, Int q);
