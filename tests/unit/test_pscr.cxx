@@ -253,9 +253,21 @@ TEST(PSCR, ShiftWithoutSetupAndSumKernels)
     S.sum = sk;
     EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
   }
+  /* the shifted solves by the partition method (what the device uses for few long systems) and by PCR-Thomas */
+  for (Int P : {2, 5}) {
+    S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
+    S.topt.chunks = P;
+    EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11) << P;
+  }
+  S.topt.alg       = petsckp::TridiagAlgorithm::PCRThomas;
+  S.topt.pcr_steps = 2;
+  EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
   std::vector<Factor> F3 = {Make1D(70, Bc::Dirichlet, 1), Make1D(40, Bc::Robin, 2), Make1D(6, Bc::Dirichlet, 3)};
   ASSERT_EQ(petsckp::pscr::Setup(F3, 3, S), "");
   S.sum = petsckp::pscr::SumKernel::Team;
+  EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
+  S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
+  S.topt.chunks = 2;
   EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
 }
 
