@@ -312,6 +312,112 @@ PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetGramType(Tao, TaoLBFGSBGramType *);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBSetChunk(Tao, PetscInt);
 PETSC_EXTERN PetscErrorCode    TaoLBFGSBGetChunk(Tao, PetscInt *);
 /* ---- PC uaamg (Wang, Hu, Cohen, Xu 2013) */
+#define PCUAAMG "uaamg"
+/*E
+  PCUAAMGCycleType - the multigrid cycle of `PCUAAMG`
+
+  Values:
++ `PC_UAAMG_CYCLE_K` - the nonlinear AMLI-cycle (K-cycle): the coarse correction of every level is a few steps of a generalised
+                       conjugate gradient preconditioned by the cycle below (Algorithms 2.1-2.2 of the paper); a nonlinear
+                       preconditioner for `KSPFCG`, `KSPGCR` or `KSPFGMRES`
+. `PC_UAAMG_CYCLE_V` - the symmetric V-cycle: a linear SPD preconditioner, usable under `KSPCG`
+- `PC_UAAMG_CYCLE_W` - the symmetric W-cycle
+
+  Level: intermediate
+
+.seealso: `PCUAAMG`, `PCUAAMGSetCycleType()`
+E*/
+typedef enum {
+  PC_UAAMG_CYCLE_K,
+  PC_UAAMG_CYCLE_V,
+  PC_UAAMG_CYCLE_W
+} PCUAAMGCycleType;
+PETSC_EXTERN const char *const PCUAAMGCycleTypes[];
+/*E
+  PCUAAMGDepthRule - how `PCUAAMG` chooses the depth of the auxiliary quadtree / octree
+
+  Values:
++ `PC_UAAMG_DEPTH_TARGET` - about N / s cells (s = `PCUAAMGSetFineAggregateSize()`, 2^d by default), each split given to the
+                            axis whose cells are widest (near-square cells for any bounding box)
+- `PC_UAAMG_DEPTH_PAPER`  - L = floor(log N / log 2^d) splits of every axis (Section 3.1 of the paper)
+
+  Level: intermediate
+
+.seealso: `PCUAAMG`, `PCUAAMGSetDepthRule()`
+E*/
+typedef enum {
+  PC_UAAMG_DEPTH_TARGET,
+  PC_UAAMG_DEPTH_PAPER
+} PCUAAMGDepthRule;
+PETSC_EXTERN const char *const PCUAAMGDepthRules[];
+/*E
+  PCUAAMGSmootherType - the smoother of `PCUAAMG`
+
+  Values:
++ `PC_UAAMG_SMOOTHER_GS`        - coloured Gauss-Seidel: 4 (2D) / 8 (3D) parity colours of the auxiliary cells, forward before and
+                                  backward after the coarse correction
+. `PC_UAAMG_SMOOTHER_BLOCK_GS`  - on the finest level: coloured block Gauss-Seidel with the aggregates as blocks, exact block solves
+                                  for aggregates of at most `-pc_uaamg_block_max` DoFs (the paper's fine-level smoother)
+. `PC_UAAMG_SMOOTHER_JACOBI`    - weighted Jacobi
+- `PC_UAAMG_SMOOTHER_CHEBYSHEV` - Chebyshev polynomial of the Jacobi-preconditioned operator on [0.1, 1.1] times its estimated
+                                  largest eigenvalue, of degree the number of sweeps
+
+  Level: intermediate
+
+.seealso: `PCUAAMG`, `PCUAAMGSetSmoother()`
+E*/
+typedef enum {
+  PC_UAAMG_SMOOTHER_GS,
+  PC_UAAMG_SMOOTHER_BLOCK_GS,
+  PC_UAAMG_SMOOTHER_JACOBI,
+  PC_UAAMG_SMOOTHER_CHEBYSHEV
+} PCUAAMGSmootherType;
+PETSC_EXTERN const char *const PCUAAMGSmootherTypes[];
+/*E
+  PCUAAMGCoarseFormat - the storage of the coarse levels of `PCUAAMG`
+
+  Values:
++ `PC_UAAMG_FORMAT_STENCIL` - the cells of a tree level store their (2r+1)^d stencil coefficients, neighbours computed from the cell
+                              indices (one process)
+- `PC_UAAMG_FORMAT_CSR`     - compressed sparse rows of the nonempty aggregates (any number of processes)
+
+  Level: advanced
+
+.seealso: `PCUAAMG`, `PCUAAMGSetCoarseFormat()`
+E*/
+typedef enum {
+  PC_UAAMG_FORMAT_STENCIL,
+  PC_UAAMG_FORMAT_CSR
+} PCUAAMGCoarseFormat;
+PETSC_EXTERN const char *const PCUAAMGCoarseFormats[];
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetCycleType(PC, PCUAAMGCycleType);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetCycleType(PC, PCUAAMGCycleType *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetKCycle(PC, PetscInt, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetKCycle(PC, PetscInt *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoothingSweeps(PC, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetSmoothingSweeps(PC, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoother(PC, PCUAAMGSmootherType, PCUAAMGSmootherType);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetSmoother(PC, PCUAAMGSmootherType *, PCUAAMGSmootherType *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetOmega(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetBlockMax(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetBlockMax(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetCoarseSize(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetMaxLevels(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetMaxLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetDepthRule(PC, PCUAAMGDepthRule);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetDepthRule(PC, PCUAAMGDepthRule *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetFineAggregateSize(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetFineAggregateSize(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetBoundingBox(PC, PetscInt, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetBoundingBox(PC, PetscInt *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseFormat(PC, PCUAAMGCoarseFormat);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetCoarseFormat(PC, PCUAAMGCoarseFormat *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetComplexities(PC, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetNumberOfLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetDeviceSetup(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetDeviceSetup(PC, PetscBool *);
 /* ---- PC pscr (partial solution variant of cyclic reduction) */
 #define PCPSCR "pscr"
 PETSC_EXTERN PetscErrorCode PCPSCRSetFactors(PC, Mat, Mat, Mat, Mat, Mat, Mat);

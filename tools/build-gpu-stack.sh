@@ -2,13 +2,16 @@
 # Builds the GPU stack of petsc-kokkos-plugins from source trees or tarballs that the user supplies (it never
 # downloads anything), for the NVIDIA GPU it finds, then configures and builds petsckp against it.
 #
-#   tools/build-gpu-stack.sh --petsc <dir|tarball> --kokkos <dir|tarball> [--gtest <dir|tarball>]
+#   tools/build-gpu-stack.sh --petsc <dir|tarball> --kokkos <dir|tarball> [--gtest <dir|tarball>] [--hypre <tarball>]
 #                            [--prefix <dir>] [--jobs N] [--arch SM] [--build <petsckp build dir>] [--no-petsckp]
 #
 #   --petsc   PETSc >= 3.24 source (git checkout, release tarball, or `git archive` tarball)
 #   --kokkos  Kokkos >= 4.3 source; built separately with the CUDA backend for the GPU's architecture
 #   --gtest   GoogleTest source (e.g. Debian's /usr/src/googletest) for the unit tests; without it the unit tests
 #             are not built
+#   --hypre   hypre source tarball (e.g. a `git archive` of github.com/hypre-space/hypre): PETSc builds it for CUDA with
+#             --download-hypre=<tarball>, for the BoomerAMG anchor of the benchmarks (-pc_type hypre); if that fails,
+#             PETSc is configured again without it
 #   --prefix  where everything is built and installed (default: .gpu/stack); PETSc's PETSC_ARCH is arch-cuda
 #   --arch    compute capability as digits, e.g. 90 (default: nvidia-smi's, for the first GPU)
 #   --build   petsckp's build directory (default: build-gpu)
@@ -21,12 +24,13 @@ set -euo pipefail
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "build-gpu-stack: $*" >&2; exit 1; }
 
-PETSC_SRC="" KOKKOS_SRC="" GTEST_SRC="" PREFIX=".gpu/stack" JOBS=$(nproc) ARCH="" BUILD="build-gpu" PETSCKP=1
+PETSC_SRC="" KOKKOS_SRC="" GTEST_SRC="" HYPRE_SRC="" PREFIX=".gpu/stack" JOBS=$(nproc) ARCH="" BUILD="build-gpu" PETSCKP=1
 while [ $# -gt 0 ]; do
   case "$1" in
   --petsc) PETSC_SRC=$2; shift 2 ;;
   --kokkos) KOKKOS_SRC=$2; shift 2 ;;
   --gtest) GTEST_SRC=$2; shift 2 ;;
+  --hypre) HYPRE_SRC=$2; shift 2 ;;
   --prefix) PREFIX=$2; shift 2 ;;
   --jobs) JOBS=$2; shift 2 ;;
   --arch) ARCH=$2; shift 2 ;;
@@ -116,11 +120,21 @@ KOKKOS_ROOT="$PREFIX/kokkos"
 ) > "$LOG/kokkos.log" 2>&1 &
 KPID=$!
 PETSC_ARCH=arch-cuda
+HYPRE_ARG=""
+if [ -n "$HYPRE_SRC" ]; then
+  [ -f "$HYPRE_SRC" ] || die "--hypre needs a tarball (PETSc's --download-hypre takes a file), not $HYPRE_SRC"
+  HYPRE_ARG="--download-hypre=$(cd "$(dirname "$HYPRE_SRC")" && pwd)/$(basename "$HYPRE_SRC")"
+fi
+petsc_configure() {
+  python3 ./configure PETSC_ARCH=$PETSC_ARCH --with-cuda --with-cuda-arch="$ARCH" --with-debugging=0 --with-fc=0 \
+    --with-shared-libraries --with-x=0 --with-blaslapack-lib="-lopenblas" --with-cc=mpicc --with-cxx=mpicxx \
+    COPTFLAGS=-O3 CXXOPTFLAGS=-O3 CUDAOPTFLAGS=-O3 "$@"
+}
 (
   cd "$PREFIX/petsc" &&
-    python3 ./configure PETSC_ARCH=$PETSC_ARCH --with-cuda --with-cuda-arch="$ARCH" --with-debugging=0 --with-fc=0 \
-      --with-shared-libraries --with-x=0 --with-blaslapack-lib="-lopenblas" --with-cc=mpicc --with-cxx=mpicxx \
-      COPTFLAGS=-O3 CXXOPTFLAGS=-O3 CUDAOPTFLAGS=-O3 &&
+    { if [ -n "$HYPRE_ARG" ]; then
+        petsc_configure "$HYPRE_ARG" || { echo "build-gpu-stack: PETSc with hypre failed to configure; configuring without hypre"; petsc_configure; }
+      else petsc_configure; fi; } &&
     make PETSC_DIR="$PREFIX/petsc" PETSC_ARCH=$PETSC_ARCH -j "$JOBS" all
 ) > "$LOG/petsc.log" 2>&1 &
 PPID_=$!

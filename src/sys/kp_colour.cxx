@@ -242,4 +242,36 @@ bool StructuredColourPeriodicOK(Int s, Int M, bool periodic)
 {
   return !periodic || M % (s + 1) == 0;
 }
+void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x)
+{
+  const Int  n = (Int)rows.extent(0);
+  const bool haveo = Ao.nrows > 0, havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
+  auto       rp = Ad.rowptr;
+  auto       ci = Ad.colidx;
+  auto       va = Ad.vals;
+  auto       orp = Ao.rowptr;
+  auto       oci = Ao.colidx;
+  auto       ova = Ao.vals;
+
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::ColourSweep", range(n), KOKKOS_LAMBDA(Int t) {
+      const Int i    = rows(t);
+      Scalar    s    = b(i);
+      Scalar    diag = 0;
+      for (Int k = rp(i); k < rp(i + 1); k++) {
+        const Int j = ci(k);
+        if (j == i) diag += va(k);
+        else s -= va(k) * x(j);
+      }
+      if (haveo)
+        for (Int k = orp(i); k < orp(i + 1); k++) s -= ova(k) * g(oci(k));
+      if (diag == 0) return;
+      Scalar xi = (1 - omega) * x(i) + omega * s / diag;
+      if (havelo) xi = compat::fmax(xi, lo(i));
+      if (haveup) xi = compat::fmin(xi, up(i));
+      x(i) = xi;
+    });
+}
+
 } // namespace petsckp

@@ -84,4 +84,12 @@ Int StructuredColourCount(int dim, Int s, bool box);
    (StructuredColourPeriodicOK tells). */
 Int StructuredColour(int dim, Int s, bool box, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm, UView<Int> colour);
 bool StructuredColourPeriodicOK(Int s, Int M, bool periodic);
+/* One colour of a (projected) SOR sweep on a coloured matrix, e.g. the coloured Gauss-Seidel smoothers of the
+   multigrids: for every row i in rows (all of one colour, mutually uncoupled),
+     s   = b_i - sum_{j != i} Ad_ij x_j - sum_k Ao_ik g_k
+     x_i = clamp((1 - omega) x_i + omega s / Ad_ii, lo_i, up_i)
+   Ad is the local (diagonal) block, Ao the off-process block acting on the ghost values g (Ao.nrows == 0 when
+   sequential); lo / up empty = unbounded. Rows with a zero diagonal are left unchanged. */
+void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x);
+
 } // namespace petsckp

@@ -65,4 +65,13 @@ Int CsrFirstNonFiniteRow(const CsrMatrix &A);
    scheduling on the GPU (for few, long rows such as the transposed deflation space Z^T, where sorting a row of N/d
    entries in one thread would dominate the setup). */
 void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted = true);
+/* Checks of an operator that a smoother divides by its diagonal (local part): the smallest row of the local block Ad or of the ghost block Ao
+   with a NaN or Inf entry, and the smallest row whose diagonal (the sum of its entries a_ii in Ad, 0 when absent)
+   is not positive, with that diagonal; -1 where there is no such row. */
+struct OperatorInfo {
+  Int  nonfinite_row = -1, bad_diag_row = -1;
+  Real diag_value    = 0;
+};
+OperatorInfo CsrCheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao);
+
 } // namespace petsckp

@@ -242,4 +242,49 @@ Int CsrFirstNonFiniteRow(const CsrMatrix &A)
     Kokkos::Min<Int>(first));
   return first < none ? first : -1;
 }
+OperatorInfo CsrCheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao)
+{
+  const Int    n     = Ad.nrows;
+  const bool   haveo = Ao.nrows > 0;
+  auto         rp    = Ad.rowptr;
+  auto         ci    = Ad.colidx;
+  auto         va    = Ad.vals;
+  auto         orp   = Ao.rowptr;
+  auto         ova   = Ao.vals;
+  Int          nonfinite = n, bad = n;
+  OperatorInfo info;
+
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "petsckp::CsrCheckOperator", range(n),
+    KOKKOS_LAMBDA(Int i, Int & lnf, Int & lbad) {
+      Scalar d  = 0;
+      bool   ok = true;
+      for (Int k = rp(i); k < rp(i + 1); k++) {
+        if (!compat::isfinite(va(k))) ok = false;
+        if (ci(k) == i) d += va(k);
+      }
+      if (haveo)
+        for (Int k = orp(i); k < orp(i + 1); k++)
+          if (!compat::isfinite(ova(k))) ok = false;
+      if (!ok && i < lnf) lnf = i;
+      if (!(d > 0) && i < lbad) lbad = i;
+    },
+    Kokkos::Min<Int>(nonfinite), Kokkos::Min<Int>(bad));
+  info.nonfinite_row = nonfinite < n ? nonfinite : -1;
+  info.bad_diag_row  = bad < n ? bad : -1;
+  if (bad < n) {
+    Real d = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::CsrCheckOperatorDiagonal", range(bad, bad + 1),
+      KOKKOS_LAMBDA(Int i, Real & s) {
+        for (Int k = rp(i); k < rp(i + 1); k++)
+          if (ci(k) == i) s += va(k);
+      },
+      d);
+    info.diag_value = d;
+  }
+  return info;
+}
+
 } // namespace petsckp

@@ -13,6 +13,7 @@ PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
 PetscLogEvent PC_PSCR_SetUp, PC_PSCR_Apply;
+PetscLogEvent PC_UAAMG_SetUp, PC_UAAMG_Aggregate, PC_UAAMG_Galerkin, PC_UAAMG_SmootherSetUp, PC_UAAMG_CoarseFactor, PC_UAAMG_Apply, PC_UAAMG_Smooth;
 PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
 static PetscBool PetscKPPackageInitialized = PETSC_FALSE;
@@ -71,6 +72,14 @@ PetscErrorCode PetscKPInitializePackage(void)
   /* PCPSCR */
   PetscCall(PetscLogEventRegister("PCPSCRSetUp", PC_CLASSID, &PC_PSCR_SetUp));
   PetscCall(PetscLogEventRegister("PCPSCRApply", PC_CLASSID, &PC_PSCR_Apply));
+  /* PCUAAMG */
+  PetscCall(PetscLogEventRegister("PCUAAMGSetUp", PC_CLASSID, &PC_UAAMG_SetUp));
+  PetscCall(PetscLogEventRegister("PCUAAMGAggregate", PC_CLASSID, &PC_UAAMG_Aggregate));
+  PetscCall(PetscLogEventRegister("PCUAAMGGalerkin", PC_CLASSID, &PC_UAAMG_Galerkin));
+  PetscCall(PetscLogEventRegister("PCUAAMGSmoothSetUp", PC_CLASSID, &PC_UAAMG_SmootherSetUp));
+  PetscCall(PetscLogEventRegister("PCUAAMGCoarseFact", PC_CLASSID, &PC_UAAMG_CoarseFactor));
+  PetscCall(PetscLogEventRegister("PCUAAMGApply", PC_CLASSID, &PC_UAAMG_Apply));
+  PetscCall(PetscLogEventRegister("PCUAAMGSmooth", PC_CLASSID, &PC_UAAMG_Smooth));
   /* TAOLBFGSB */
   PetscCall(PetscLogEventRegister("LBFGSBCauchy", TAO_CLASSID, &TAOLBFGSB_Cauchy));
   PetscCall(PetscLogEventRegister("LBFGSBBreakScan", TAO_CLASSID, &TAOLBFGSB_Breakpoints));

@@ -16,6 +16,7 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   /* lbfgsb */
   PetscCall(TaoRegister(TAOLBFGSB, TaoCreate_LBFGSB));
   /* uaamg */
+  PetscCall(PCRegister(PCUAAMG, PCCreate_UAAMG));
   /* pscr */
   PetscCall(PCRegister(PCPSCR, PCCreate_PSCR));
   PetscFunctionReturn(PETSC_SUCCESS);

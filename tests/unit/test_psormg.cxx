@@ -290,7 +290,7 @@ TEST_P(PsormgSizes, CheckOperatorFindsFirstBadRow)
     Int    nf, bad;
     double dv;
     reference(nf, bad, dv);
-    OperatorInfo info = CheckOperator(ToDeviceCsr(Ah), ToDeviceCsr(Oh));
+    OperatorInfo info = CsrCheckOperator(ToDeviceCsr(Ah), ToDeviceCsr(Oh));
     EXPECT_EQ(info.nonfinite_row, nf);
     EXPECT_EQ(info.bad_diag_row, bad);
     if (bad >= 0 && std::isfinite(dv)) EXPECT_EQ(info.diag_value, dv);

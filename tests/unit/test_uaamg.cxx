@@ -1251,3 +1251,72 @@ TEST(UAAMG, FineJacobi)
     EXPECT_LT(RelErr(ToHost(y), ref), 1e-14);
   }
 }
+
+/* ---- level bookkeeping of the PC, at the sizes of every kernel test */
+
+class UAAMGBookkeeping : public ::testing::TestWithParam<Int> { };
+
+TEST_P(UAAMGBookkeeping, StencilNonzerosAndDiagonal)
+{
+  const Int   n = GetParam();
+  StencilGrid g;
+  g.dim = 2, g.n[0] = n, g.n[1] = 1, g.r[0] = n > 1 ? 1 : 0;
+  StencilMatrix A;
+  StencilAllocate(g, A);
+  auto vals = RandomVector((Int)StencilStorage(g), 7 + (unsigned)n);
+  Int  nzref = 0;
+  for (size_t k = 0; k < vals.size(); k++) {
+    if (k % 3 == 1) vals[k] = 0;
+    if (vals[k] != 0) nzref++;
+  }
+  Kokkos::deep_copy(A.vals, ToDevice(vals));
+  EXPECT_EQ(StencilNonzeros(A), nzref);
+  View<Scalar> d("d", n);
+  StencilDiagonal(A, UView<Scalar>(d.data(), n));
+  auto got = ToHost(d);
+  for (Int c = 0; c < n; c++) EXPECT_EQ(got[c], vals[(size_t)g.centre() * n + c]) << c;
+}
+
+TEST_P(UAAMGBookkeeping, IntsFromScalars)
+{
+  const Int        n = GetParam();
+  std::vector<Int> ref(n);
+  std::vector<Scalar> s(n);
+  for (Int i = 0; i < n; i++) ref[i] = (i * 7919) % 100000 - 3, s[i] = (Scalar)ref[i];
+  auto      ds = ToDevice(s);
+  View<Int> v("v", n);
+  IntsFromScalars(UView<const Scalar>(ds.data(), n), UView<Int>(v.data(), n));
+  EXPECT_EQ(ToHost(v), ref);
+}
+
+TEST_P(UAAMGBookkeeping, CellsParentsColours)
+{
+  const Int    n = GetParam();
+  std::mt19937 gen(5 + (unsigned)n);
+  StencilGrid  g;
+  g.dim = 3, g.n[0] = 8, g.n[1] = 4, g.n[2] = 2, g.r[0] = 1, g.r[1] = 2, g.r[2] = 1;
+  const Int ncells = std::max<Int>(n, 1) * g.ncells();
+  g.n[2] *= std::max<Int>(n, 1); /* ncells cells */
+  /* a compaction: every cell kept with probability 1/2, in order */
+  std::vector<Int> newid(ncells, -1), cellof;
+  for (Int c = 0; c < ncells; c++)
+    if (gen() % 2) newid[c] = (Int)cellof.size(), cellof.push_back(c);
+  const Int m  = (Int)cellof.size();
+  auto      dn = ToDevice(newid);
+  View<Int> dc("cellof", m), dp("parent", m), dk("colour", m);
+  CellsOfAggregates(UView<const Int>(dn.data(), ncells), UView<Int>(dc.data(), m));
+  EXPECT_EQ(ToHost(dc), cellof);
+  ParentCells(g, UView<const Int>(dc.data(), m), UView<Int>(dp.data(), m));
+  CellColours(g, UView<const Int>(dc.data(), m), UView<Int>(dk.data(), m));
+  auto             par = ToHost(dp), col = ToHost(dk);
+  const StencilGrid gc = StencilGridCoarsen(g);
+  for (Int a = 0; a < m; a++) {
+    Int t[3];
+    g.coords(cellof[a], t);
+    const Int p = (t[0] >> 1) + gc.n[0] * ((t[1] >> 1) + gc.n[1] * (t[2] >> 1));
+    ASSERT_EQ(par[a], p) << a;
+    ASSERT_EQ(col[a], t[0] % 2 + 2 * (t[1] % 3 + 3 * (t[2] % 2))) << a;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, UAAMGBookkeeping, ::testing::ValuesIn(Sizes()));

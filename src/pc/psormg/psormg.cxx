@@ -335,7 +335,7 @@ static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PetscInt l, Vec b, Vec x, Petsc
       if (mg->haveup) PetscCall(uv.Get(G.up, Access::Read));
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
-      PetscCallCXX(psormg::ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(G.colours.rows.data() + r0, r1 - r0), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
+      PetscCallCXX(ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(G.colours.rows.data() + r0, r1 - r0), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
       PetscCall(uv.Restore());
@@ -732,11 +732,11 @@ static PetscErrorCode PSORMGCheckOperator(PC pc)
 {
   PC_PSORMG           *mg   = (PC_PSORMG *)pc->data;
   MPI_Comm             comm = PetscObjectComm((PetscObject)pc);
-  psormg::OperatorInfo info;
+  OperatorInfo info;
   PetscInt             rstart, loc[2], glob[2];
 
   PetscFunctionBegin;
-  PetscCallCXX(info = psormg::CheckOperator(DeviceMatLocalCsr(mg->H.levels[0].Ad), DeviceMatGhostCsr(mg->H.levels[0].Ad)));
+  PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(mg->H.levels[0].Ad), DeviceMatGhostCsr(mg->H.levels[0].Ad)));
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
   loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
   loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;

@@ -10,38 +10,6 @@ namespace psormg
 {
 namespace cm = petsckp::compat;
 
-void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x)
-{
-  const Int  n = (Int)rows.extent(0);
-  const bool haveo = Ao.nrows > 0, havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
-  auto       rp = Ad.rowptr;
-  auto       ci = Ad.colidx;
-  auto       va = Ad.vals;
-  auto       orp = Ao.rowptr;
-  auto       oci = Ao.colidx;
-  auto       ova = Ao.vals;
-
-  if (n == 0) return;
-  Kokkos::parallel_for(
-    "petsckp::psormg::ColourSweep", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i    = rows(t);
-      Scalar    s    = b(i);
-      Scalar    diag = 0;
-      for (Int k = rp(i); k < rp(i + 1); k++) {
-        const Int j = ci(k);
-        if (j == i) diag += va(k);
-        else s -= va(k) * x(j);
-      }
-      if (haveo)
-        for (Int k = orp(i); k < orp(i + 1); k++) s -= ova(k) * g(oci(k));
-      if (diag == 0) return;
-      Scalar xi = (1 - omega) * x(i) + omega * s / diag;
-      if (havelo) xi = cm::fmax(xi, lo(i));
-      if (haveup) xi = cm::fmin(xi, up(i));
-      x(i) = xi;
-    });
-}
-
 void RestrictGap(ObstacleRestriction type, bool lower, const CsrMatrix &Rd, const CsrMatrix &Ro, UView<const Scalar> g, UView<const Scalar> gghost, UView<Scalar> gc)
 {
   const Int    n = Rd.nrows;
@@ -130,51 +98,6 @@ LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UVi
     "petsckp::psormg::ActiveSet", range(n), KOKKOS_LAMBDA(Int i, Int & s) { s += at(i) ? 1 : 0; }, m.nactive);
   if (m.infeas < 0) m.infeas = 0;
   return m;
-}
-
-OperatorInfo CheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao)
-{
-  const Int    n     = Ad.nrows;
-  const bool   haveo = Ao.nrows > 0;
-  auto         rp    = Ad.rowptr;
-  auto         ci    = Ad.colidx;
-  auto         va    = Ad.vals;
-  auto         orp   = Ao.rowptr;
-  auto         ova   = Ao.vals;
-  Int          nonfinite = n, bad = n;
-  OperatorInfo info;
-
-  if (n == 0) return info;
-  Kokkos::parallel_reduce(
-    "petsckp::psormg::CheckOperator", range(n),
-    KOKKOS_LAMBDA(Int i, Int & lnf, Int & lbad) {
-      Scalar d  = 0;
-      bool   ok = true;
-      for (Int k = rp(i); k < rp(i + 1); k++) {
-        if (!cm::isfinite(va(k))) ok = false;
-        if (ci(k) == i) d += va(k);
-      }
-      if (haveo)
-        for (Int k = orp(i); k < orp(i + 1); k++)
-          if (!cm::isfinite(ova(k))) ok = false;
-      if (!ok && i < lnf) lnf = i;
-      if (!(d > 0) && i < lbad) lbad = i;
-    },
-    Kokkos::Min<Int>(nonfinite), Kokkos::Min<Int>(bad));
-  info.nonfinite_row = nonfinite < n ? nonfinite : -1;
-  info.bad_diag_row  = bad < n ? bad : -1;
-  if (bad < n) {
-    Real d = 0;
-    Kokkos::parallel_reduce(
-      "petsckp::psormg::CheckOperatorDiagonal", range(bad, bad + 1),
-      KOKKOS_LAMBDA(Int i, Real & s) {
-        for (Int k = rp(i); k < rp(i + 1); k++)
-          if (ci(k) == i) s += va(k);
-      },
-      d);
-    info.diag_value = d;
-  }
-  return info;
 }
 
 BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)

@@ -24,13 +24,6 @@ enum class ObstacleRestriction {
   Linear
 };
 
-/* One colour of a projected SOR sweep: for every row i in rows (all of one colour, mutually uncoupled),
-     s   = b_i - sum_{j != i} Ad_ij x_j - sum_k Ao_ik g_k
-     x_i = clamp((1 - omega) x_i + omega s / Ad_ii, lo_i, up_i)
-   Ad is the local (diagonal) block, Ao the off-process block acting on the ghost values g (Ao.nrows == 0 when
-   sequential); lo / up empty = unbounded. Rows with a zero diagonal are left unchanged. */
-void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x);
-
 /* Coarse bound of the correction from fine gaps over the pattern of R = P^T (Rd local block, Ro ghost block whose
    columns index gghost). lower = true: gaps of a lower bound (max / -inf), false: of an upper bound (min / +inf). */
 void RestrictGap(ObstacleRestriction type, bool lower, const CsrMatrix &Rd, const CsrMatrix &Ro, UView<const Scalar> g, UView<const Scalar> gghost, UView<Scalar> gc);
@@ -46,15 +39,6 @@ struct LcpMeasures {
   Int  nactive = 0;
 };
 LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all);
-
-/* Checks of the operator of an LCP (local part): the smallest row of the local block Ad or of the ghost block Ao
-   with a NaN or Inf entry, and the smallest row whose diagonal (the sum of its entries a_ii in Ad, 0 when absent)
-   is not positive, with that diagonal; -1 where there is no such row. */
-struct OperatorInfo {
-  Int  nonfinite_row = -1, bad_diag_row = -1;
-  Real diag_value    = 0;
-};
-OperatorInfo CheckOperator(const CsrMatrix &Ad, const CsrMatrix &Ao);
 
 /* Checks of the bounds of an LCP (local part; lo / up empty = absent): the smallest index with a NaN lower bound,
    a NaN upper bound, a lower bound +inf, an upper bound -inf, and lo_i > up_i (with lo and up there); -1 where

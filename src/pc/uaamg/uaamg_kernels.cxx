@@ -788,5 +788,68 @@ void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g,
       y(i) = d == Scalar(0) ? x(i) : x(i) + omega * (b(i) - s) / d;
     });
 }
+/* ---- level bookkeeping of the PC */
+
+Int StencilNonzeros(const StencilMatrix &A)
+{
+  const size_t m = StencilStorage(A.grid);
+  auto         v = A.vals;
+  Int          nz = 0;
+  if (m == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::StencilNonzeros", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_t>>(exec(), 0, m), KOKKOS_LAMBDA(const size_t k, Int &c) {
+      if (v(k) != Scalar(0)) c++;
+    },
+    nz);
+  return nz;
+}
+
+void StencilDiagonal(const StencilMatrix &A, UView<Scalar> d)
+{
+  const Int    n = A.grid.ncells();
+  const size_t o = (size_t)A.grid.centre() * (size_t)n;
+  auto         v = A.vals;
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::StencilDiagonal", range(n), KOKKOS_LAMBDA(const Int c) { d(c) = v(o + c); });
+}
+
+void IntsFromScalars(UView<const Scalar> s, UView<Int> v)
+{
+  const Int n = (Int)s.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::IntsFromScalars", range(n), KOKKOS_LAMBDA(const Int i) {
+      const Real x = PetscRealPart(s(i));
+      v(i)         = (Int)(x < 0 ? x - 0.5 : x + 0.5);
+    });
+}
+
+void CellsOfAggregates(UView<const Int> newid, UView<Int> cellof)
+{
+  const Int n = (Int)newid.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::CellsOfAggregates", range(n), KOKKOS_LAMBDA(const Int c) {
+      if (newid(c) >= 0) cellof(newid(c)) = c;
+    });
+}
+
+void ParentCells(const StencilGrid &g, UView<const Int> cellof, UView<Int> parent)
+{
+  const Int n = (Int)cellof.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::ParentCells", range(n), KOKKOS_LAMBDA(const Int a) { parent(a) = g.parent(cellof(a)); });
+}
+
+void CellColours(const StencilGrid &g, UView<const Int> cellof, UView<Int> colour)
+{
+  const Int n = (Int)cellof.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::CellColours", range(n), KOKKOS_LAMBDA(const Int a) { colour(a) = g.colour(cellof(a)); });
+}
+
 } // namespace uaamg
 } // namespace petsckp

@@ -310,5 +310,22 @@ void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const Fin
 /* pointwise weighted Jacobi on the fine level: y = x + omega D^-1 (b - Ad x - Ao g) (y = x where a_ii == 0); y must
    not alias x */
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
+/* ---- level bookkeeping of the PC */
+
+/* number of nonzero values of a stencil level (the entries an assembled matrix would hold) */
+Int StencilNonzeros(const StencilMatrix &A);
+/* d(c) = the diagonal (centre slot) of every cell; 0 on inactive cells */
+void StencilDiagonal(const StencilMatrix &A, UView<Scalar> d);
+/* v(i) = (Int) s(i), for integer values carried in Scalar vectors (cell ids through a ghost exchange); s must hold
+   integers */
+void IntsFromScalars(UView<const Scalar> s, UView<Int> v);
+/* For a compacted aggregation (AggregationCompact with newid over the cells of a grid): cellof(newid(c)) = c for every
+   cell c with newid(c) >= 0 (cellof has the compacted count of entries) */
+void CellsOfAggregates(UView<const Int> newid, UView<Int> cellof);
+/* parent(a) = g.parent(cellof(a)): the cell on StencilGridCoarsen(g) of every aggregate of a level whose aggregates
+   sit in the cells cellof of g */
+void ParentCells(const StencilGrid &g, UView<const Int> cellof, UView<Int> parent);
+/* colour(a) = g.colour(cellof(a)) (the parity colouring of the cells, for levels stored as CSR) */
+void CellColours(const StencilGrid &g, UView<const Int> cellof, UView<Int> colour);
 } // namespace uaamg
 } // namespace petsckp
