@@ -12,6 +12,7 @@ Options:\n\
                           Lagrangian that stops the iteration (default 1e-4)\n\
   -cg_rtol, -cg_max_it  : subproblem 2 (default 1e-8, 200)\n\
   -o <file.png>         : the denoised image; -o_noisy <file.png> the noisy one\n\
+  -print_times          : wall-clock time per ADMM iteration and per subproblem (device synchronised)\n\
 The linear subproblem 4 is solved by a KSP with prefix u_ (default -u_ksp_type preonly -u_pc_type pscr).\n\n";
 
 /*
@@ -425,7 +426,8 @@ int main(int argc, char **argv)
   std::vector<Real> clean, noisy;
   MatType           mtype = NULL;
   char              mt[64];
-  PetscBool         flg;
+  PetscBool         flg, times = PETSC_FALSE;
+  double            tsub[6] = {0, 0, 0, 0, 0, 0}, tall = 0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscKPRegisterAll());
@@ -445,6 +447,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-cg_max_it", "subproblem 2 CG iterations at most", NULL, cgmax, &cgmax, NULL));
   PetscCall(PetscOptionsString("-o", "denoised PNG", NULL, out, out, sizeof(out), NULL));
   PetscCall(PetscOptionsString("-o_noisy", "noisy PNG", NULL, outn, outn, sizeof(outn), NULL));
+  PetscCall(PetscOptionsBool("-print_times", "time per iteration and per subproblem", NULL, times, &times, NULL));
   PetscOptionsEnd();
   PetscCheck(r0 > 0 && g.h > 0 && noise >= 0 && size >= 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-r0 and -h must be > 0, -noise >= 0, -size >= 3");
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mt, sizeof(mt), &flg));
@@ -500,10 +503,21 @@ int main(int argc, char **argv)
   Real     Lold = 0, L = 0;
   Int      it, cgits = 0;
   PetscInt kspits = 0;
+  auto clock = [&]() {
+    if (!times) return 0.0;
+    Kokkos::fence();
+    return MPI_Wtime();
+  };
+  const double tstart = clock();
   for (it = 1; it <= maxit; it++) {
+    double t0 = clock();
     Sub1(g, st, r1, r2);
+    double t1 = clock();
     cgits += Sub2(g, st, r2, r3, cgrtol, cgmax);
+    double t2 = clock();
     Sub3(g, st, r3, eps);
+    double t3 = clock();
+    tsub[0] += t1 - t0, tsub[1] += t2 - t1, tsub[2] += t3 - t2;
     /* subproblem 4: right-hand side M f + G^T (r1 p1 - l1) */
     {
       const auto p1 = st.p1, l1 = st.l1, wq = st.wq;
@@ -531,6 +545,8 @@ int main(int argc, char **argv)
       Kokkos::deep_copy(exec(), st.u, xv.cview());
       PetscCall(xv.Restore());
     }
+    double t4 = clock();
+    tsub[3] += t4 - t3;
     /* multipliers */
     Gradient(g, st.u, st.gu);
     Divergence(g, st.p3, st.wv);
@@ -549,14 +565,20 @@ int main(int argc, char **argv)
         });
     }
     L = Lagrangian(g, st, eps, r1, r2, r3);
+    tsub[4] += clock() - t4;
     if (it > 1 && std::abs(Lold - L) < rtol * std::abs(Lold)) break;
     Lold = L;
   }
   if (it > maxit) it = maxit;
+  tall = clock() - tstart;
   std::vector<Real> den = ToHostVec(st.u);
   const Real        p0 = PSNR(clean, noisy), p1 = PSNR(clean, den);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ADMM iterations %" PetscInt_FMT ", subproblem 2 CG iterations %.1f per ADMM iteration, subproblem 4 KSP iterations %" PetscInt_FMT "\n", it, (double)cgits / it, kspits));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PSNR noisy %.1f dB, denoised %.1f dB: gain %.1f dB\n", (double)p0, (double)p1, (double)(p1 - p0)));
+  PCType pctype;
+  PetscCall(PCGetType(pc, &pctype));
+  if (times)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time %.3f s, per iteration %.5f s: subproblem 1 %.5f, 2 (CG) %.5f, 3 %.5f, 4 (KSP %s) %.5f, multipliers and Lagrangian %.5f\n", tall, tall / it, tsub[0] / it, tsub[1] / it, tsub[2] / it, pctype, tsub[3] / it, tsub[4] / it));
   if (out[0]) PetscCall(WritePNG(out, den, g.W, g.H));
   if (outn[0]) PetscCall(WritePNG(outn, noisy, g.W, g.H));
   if (out[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "wrote the denoised image %s\n", out));
@@ -584,7 +606,7 @@ int main(int argc, char **argv)
   test:
     suffix: gamg
     args: -size 32 -noise 0.1 -max_it 300 -u_ksp_type cg -u_pc_type gamg -u_ksp_rtol 1e-12
-    filter: sed -e "s/, subproblem 4 KSP iterations [0-9]*//"
+    filter: sed -E -e "s/, subproblem 4 KSP iterations [0-9]+//"
     tolerance: 0.05
     output_file: output/denoise_gamg.out
 

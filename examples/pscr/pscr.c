@@ -320,6 +320,12 @@ int main(int argc, char **argv)
     output_file: output/pscr_bad_singular.out
 
   test:
+    suffix: bad_shift
+    args: -dim 2 -n 15 -pc_pscr_shift {{nan inf}} -catch_errors
+    filter: sed -E -e "s/^error: .*(must be a finite number|allowed bound|is not a finite number|no numeric value).*$/error: non-finite shift refused/"
+    output_file: output/pscr_bad_shift.out
+
+  test:
     suffix: bad_radix
     args: -dim 2 -n 15 -pc_pscr_radix 1 -catch_errors
     output_file: output/pscr_bad_radix.out
