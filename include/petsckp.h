@@ -419,3 +419,10 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGGetNumberOfLevels(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetDeviceSetup(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetDeviceSetup(PC, PetscBool *);
 /* ---- PC pscr (partial solution variant of cyclic reduction) */
+#define PCPSCR "pscr"
+PETSC_EXTERN PetscErrorCode PCPSCRSetFactors(PC, Mat, Mat, Mat, Mat, Mat, Mat);
+PETSC_EXTERN PetscErrorCode PCPSCRGetFactors(PC, Mat *, Mat *, Mat *, Mat *, Mat *, Mat *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetShift(PC, PetscScalar);
+PETSC_EXTERN PetscErrorCode PCPSCRGetShift(PC, PetscScalar *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetRadix(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCPSCRGetRadix(PC, PetscInt *);
