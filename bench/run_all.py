@@ -335,7 +335,7 @@ def rows_pscr(t):
     cases = {'toy': [(2, 63), (3, 15)], 'cpu': [(2, 511), (3, 63)], 'gpu': [(2, 4095), (2, 8191), (3, 255), (3, 511)]}[t]
     gamg_max = {'toy': 10 ** 9, 'cpu': 10 ** 9, 'gpu': 20 * 10 ** 6}[t]
     for dim, n in cases:
-        R.append(poisson('pscr', dim, n, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr'], 150, requires=[('pc', 'pscr')]))
+        R.append(poisson('pscr', dim, n, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 150, requires=[('pc', 'pscr')]))
         R.append(row('pscr', 'Poisson %dD, 7-point' % dim if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim), n ** dim,
                      'cuFFT periodic Poisson (bench_cufft)', 'anchor', 'bench/bench_cufft', ['-dim', str(dim), '-n', str(n + 1)], 'summary', 60))
         if n ** dim <= gamg_max:
@@ -350,7 +350,7 @@ def rows_main(t):
          poisson('main', 3, pn, 'PETSc CG + Jacobi', 'anchor', ['-pc_type', 'jacobi'], 120, model='jacobi'),
          poisson('main', 3, pn, 'FCG + uaamg', 'ours', ['-ksp_type', 'fcg', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]),
          poisson('main', 3, pn, 'PETSc CG + GAMG', 'anchor', ['-pc_type', 'gamg'], 120, builtin=True),
-         poisson('main', 3, pn, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr'], 120, requires=[('pc', 'pscr')])]
+         poisson('main', 3, pn, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 120, requires=[('pc', 'pscr')])]
     R += [r for r in bubbly_rows('main', bn, '1e-6', True, 60)]
     base = ['-problem', 'hemisphere', '-n', str(on), '-ksp_rtol', '1e-8', '-print_times']
     R += [row('main', '2D obstacle (hemisphere)', '%d^2' % on, on * on, 'richardson + psormg', 'ours', 'examples/obstacle', base, 'obstacle', 120),
