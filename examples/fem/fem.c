@@ -553,7 +553,7 @@ int main(int argc, char **argv)
   PetscCall(KSPSetOperators(ksp, A, A));
   if (usedm) {
     PetscCall(KSPSetDM(ksp, dm));
-    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
   }
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 1000));

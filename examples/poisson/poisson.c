@@ -154,7 +154,7 @@ int main(int argc, char **argv)
   if (coord_mode == 1) { /* the PC takes the coordinates from the DMDA */
     PetscCall(DMDASetUniformCoordinates(da, h, 1 - h, h, 1 - h, h, 1 - h));
     PetscCall(KSPSetDM(ksp, da));
-    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
   }
   PetscCall(KSPSetFromOptions(ksp));
   if (coord_mode == 0) { /* the points' coordinates, after the PC's type is set (PCSetCoordinates is ignored before) */

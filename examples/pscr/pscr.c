@@ -218,7 +218,7 @@ int main(int argc, char **argv)
   PetscCall(KSPSetOperators(ksp, A, A));
   if (!no_dm) {
     PetscCall(KSPSetDM(ksp, da));
-    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
   }
   PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(KSPGetPC(ksp, &pc));
