@@ -366,8 +366,9 @@ static PetscErrorCode Assemble(DM dm, MeshType type, Mat A, Vec b, PetscReal *hm
     PetscReal    x[3][2], g[3][2], det, mid[3][2];
 
     PetscCall(DMPlexVecGetClosure(cdm, cs, cl, c, &nx, &xc));
-    PetscCheck(nx == 6, PETSC_COMM_SELF, PETSC_ERR_SUP, "cell %" PetscInt_FMT " is not a triangle in 2D (%" PetscInt_FMT " coordinates)", c, nx);
-    for (PetscInt i = 0; i < 3; i++) x[i][0] = PetscRealPart(xc[2 * i]), x[i][1] = PetscRealPart(xc[2 * i + 1]);
+    /* 3 vertices with 2 coordinates, or 3 when the reader embeds the mesh in 3D (z = 0) */
+    PetscCheck(nx == 6 || nx == 9, PETSC_COMM_SELF, PETSC_ERR_SUP, "cell %" PetscInt_FMT " is not a triangle in the plane (%" PetscInt_FMT " coordinates)", c, nx);
+    for (PetscInt i = 0; i < 3; i++) x[i][0] = PetscRealPart(xc[nx / 3 * i]), x[i][1] = PetscRealPart(xc[nx / 3 * i + 1]);
     PetscCall(DMPlexVecRestoreClosure(cdm, cs, cl, c, &nx, &xc));
     det = (x[1][0] - x[0][0]) * (x[2][1] - x[0][1]) - (x[1][1] - x[0][1]) * (x[2][0] - x[0][0]);
     /* gradients of the barycentric coordinates: grad l_i = rot(x_{i+2} - x_{i+1}) / det */

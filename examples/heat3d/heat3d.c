@@ -196,8 +196,12 @@ int main(int argc, char **argv)
   PetscCheck(g.dt > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dt must be positive");
 
   PetscCall(GridCreate(comm, &g, cavity, box, jitter));
-  PetscCall(MatCreateAIJ(comm, g.nloc, g.nloc, g.N, g.N, 7, NULL, 2, NULL, &A));
-  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatCreate(comm, &A));
+  PetscCall(MatSetSizes(A, g.nloc, g.nloc, g.N, g.N));
+  PetscCall(MatSetType(A, MATAIJ));
+  PetscCall(MatSetFromOptions(A)); /* e.g. -mat_type aijcusparse, before the preallocation */
+  PetscCall(MatSeqAIJSetPreallocation(A, 7, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(A, 7, NULL, 2, NULL));
   PetscCall(MatSetOption(A, MAT_SPD, PETSC_TRUE));
   PetscCall(MatCreateVecs(A, &T, &b));
   PetscCall(VecDuplicate(T, &Tref));
