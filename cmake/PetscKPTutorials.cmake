@@ -134,3 +134,11 @@ foreach(np 1 2 4)
          -ksp_max_it 50 -snes_converged_reason -ksp_converged_reason -snes_error_if_not_converged -ksp_error_if_not_converged
     EXPECT "Linear solve converged due to CONVERGED_RTOL iterations" "Nonlinear solve converged due to CONVERGED")
 endforeach()
+
+# PSCR (Kuznetsov and Rossi; Myllykoski, Rossi and Toivanen): the factors are detected from ex45's DMDA operator (its
+# Dirichlet rows are kept as diagonal-only rows); PCPSCR is then the exact inverse and CG converges at once (<= 12)
+foreach(np 1 2)
+  petsckp_add_tutorial_test(ex45_pscr_cg ksp_ex45 NSIZE ${np}
+    ARGS -da_grid_x 63 -da_grid_y 65 -da_grid_z 67 -ksp_type cg -pc_type pscr -ksp_max_it 12 -ksp_error_if_not_converged -ksp_converged_reason
+    EXPECT "Linear solve converged due to CONVERGED_RTOL iterations [1-9]")
+endforeach()

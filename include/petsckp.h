@@ -392,8 +392,8 @@ typedef enum {
 PETSC_EXTERN const char *const PCUAAMGCoarseFormats[];
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetCycleType(PC, PCUAAMGCycleType);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetCycleType(PC, PCUAAMGCycleType *);
-PETSC_EXTERN PetscErrorCode    PCUAAMGSetKCycle(PC, PetscInt, PetscReal);
-PETSC_EXTERN PetscErrorCode    PCUAAMGGetKCycle(PC, PetscInt *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetKCycle(PC, PetscInt, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetKCycle(PC, PetscInt *, PetscReal *, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoothingSweeps(PC, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetSmoothingSweeps(PC, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoother(PC, PCUAAMGSmootherType, PCUAAMGSmootherType);
@@ -416,4 +416,13 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseFormat(PC, PCUAAMGCoarseFormat);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetCoarseFormat(PC, PCUAAMGCoarseFormat *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetComplexities(PC, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetNumberOfLevels(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetDeviceSetup(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetDeviceSetup(PC, PetscBool *);
 /* ---- PC pscr (partial solution variant of cyclic reduction) */
+#define PCPSCR "pscr"
+PETSC_EXTERN PetscErrorCode PCPSCRSetFactors(PC, Mat, Mat, Mat, Mat, Mat, Mat);
+PETSC_EXTERN PetscErrorCode PCPSCRGetFactors(PC, Mat *, Mat *, Mat *, Mat *, Mat *, Mat *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetShift(PC, PetscScalar);
+PETSC_EXTERN PetscErrorCode PCPSCRGetShift(PC, PetscScalar *);
+PETSC_EXTERN PetscErrorCode PCPSCRSetRadix(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCPSCRGetRadix(PC, PetscInt *);

@@ -104,6 +104,138 @@ KOKKOS_INLINE_FUNCTION Int ThomasOne(const Coef &coef, Int s, Int m, Int row0, I
   return fail;
 }
 
+/* the partition method with P chunks of m rows (the last may be shorter, m >= 2): chunk j holds rows
+   [j m, min((j+1) m, n) - 1]; its last row is a separator when j < P - 1, the other rows are its interior */
+template <class Coef>
+void SolvePartition(const TridiagShape &sh, const Coef &coef, Int P, UView<const Scalar> f, UView<Scalar> x, UView<Int> ustatus, Real pivtol, TridiagWork &work)
+{
+  const Int nsys = sh.nsys, n = sh.n, N = sh.size(), m = (n + P - 1) / P;
+  P = (n + m - 1) / m;
+  work.Reserve(N + 8 * nsys * P);
+  View<Int>  lstatus;
+  UView<Int> status = ustatus;
+  if (!status.extent(0)) {
+    lstatus = View<Int>("tridiag status", nsys);
+    status  = UView<Int>(lstatus.data(), nsys);
+  } else Kokkos::deep_copy(exec(), status, (Int)0);
+  Scalar       *base = work.buf.data();
+  UView<Scalar> w(base, N);                                  /* c' of the interior solves */
+  UView<Scalar> R(base + N, 6 * nsys * P);                   /* per chunk: y, v, w at the first and last interior row */
+  UView<Scalar> Rc(base + N + 6 * nsys * P, 2 * nsys * P);   /* c' and d' of the reduced systems */
+  /* chunk t = j nsys + s (system fastest); R(k, t) at k nsys P + t */
+  const Int NC = nsys * P;
+  Kokkos::parallel_for(
+    "petsckp::TridiagPartitionChunks", range(NC), KOKKOS_LAMBDA(Int t) {
+      const Int s = t % nsys, j = t / nsys;
+      const Int lo = j * m, hi = (j + 1) * m < n ? (j + 1) * m - 1 : n - 1, e = j < P - 1 ? hi - 1 : hi; /* interior lo..e */
+      Scalar    yf = 0, yl = 0, vf = 0, vl = 0, wf = 0, wl = 0;
+      Int       fail = 0;
+      /* top-down: the values at the last interior row; bottom-up: at the first */
+      for (int dir = 0; dir < 2; dir++) {
+        Scalar cp = 0, dy = 0, dv = 0, dw = 0;
+        for (Int k = 0; k <= e - lo; k++) {
+          const Int l = dir ? e - k : lo + k, idx = sh.index(s, l);
+          Scalar    aa, bb, cc;
+          Real      scale;
+          coef(s, l, idx, aa, bb, cc, scale);
+          if (l == 0) aa = 0;
+          if (l == n - 1) cc = 0;
+          if (scale < 0) scale = Mag(aa) + Mag(bb) + Mag(cc);
+          const Scalar in = dir ? cc : aa, out = dir ? aa : cc; /* coupling towards the rows done, towards the rows to come */
+          Scalar       piv = bb - in * cp;
+          if (!PivotOK(piv, scale, pivtol)) {
+            if (!fail) fail = 1 + l;
+            piv = 1;
+          }
+          const Scalar rv = l == lo ? -aa : Scalar(0), rw = l == e ? -cc : Scalar(0); /* v: -a e_first, w: -c e_last */
+          dy = (f(idx) - in * dy) / piv;
+          dv = (rv - in * dv) / piv;
+          dw = (rw - in * dw) / piv;
+          cp = out / piv;
+        }
+        if (dir) yf = dy, vf = dv, wf = dw;
+        else yl = dy, vl = dv, wl = dw;
+      }
+      R(0 * NC + t) = yf, R(1 * NC + t) = yl, R(2 * NC + t) = vf, R(3 * NC + t) = vl, R(4 * NC + t) = wf, R(5 * NC + t) = wl;
+      if (fail) Kokkos::atomic_fetch_max(&status(s), fail);
+    });
+  /* the reduced system of the separators X_k = x(sep_k), sep_k = (k+1) m - 1, k = 0..P-2 */
+  Kokkos::parallel_for(
+    "petsckp::TridiagPartitionReduced", range(nsys), KOKKOS_LAMBDA(Int s) {
+      Scalar cp = 0, dp = 0;
+      Int    fail = 0;
+      for (Int k = 0; k + 1 < P; k++) {
+        const Int r = (k + 1) * m - 1, idx = sh.index(s, r), tk = k * nsys + s, tn = (k + 1) * nsys + s;
+        Scalar    aa, bb, cc;
+        Real      scale;
+        coef(s, r, idx, aa, bb, cc, scale);
+        if (scale < 0) scale = Mag(aa) + Mag(bb) + Mag(cc);
+        const Scalar ra = aa * R(3 * NC + tk), rc = cc * R(4 * NC + tn);
+        const Scalar rb = bb + aa * R(5 * NC + tk) + cc * R(2 * NC + tn);
+        const Scalar rf = f(idx) - aa * R(1 * NC + tk) - cc * R(0 * NC + tn);
+        Scalar       piv = rb - (k ? ra * cp : Scalar(0));
+        if (!PivotOK(piv, scale, pivtol)) {
+          if (!fail) fail = 1 + r;
+          piv = 1;
+        }
+        cp             = rc / piv;
+        dp             = (rf - (k ? ra * dp : Scalar(0))) / piv;
+        Rc(tk)         = cp;
+        Rc(NC + tk)    = dp;
+      }
+      Scalar xn = 0;
+      for (Int k = P - 2; k >= 0; k--) {
+        const Int tk = k * nsys + s;
+        xn           = Rc(NC + tk) - Rc(tk) * xn;
+        Rc(NC + tk)  = xn;
+      }
+      if (fail) Kokkos::atomic_fetch_max(&status(s), fail);
+    });
+  /* the interiors with the separators known; then the separators themselves (f may alias x: the interiors read f
+     only at their own rows, the separators are written last) */
+  Kokkos::parallel_for(
+    "petsckp::TridiagPartitionInterior", range(NC), KOKKOS_LAMBDA(Int t) {
+      const Int    s = t % nsys, j = t / nsys;
+      const Int    lo = j * m, hi = (j + 1) * m < n ? (j + 1) * m - 1 : n - 1, e = j < P - 1 ? hi - 1 : hi;
+      const Scalar xl = j > 0 ? Rc(NC + (j - 1) * nsys + s) : Scalar(0), xr = j < P - 1 ? Rc(NC + t) : Scalar(0);
+      Scalar       cp = 0, dp = 0;
+      for (Int l = lo; l <= e; l++) {
+        const Int idx = sh.index(s, l);
+        Scalar    aa, bb, cc;
+        Real      scale;
+        coef(s, l, idx, aa, bb, cc, scale);
+        if (l == 0) aa = 0;
+        if (l == n - 1) cc = 0;
+        Scalar rhs = f(idx);
+        if (l == lo) rhs -= aa * xl, aa = 0;
+        if (l == e) rhs -= cc * xr, cc = 0;
+        Scalar piv = bb - aa * cp;
+        if (piv == Scalar(0)) piv = 1; /* reported by the first pass */
+        cp     = cc / piv;
+        dp     = (rhs - aa * dp) / piv;
+        w(idx) = cp;
+        x(idx) = dp;
+      }
+      Scalar xn = dp;
+      for (Int l = e - 1; l >= lo; l--) {
+        const Int idx = sh.index(s, l);
+        xn            = x(idx) - w(idx) * xn;
+        x(idx)        = xn;
+      }
+    });
+  Kokkos::parallel_for(
+    "petsckp::TridiagPartitionSeparators", range(nsys * (P - 1)), KOKKOS_LAMBDA(Int t) {
+      const Int s = t % nsys, k = t / nsys;
+      x(sh.index(s, (k + 1) * m - 1)) = Rc(NC + t);
+    });
+  Kokkos::parallel_for(
+    "petsckp::TridiagPartitionFailed", range(N), KOKKOS_LAMBDA(Int p) {
+      const bool il = sh.layout == TridiagLayout::Interleaved;
+      const Int  s  = il ? p % nsys : p / n;
+      if (status(s)) x(p) = Scalar(NAN);
+    });
+}
+
 template <class Coef>
 void Solve(const TridiagShape &shape, const Coef &coef, UView<const Scalar> f, UView<Scalar> x, UView<Int> ustatus, const TridiagOptions &opt, TridiagWork *uwork)
 {
@@ -115,7 +247,15 @@ void Solve(const TridiagShape &shape, const Coef &coef, UView<const Scalar> f, U
   }
   Int steps = 0;
   if (opt.alg == TridiagAlgorithm::PCRThomas) steps = opt.pcr_steps >= 0 ? opt.pcr_steps : TridiagAutoPCRSteps(nsys, n);
-  else if (opt.alg == TridiagAlgorithm::Auto) steps = TridiagAutoPCRSteps(nsys, n);
+  if (opt.alg == TridiagAlgorithm::Partition || opt.alg == TridiagAlgorithm::Auto) {
+    Int P = opt.alg == TridiagAlgorithm::Partition && opt.chunks > 0 ? opt.chunks : TridiagAutoChunks(nsys, n);
+    if (P > n / 2) P = n / 2; /* chunks of at least 2 rows */
+    if (P >= 2) {
+      TridiagWork  local;
+      SolvePartition(shape, coef, P, f, x, ustatus, opt.pivtol, uwork ? *uwork : local);
+      return;
+    }
+  }
   while (steps > 0 && ((Int)1 << (steps - 1)) >= n) steps--; /* more steps than log2(n) change nothing */
 
   TridiagWork  local;
@@ -237,6 +377,16 @@ Int TridiagAutoPCRSteps(Int nsys, Int n)
   Int       k      = 0;
   while (k < 20 && (nsys << k) < target && (n >> k) >= 16) k++;
   return k;
+}
+
+Int TridiagAutoChunks(Int nsys, Int n)
+{
+  if (!kDeviceExec) return 1;
+  const Int target = (Int)1 << 17; /* threads that fill a large GPU, twice over */
+  if (nsys >= target / 2 || n < 64) return 1;
+  Int P = (target + nsys - 1) / nsys;
+  if (P > n / 16) P = n / 16; /* chunks of at least 16 rows */
+  return P < 2 ? 1 : P;
 }
 
 void TridiagSolveBatched(const TridiagShape &shape, UView<const Scalar> a, UView<const Scalar> b, UView<const Scalar> c, UView<const Scalar> f, UView<Scalar> x, UView<Int> status, const TridiagOptions &opt, TridiagWork *work)

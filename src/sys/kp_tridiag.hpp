@@ -14,9 +14,16 @@
      system: (A + shift(s) M) x_s = f_s. M empty = identity, shift empty = all zero (one matrix, many right-hand
      sides). The shifted coefficients are generated on the fly, never stored (PSCR: (A2 + (lambda_l + c) M2) y_l).
 
-   Algorithms: Thomas (LU without pivoting, one thread per system), and PCR-Thomas (k steps of parallel cyclic
-   reduction splitting every system into 2^k independent interleaved systems, then Thomas on those: for few
-   large systems). Auto picks Thomas on the host and when there are enough systems to fill the device.
+   Algorithms: Thomas (LU without pivoting, one thread per system), PCR-Thomas (k steps of parallel cyclic
+   reduction splitting every system into 2^k independent interleaved systems, then Thomas on those), and the
+   partition method (H. H. Wang, "A parallel method for tridiagonal equations", ACM TOMS 7, 1981; the form with
+   separator rows): every system is cut into P chunks whose last rows are separators; one thread per chunk computes,
+   by a top-down and a bottom-up elimination sweep without storage, the first and last values of the chunk interior
+   as affine functions of the two neighbouring separators; one thread per system solves the reduced tridiagonal
+   system of the P - 1 separators; one thread per chunk then solves its interior with the separators known. It reads
+   the right-hand side three times and writes the solution and one work array: about 7 passes over the data, against
+   about 10 per PCR step. Auto picks Thomas on the host and when there are enough systems to fill the device, the
+   partition method otherwise (few long systems).
 
    No pivoting: a pivot p with !(|p| > pivtol * (|a|+|b|+|c| of its row)) (zero, tiny or not finite) marks the
    system as failed: status(s) = 1 + a row where it happened (0 = fine), and the solution of that system is set to
@@ -32,7 +39,7 @@
 namespace petsckp
 {
 enum class TridiagLayout { Interleaved, Contiguous };
-enum class TridiagAlgorithm { Auto, Thomas, PCRThomas };
+enum class TridiagAlgorithm { Auto, Thomas, PCRThomas, Partition };
 
 struct TridiagShape {
   Int           nsys = 0, n = 0;
@@ -47,6 +54,7 @@ struct TridiagShape {
 struct TridiagOptions {
   TridiagAlgorithm alg       = TridiagAlgorithm::Auto;
   Int              pcr_steps = -1; /* PCR-Thomas: number of PCR steps (-1: chosen from nsys and n) */
+  Int              chunks    = -1; /* partition method: chunks per system (-1: chosen from nsys and n; at most n/2) */
   Real             pivtol    = 0;  /* relative pivot threshold; 0: only exactly zero / non-finite pivots fail */
 };
 
@@ -59,8 +67,10 @@ struct TridiagWork {
   }
 };
 
-/* the algorithm and number of PCR steps Auto chooses for this shape (0 steps = plain Thomas) */
+/* the number of PCR steps of PCRThomas with pcr_steps = -1 (0 steps = plain Thomas) */
 Int TridiagAutoPCRSteps(Int nsys, Int n);
+/* the number of chunks Auto (and Partition with chunks = -1) uses for this shape: 1 = plain Thomas */
+Int TridiagAutoChunks(Int nsys, Int n);
 
 void TridiagSolveBatched(const TridiagShape &shape, UView<const Scalar> a, UView<const Scalar> b, UView<const Scalar> c, UView<const Scalar> f, UView<Scalar> x, UView<Int> status, const TridiagOptions &opt = TridiagOptions(), TridiagWork *work = nullptr);
 

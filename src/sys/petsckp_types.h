@@ -15,6 +15,7 @@ PETSC_INTERN PetscErrorCode PetscKPRegisterTypes_Private(void);
 PETSC_INTERN PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PETSC_INTERN PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PETSC_INTERN PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PETSC_INTERN PetscLogEvent PC_PSCR_SetUp, PC_PSCR_Apply;
 PETSC_INTERN PetscLogEvent PC_UAAMG_SetUp, PC_UAAMG_Aggregate, PC_UAAMG_Galerkin, PC_UAAMG_SmootherSetUp, PC_UAAMG_CoarseFactor, PC_UAAMG_Apply, PC_UAAMG_Smooth;
 PETSC_INTERN PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
@@ -28,5 +29,7 @@ PETSC_INTERN PetscErrorCode TaoCreate_LBFGSB(Tao);
 /* psormg */
 PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC);
 
+/* pscr */
+PETSC_INTERN PetscErrorCode PCCreate_PSCR(PC);
 /* uaamg */
 PETSC_INTERN PetscErrorCode PCCreate_UAAMG(PC);

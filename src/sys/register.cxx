@@ -12,6 +12,7 @@ PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
+PetscLogEvent PC_PSCR_SetUp, PC_PSCR_Apply;
 PetscLogEvent PC_UAAMG_SetUp, PC_UAAMG_Aggregate, PC_UAAMG_Galerkin, PC_UAAMG_SmootherSetUp, PC_UAAMG_CoarseFactor, PC_UAAMG_Apply, PC_UAAMG_Smooth;
 PetscLogEvent TAOLBFGSB_Cauchy, TAOLBFGSB_Breakpoints, TAOLBFGSB_Subspace, TAOLBFGSB_LineSearch, TAOLBFGSB_Update;
 
@@ -68,6 +69,9 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("PCPSORMGSetUp", PC_CLASSID, &PC_PSORMG_SetUp));
   PetscCall(PetscLogEventRegister("PCPSORMGCycle", PC_CLASSID, &PC_PSORMG_Cycle));
   PetscCall(PetscLogEventRegister("PCPSORMGSweep", PC_CLASSID, &PC_PSORMG_Sweep));
+  /* PCPSCR */
+  PetscCall(PetscLogEventRegister("PCPSCRSetUp", PC_CLASSID, &PC_PSCR_SetUp));
+  PetscCall(PetscLogEventRegister("PCPSCRApply", PC_CLASSID, &PC_PSCR_Apply));
   /* PCUAAMG */
   PetscCall(PetscLogEventRegister("PCUAAMGSetUp", PC_CLASSID, &PC_UAAMG_SetUp));
   PetscCall(PetscLogEventRegister("PCUAAMGAggregate", PC_CLASSID, &PC_UAAMG_Aggregate));

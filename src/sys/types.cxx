@@ -18,5 +18,6 @@ PetscErrorCode PetscKPRegisterTypes_Private(void)
   /* uaamg */
   PetscCall(PCRegister(PCUAAMG, PCCreate_UAAMG));
   /* pscr */
+  PetscCall(PCRegister(PCPSCR, PCCreate_PSCR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

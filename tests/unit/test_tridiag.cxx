@@ -74,6 +74,14 @@ std::vector<TridiagOptions> AllOptions(Int size = 0)
     t.pcr_steps = k;
     o.push_back(t);
   }
+  /* the partition method with 2, 3, 7 and 64 chunks (capped at n/2 chunks of 2 rows) */
+  for (Int P : {2, 3, 7, 64}) {
+    if (size > 100000 && P != 7) continue;
+    TridiagOptions t;
+    t.alg    = TridiagAlgorithm::Partition;
+    t.chunks = P;
+    o.push_back(t);
+  }
   return o;
 }
 
@@ -89,7 +97,7 @@ void SolveAndCompare(const Batch &B, const TridiagOptions &opt, double tol)
     auto        dx = inplace ? ToDevice(B.f) : ToDevice(std::vector<Scalar>(N, NAN));
     TridiagWork work;
     TridiagSolveBatched(B.shape, ucv(da), ucv(db), ucv(dc), inplace ? ucv(dx) : ucv(df), uv(dx), uv(st), opt, inplace ? &work : nullptr);
-    EXPECT_LE(RelErr(ToHost(dx), ref), tol) << "nsys " << B.shape.nsys << " n " << B.shape.n << " steps " << opt.pcr_steps << " inplace " << inplace;
+    EXPECT_LE(RelErr(ToHost(dx), ref), tol) << "nsys " << B.shape.nsys << " n " << B.shape.n << " steps " << opt.pcr_steps << " chunks " << opt.chunks << " inplace " << inplace;
     EXPECT_EQ(TridiagCountFailures(ucv(st)), 0);
   }
 }

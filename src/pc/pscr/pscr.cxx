@@ -1,0 +1,883 @@
+/*
+   pscr.cxx - PCPSCR: the radix-q PSCR fast direct solver for separable block tridiagonal operators
+   (Yu. A. Kuznetsov and T. Rossi, East-West J. Numer. Math. 4, 1996; M. Myllykoski, T. Rossi and J. Toivanen,
+   "On solving separable block tridiagonal linear systems using a GPU implementation of radix-4 PSCR method",
+   J. Parallel Distrib. Comput. 115, 2018), with the kernels of pscr_kernels.
+
+   Routines: PCSetUp_PSCR, PCApply_PSCR, PCReset_PSCR, PCDestroy_PSCR, PCSetFromOptions_PSCR, PCView_PSCR,
+   PCCreate_PSCR, PCPSCRSetFactors/GetFactors, PCPSCRSetShift/GetShift, PCPSCRSetRadix/GetRadix.
+*/
+#include "petsckp_types.h" /*I "petsckp.h" I*/
+#include "kp_sys.hpp"
+#include "pscr_kernels.hpp"
+#include <petscdmda.h>
+#include <string>
+#include <vector>
+
+struct PC_PSCR {
+  PetscInt                   radix = 4;                       /* q */
+  PetscScalar                shift = 0;                       /* c */
+  PetscInt                   udim  = 0;                       /* number of user factor pairs (0: from the DMDA) */
+  Mat                        uA[3] = {nullptr, nullptr, nullptr}, uM[3] = {nullptr, nullptr, nullptr};
+  petsckp::pscr::Solver     *S     = nullptr;                 /* eigen data and device workspaces (rank 0) */
+  petsckp::pscr::Boundary    B;                               /* rows outside the separable box (rank 0) */
+  petsckp::View<PetscScalar> X;                               /* box work vector (rank 0) */
+  PetscBool                  fromdm  = PETSC_FALSE;           /* factors detected from the DMDA's operator */
+  PetscInt                   dim = 0, n[3] = {0, 0, 0};       /* factor sizes, slowest index first */
+  PetscInt                   grid[3] = {1, 1, 1};             /* grid sizes (x, y, z) */
+  PetscInt                   ndirichlet = 0, ncouplings = 0;  /* rows outside the box, couplings to them */
+  PetscBool                  singular = PETSC_FALSE;          /* the smallest eigenvalues of all factors are known: A is singular for c = nullshift */
+  PetscReal                  nullshift = 0, eigscale = 0;
+  PetscInt                   solves = 0, eig_solved = 0, eig_blocks = 0, levels[2] = {0, 0};
+  size_t                     eig_bytes = 0;
+  DM                         da      = nullptr;               /* the DMDA whose natural ordering the factors use (not referenced) */
+  Vec                        natural = nullptr;               /* natural-ordered global vector (DMDA, several ranks) */
+  Vec                        seqin = nullptr, seqout = nullptr; /* the whole vector on rank 0 */
+  VecScatter                 toz   = nullptr;
+  PetscLogDouble             setup_time = 0;
+};
+
+/* the option prefix of the PC, for error messages that name an option */
+static const char *OptionsPrefix(PC pc) { return ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""; }
+
+static PetscErrorCode PCPSCRSetShift_PSCR(PC pc, PetscScalar c)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(!PetscIsInfOrNanScalar(c), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-%spc_pscr_shift must be a finite number, not %g", OptionsPrefix(pc), (double)PetscRealPart(c));
+  ps->shift = c; /* the eigen data do not depend on c: no new setup */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSCRGetShift_PSCR(PC pc, PetscScalar *c)
+{
+  PetscFunctionBegin;
+  *c = ((PC_PSCR *)pc->data)->shift;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSCRSetRadix_PSCR(PC pc, PetscInt q)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(q >= 2 && q <= petsckp::pscr::kMaxRadix, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-%spc_pscr_radix must be in [2, %" PetscInt_FMT "], not %" PetscInt_FMT, OptionsPrefix(pc), (PetscInt)petsckp::pscr::kMaxRadix, q);
+  if (q != ps->radix && pc->setupcalled) pc->setupcalled = 0; /* new level sets: new eigen setup */
+  ps->radix = q;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSCRGetRadix_PSCR(PC pc, PetscInt *q)
+{
+  PetscFunctionBegin;
+  *q = ((PC_PSCR *)pc->data)->radix;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSCRSetFactors_PSCR(PC pc, Mat A1, Mat M1, Mat A2, Mat M2, Mat A3, Mat M3)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+  Mat      A[3] = {A1, A2, A3}, M[3] = {M1, M2, M3};
+
+  PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) {
+    if (A[d]) PetscCall(PetscObjectReference((PetscObject)A[d]));
+    if (M[d]) PetscCall(PetscObjectReference((PetscObject)M[d]));
+    PetscCall(MatDestroy(&ps->uA[d]));
+    PetscCall(MatDestroy(&ps->uM[d]));
+    ps->uA[d] = A[d];
+    ps->uM[d] = M[d];
+  }
+  ps->udim = A1 ? (A2 ? (A3 ? 3 : 2) : 1) : 0;
+  PetscCheck(!(M2 && !A2) && !(M3 && !A3) && !(A3 && !A2), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): give the pairs in order (A1, M1), (A2, M2), (A3, M3); a mass matrix needs its stiffness matrix");
+  pc->setupcalled = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPSCRGetFactors_PSCR(PC pc, Mat *A1, Mat *M1, Mat *A2, Mat *M2, Mat *A3, Mat *M3)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+
+  PetscFunctionBegin;
+  if (A1) *A1 = ps->uA[0];
+  if (M1) *M1 = ps->uM[0];
+  if (A2) *A2 = ps->uA[1];
+  if (M2) *M2 = ps->uM[1];
+  if (A3) *A3 = ps->uA[2];
+  if (M3) *M3 = ps->uM[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_PSCR(PC pc)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCallCXX(delete ps->S);
+  ps->S = nullptr;
+  PetscCallCXX(ps->B = petsckp::pscr::Boundary());
+  PetscCallCXX(ps->X = petsckp::View<PetscScalar>());
+  PetscCall(VecDestroy(&ps->natural));
+  PetscCall(VecDestroy(&ps->seqin));
+  PetscCall(VecDestroy(&ps->seqout));
+  PetscCall(VecScatterDestroy(&ps->toz));
+  ps->da = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a sequential symmetric tridiagonal Mat as a 1D factor; M = NULL: the identity */
+static PetscErrorCode FactorFromMats(PC pc, PetscInt d, Mat A, Mat M, petsckp::pscr::Factor &F)
+{
+  PetscInt    m, nA, nM;
+  PetscMPIInt size;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  for (int w = 0; w < 2; w++) {
+    Mat X = w ? M : A;
+    if (!X) continue;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)X), &size));
+    PetscCheck(size == 1, comm, PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): %s%" PetscInt_FMT " must be a sequential matrix (PETSC_COMM_SELF), the same on every rank", w ? "M" : "A", d + 1);
+  }
+  PetscCall(MatGetSize(A, &m, &nA));
+  PetscCheck(m == nA && m > 0, comm, PETSC_ERR_ARG_SIZ, "PCPSCRSetFactors(): A%" PetscInt_FMT " must be square and nonempty, not %" PetscInt_FMT " x %" PetscInt_FMT, d + 1, m, nA);
+  if (M) {
+    PetscCall(MatGetSize(M, &nM, NULL));
+    PetscCheck(nM == m, comm, PETSC_ERR_ARG_SIZ, "PCPSCRSetFactors(): M%" PetscInt_FMT " has %" PetscInt_FMT " rows, A%" PetscInt_FMT " %" PetscInt_FMT, d + 1, nM, d + 1, m);
+  }
+  PetscCallCXX(F = petsckp::pscr::Factor());
+  PetscCallCXX(F.ad.assign(m, 0));
+  PetscCallCXX(F.ao.assign(m - 1, 0));
+  if (M) PetscCallCXX(F.md.assign(m, 0));
+  std::vector<PetscReal> mo(m > 1 ? m - 1 : 0, 0), lower(m > 1 ? m - 1 : 0, 0), mlower(m > 1 ? m - 1 : 0, 0);
+  for (int w = 0; w < 2; w++) {
+    Mat X = w ? M : A;
+    if (!X) continue;
+    for (PetscInt i = 0; i < m; i++) {
+      PetscInt           nc;
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(X, i, &nc, &cols, &vals));
+      for (PetscInt t = 0; t < nc; t++) {
+        const PetscInt  j = cols[t];
+        const PetscReal v = PetscRealPart(vals[t]);
+        if (v == 0) continue;
+        if (j == i) (w ? F.md : F.ad)[i] = v;
+        else if (j == i + 1) (w ? mo : F.ao)[i] = v;
+        else if (j == i - 1) (w ? mlower : lower)[j] = v;
+        else {
+          PetscCall(MatRestoreRow(X, i, &nc, &cols, &vals));
+          SETERRQ(comm, PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): %s%" PetscInt_FMT " is not tridiagonal (entry (%" PetscInt_FMT ", %" PetscInt_FMT ")): PSCR needs symmetric tridiagonal 1D factors", w ? "M" : "A", d + 1, i, j);
+        }
+      }
+      PetscCall(MatRestoreRow(X, i, &nc, &cols, &vals));
+    }
+  }
+  for (PetscInt i = 0; i + 1 < m; i++) {
+    PetscCheck(PetscAbsReal(F.ao[i] - lower[i]) <= 1e-12 * (PetscAbsReal(F.ao[i]) + PetscAbsReal(F.ad[i])), comm, PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): A%" PetscInt_FMT " is not symmetric (entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ)", d + 1, i, i + 1, i + 1, i);
+    PetscCheck(PetscAbsReal(mo[i] - mlower[i]) <= 1e-12 * (PetscAbsReal(mo[i]) + (M ? PetscAbsReal(F.md[i]) : 1)), comm, PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): M%" PetscInt_FMT " is not symmetric (entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ)", d + 1, i, i + 1, i + 1, i);
+  }
+  bool tri = false;
+  for (PetscReal v : mo) tri = tri || v != 0;
+  if (tri) PetscCallCXX(F.mo = mo);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The factors of a DMDA operator: every row is either diagonal-only (a Dirichlet row kept in the matrix, as PETSc's
+   KSP ex45 writes them) or a 3/5/7-point star; the star rows must fill a box whose operator is
+   A_z (x) I (x) I + I (x) A_y (x) I + I (x) I (x) A_x with couplings that depend only on their own coordinate
+   (e.g. constant) and a diagonal that is a sum of one function per coordinate. The rows are gathered on rank 0,
+   which checks all this and builds F (slowest axis first) and B; errors are raised on every rank. */
+static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::Factor> &F, petsckp::pscr::Boundary &B, PetscInt *ndir, PetscInt *ncpl)
+{
+  PC_PSCR        *ps   = (PC_PSCR *)pc->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+  PetscInt        dim, M, N, P, dof, xs, ys, zs, xm, ym, zm, rstart, rend, nloc;
+  DMBoundaryType  bx, by, bz;
+  DMDAStencilType st;
+  AO              ao;
+  PetscMPIInt     rank, size;
+  Mat             A = pc->pmat;
+  char            msg[512] = "";
+  PetscInt        err      = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, NULL, &bx, &by, &bz, &st));
+  PetscCheck(dof == 1, comm, PETSC_ERR_SUP, "PCPSCR: the DMDA has %" PetscInt_FMT " degrees of freedom per point; the factors can be detected only for one (give them with PCPSCRSetFactors())", dof);
+  PetscCheck(bx != DM_BOUNDARY_PERIODIC && by != DM_BOUNDARY_PERIODIC && bz != DM_BOUNDARY_PERIODIC, comm, PETSC_ERR_SUP, "PCPSCR: periodic DMDA boundaries give cyclic (not tridiagonal) factors, which PSCR does not support");
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  nloc = rend - rstart;
+  PetscCheck(nloc == xm * ym * zm, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCPSCR: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " points on this rank: the operator is not the DMDA's", nloc, xm * ym * zm);
+  PetscCall(DMDAGetAO(da, &ao));
+  ps->grid[0] = M, ps->grid[1] = N, ps->grid[2] = P;
+
+  /* local rows: natural index, diagonal and the couplings -x, +x, -y, +y, -z, +z */
+  std::vector<PetscInt>    lidx(nloc);
+  std::vector<PetscScalar> lval((size_t)7 * nloc, 0);
+  PetscInt                 lerr = 0, lerr_row = -1, lerr_col = -1;
+  for (PetscInt r = 0; r < nloc && !lerr; r++) {
+    const PetscInt     li = r % xm, lj = (r / xm) % ym, lk = r / (xm * ym);
+    const PetscInt     i = xs + li, j = ys + lj, k = zs + lk, g = (k * N + j) * M + i;
+    PetscInt           nc;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    lidx[r] = g;
+    PetscCall(MatGetRow(A, rstart + r, &nc, &cols, &vals));
+    std::vector<PetscInt> nat(cols, cols + nc);
+    PetscCall(AOPetscToApplication(ao, nc, nat.data()));
+    for (PetscInt t = 0; t < nc; t++) {
+      if (vals[t] == (PetscScalar)0) continue;
+      const PetscInt ci = nat[t] % M, cj = (nat[t] / M) % N, ck = nat[t] / (M * N);
+      const PetscInt di = ci - i, dj = cj - j, dk = ck - k;
+      int            slot = -1;
+      if (!di && !dj && !dk) slot = 0;
+      else if (!dj && !dk && (di == 1 || di == -1)) slot = di < 0 ? 1 : 2;
+      else if (!di && !dk && (dj == 1 || dj == -1)) slot = dj < 0 ? 3 : 4;
+      else if (!di && !dj && (dk == 1 || dk == -1)) slot = dk < 0 ? 5 : 6;
+      if (slot < 0) {
+        lerr     = 1;
+        lerr_row = g;
+        lerr_col = nat[t];
+        break;
+      }
+      lval[(size_t)7 * r + slot] = vals[t];
+    }
+    PetscCall(MatRestoreRow(A, rstart + r, &nc, &cols, &vals));
+  }
+  {
+    PetscInt in[3] = {lerr, lerr_row, lerr_col}, out[3];
+    PetscCall(MPIU_Allreduce(in, out, 3, MPIU_INT, MPI_MAX, comm));
+    PetscCheck(!out[0], comm, PETSC_ERR_ARG_WRONG, "PCPSCR: the operator is not a 3/5/7-point star stencil (row %" PetscInt_FMT " couples to point %" PetscInt_FMT ", natural numbering), so its separable factors cannot be detected: give them with PCPSCRSetFactors()", out[1], out[2]);
+  }
+  /* gather to rank 0 */
+  const PetscInt           Ntot = M * N * P;
+  std::vector<PetscScalar> val;
+  std::vector<PetscInt>    idx;
+  {
+    std::vector<PetscMPIInt> cnt(size), dsp(size), cnt7(size), dsp7(size);
+    PetscMPIInt              mine;
+    PetscCall(PetscMPIIntCast(nloc, &mine));
+    PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, comm));
+    if (rank == 0) {
+      PetscMPIInt s = 0;
+      for (PetscMPIInt p = 0; p < size; p++) {
+        dsp[p]  = s;
+        cnt7[p] = 7 * cnt[p];
+        dsp7[p] = 7 * s;
+        s += cnt[p];
+      }
+      idx.resize(Ntot);
+      val.resize((size_t)7 * Ntot);
+    }
+    PetscCallMPI(MPI_Gatherv(lidx.data(), mine, MPIU_INT, idx.data(), cnt.data(), dsp.data(), MPIU_INT, 0, comm));
+    PetscCallMPI(MPI_Gatherv(lval.data(), 7 * mine, MPIU_SCALAR, val.data(), cnt7.data(), dsp7.data(), MPIU_SCALAR, 0, comm));
+  }
+  if (rank == 0) {
+    /* rows by natural index */
+    std::vector<PetscReal> a((size_t)7 * Ntot);
+    for (PetscInt t = 0; t < Ntot; t++)
+      for (int s = 0; s < 7; s++) a[(size_t)7 * idx[t] + s] = PetscRealPart(val[(size_t)7 * t + s]);
+    auto at  = [&](PetscInt i, PetscInt j, PetscInt k, int s) { return a[(size_t)7 * ((k * N + j) * M + i) + s]; };
+    auto dir = [&](PetscInt g) {
+      for (int s = 1; s < 7; s++)
+        if (a[(size_t)7 * g + s] != 0) return false;
+      return true;
+    };
+    PetscInt lo[3] = {M, N, P}, hi[3] = {-1, -1, -1};
+    PetscReal amax = 0;
+    for (PetscInt k = 0; k < P; k++)
+      for (PetscInt j = 0; j < N; j++)
+        for (PetscInt i = 0; i < M; i++) {
+          const PetscInt g = (k * N + j) * M + i;
+          for (int s = 0; s < 7; s++) amax = PetscMax(amax, PetscAbsReal(a[(size_t)7 * g + s]));
+          if (dir(g)) continue;
+          PetscInt c[3] = {i, j, k};
+          for (int d = 0; d < 3; d++) lo[d] = PetscMin(lo[d], c[d]), hi[d] = PetscMax(hi[d], c[d]);
+        }
+    const PetscReal tol = 1e-10 * amax;
+    if (hi[0] < 0) { /* no coupling at all: a diagonal matrix; PSCR of a 1 x 1 x 1 box at the first point */
+      for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0;
+    }
+    PetscInt bn[3];
+    for (int d = 0; d < 3; d++) bn[d] = hi[d] - lo[d] + 1;
+    std::vector<PetscInt>  didx, crow, ccol;
+    std::vector<PetscReal> dval, cval;
+    std::vector<PetscReal> ax(bn[0] > 1 ? bn[0] - 1 : 0), ay(bn[1] > 1 ? bn[1] - 1 : 0), az(bn[2] > 1 ? bn[2] - 1 : 0);
+    for (PetscInt i = 0; i + 1 < bn[0]; i++) ax[i] = at(lo[0] + i, lo[1], lo[2], 2);
+    for (PetscInt j = 0; j + 1 < bn[1]; j++) ay[j] = at(lo[0], lo[1] + j, lo[2], 4);
+    for (PetscInt k = 0; k + 1 < bn[2]; k++) az[k] = at(lo[0], lo[1], lo[2] + k, 6);
+    const PetscReal d0 = at(lo[0], lo[1], lo[2], 0);
+    std::vector<PetscReal> bxd(bn[0]), byd(bn[1]), bzd(bn[2]);
+    for (PetscInt i = 0; i < bn[0]; i++) bxd[i] = at(lo[0] + i, lo[1], lo[2], 0) - d0;
+    for (PetscInt j = 0; j < bn[1]; j++) byd[j] = at(lo[0], lo[1] + j, lo[2], 0) - d0;
+    for (PetscInt k = 0; k < bn[2]; k++) bzd[k] = at(lo[0], lo[1], lo[2] + k, 0);
+    for (PetscInt k = 0; k < P && !err; k++)
+      for (PetscInt j = 0; j < N && !err; j++)
+        for (PetscInt i = 0; i < M && !err; i++) {
+          const PetscInt g     = (k * N + j) * M + i;
+          const bool     inbox = i >= lo[0] && i <= hi[0] && j >= lo[1] && j <= hi[1] && k >= lo[2] && k <= hi[2];
+          if (!inbox) {
+            /* outside the box every row is diagonal-only (the box is the bounding box of the others) */
+            if (at(i, j, k, 0) == 0) {
+              err = 1;
+              PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the diagonal-only row of point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is zero: the operator is singular", i, j, k));
+            }
+            didx.push_back(g);
+            dval.push_back(at(i, j, k, 0));
+            continue;
+          }
+          const PetscInt bi = i - lo[0], bj = j - lo[1], bk = k - lo[2];
+          if (dir(g) && !(bn[0] == 1 && bn[1] == 1 && bn[2] == 1)) {
+            err = 1;
+            PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") has a diagonal-only row inside the box of coupled points (%" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT "): the operator is not separable", i, j, k, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
+            break;
+          }
+          /* couplings: inside the box they must be symmetric and depend only on their own coordinate; to the outside
+             they are moved to the right-hand side */
+          const PetscInt  c[3] = {i, j, k}, bc[3] = {bi, bj, bk};
+          const char      axis[3] = {'x', 'y', 'z'};
+          const PetscReal *fac[3] = {ax.data(), ay.data(), az.data()};
+          for (int d = 0; d < 3 && !err; d++)
+            for (int sgn = 0; sgn < 2 && !err; sgn++) {
+              const PetscReal v  = at(i, j, k, 1 + 2 * d + sgn);
+              PetscInt        nb[3] = {c[0], c[1], c[2]};
+              nb[d] += sgn ? 1 : -1;
+              const bool nbin = nb[d] >= lo[d] && nb[d] <= hi[d];
+              if (!nbin) {
+                if (v != 0) {
+                  crow.push_back((bk * bn[1] + bj) * bn[0] + bi);
+                  ccol.push_back((nb[2] * N + nb[1]) * M + nb[0]);
+                  cval.push_back(v);
+                }
+                continue;
+              }
+              const PetscInt  e   = bc[d] - (sgn ? 0 : 1); /* the edge between box coordinates e and e + 1 */
+              const PetscReal ref = fac[d][e];
+              const PetscReal vt  = at(nb[0], nb[1], nb[2], 1 + 2 * d + (sgn ? 0 : 1));
+              if (PetscAbsReal(v - ref) > tol || PetscAbsReal(vt - v) > tol) {
+                err = 1;
+                PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the %c-coupling of points (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g (transpose %g), but %g on the first line of the box; PCPSCR detects only couplings that depend on their own coordinate (e.g. constant coefficients): give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", axis[d], i, j, k, nb[0], nb[1], nb[2], (double)v, (double)vt, (double)ref));
+              }
+            }
+          if (err) break;
+          const PetscReal dsep = bxd[bi] + byd[bj] + bzd[bk];
+          if (PetscAbsReal(at(i, j, k, 0) - dsep) > tol) {
+            err = 1;
+            PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the diagonal at point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g, not the sum of its x, y and z parts %g (a variable coefficient?); give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", i, j, k, (double)at(i, j, k, 0), (double)dsep));
+          }
+        }
+    if (!err) {
+      /* factors, slowest axis first */
+      auto make = [&](std::vector<PetscReal> &diag, std::vector<PetscReal> &off) {
+        petsckp::pscr::Factor f;
+        f.ad = diag;
+        f.ao = off;
+        return f;
+      };
+      F.clear();
+      /* the constant part of the diagonal sits in bzd; it moves to the slowest factor that is kept */
+      if (dim == 2)
+        for (auto &v : byd) v += bzd[0];
+      if (dim == 1)
+        for (auto &v : bxd) v += byd[0] + bzd[0];
+      if (dim >= 3) F.push_back(make(bzd, az));
+      if (dim >= 2) F.push_back(make(byd, ay));
+      F.push_back(make(bxd, ax));
+      B          = petsckp::pscr::Boundary();
+      B.nbox     = bn[0] * bn[1] * bn[2];
+      B.identity = didx.empty() && crow.empty();
+      for (int d = 0; d < 3; d++) B.lo[d] = lo[d], B.bn[d] = bn[d];
+      B.gn[0] = M, B.gn[1] = N, B.gn[2] = P;
+      auto todev = [](const auto &h, const char *label) {
+        using T = typename std::decay_t<decltype(h)>::value_type;
+        petsckp::View<T> v(std::string(label), h.size());
+        if (!h.empty()) Kokkos::deep_copy(v, petsckp::HostUView<const T>(h.data(), h.size()));
+        return v;
+      };
+      B.didx = todev(didx, "pscr didx");
+      B.dval = todev(dval, "pscr dval");
+      B.crow = todev(crow, "pscr crow");
+      B.ccol = todev(ccol, "pscr ccol");
+      B.cval = todev(cval, "pscr cval");
+      *ndir  = (PetscInt)didx.size();
+      *ncpl  = (PetscInt)crow.size();
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPIU_INT, 0, comm));
+  if (err) {
+    PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
+  PetscCallMPI(MPI_Bcast(ndir, 1, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(ncpl, 1, MPIU_INT, 0, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_PSCR(PC pc)
+{
+  PC_PSCR                           *ps   = (PC_PSCR *)pc->data;
+  MPI_Comm                           comm = PetscObjectComm((PetscObject)pc);
+  PetscMPIInt                        rank, size;
+  std::vector<petsckp::pscr::Factor> F;
+  PetscBool                          isda = PETSC_FALSE;
+  PetscInt                           N, Nf = 1;
+  PetscLogDouble                     t0, t1;
+  char                               msg[512] = "";
+  PetscInt                           err      = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogEventBegin(PC_PSCR_SetUp, pc, 0, 0, 0));
+  PetscCall(PCReset_PSCR(pc));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatGetSize(pc->pmat, &N, NULL));
+  if (pc->dm) PetscCall(PetscObjectTypeCompare((PetscObject)pc->dm, DMDA, &isda));
+  ps->ndirichlet = ps->ncouplings = 0;
+  if (ps->udim) {
+    PetscCallCXX(F.resize(ps->udim));
+    for (PetscInt d = 0; d < ps->udim; d++) {
+      PetscCall(FactorFromMats(pc, d, ps->uA[d], ps->uM[d], F[d]));
+      Nf *= F[d].n();
+    }
+    PetscCheck(Nf == N, comm, PETSC_ERR_ARG_SIZ, "PCPSCR: the factors give an operator of size %" PetscInt_FMT ", the matrix has %" PetscInt_FMT " rows", Nf, N);
+    ps->fromdm = PETSC_FALSE;
+    PetscCallCXX(ps->B = petsckp::pscr::Boundary());
+    ps->B.nbox = N;
+    /* a DMDA of the same sizes (x = the last factor) gives the ordering; otherwise the rows are in natural order */
+    if (isda) {
+      PetscInt dim, M, Nn, P;
+      PetscCall(DMDAGetInfo(pc->dm, &dim, &M, &Nn, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+      const PetscInt g[3] = {M, Nn, P};
+      PetscBool      same = dim == ps->udim ? PETSC_TRUE : PETSC_FALSE;
+      for (PetscInt d = 0; d < ps->udim && same; d++)
+        if (F[ps->udim - 1 - d].n() != g[d]) same = PETSC_FALSE;
+      if (same) ps->da = pc->dm;
+    }
+  } else {
+    PetscCheck(isda, comm, PETSC_ERR_ARG_WRONG, "PCPSCR needs the factors of the separable operator: give them with PCPSCRSetFactors(), or give the KSP (KSPSetDM()) or the PC (PCSetDM()) the DMDA of a 3/5/7-point operator with constant (or per-coordinate) coefficients, whose factors are then detected");
+    PetscCall(FactorsFromDMDA(pc, pc->dm, F, ps->B, &ps->ndirichlet, &ps->ncouplings));
+    ps->fromdm = PETSC_TRUE;
+    ps->da     = pc->dm;
+  }
+  /* the eigen setup on rank 0, which holds the whole problem */
+  if (rank == 0) {
+    PetscCallCXX(ps->S = new petsckp::pscr::Solver());
+    std::string e;
+    PetscCallCXX(e = petsckp::pscr::Setup(F, ps->radix, *ps->S));
+    if (!e.empty()) {
+      err = 1;
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the factors cannot be used: %s", e.c_str()));
+    } else {
+      ps->dim = ps->S->dim;
+      for (PetscInt d = 0; d < 3; d++) ps->n[d] = d < ps->dim ? ps->S->n[d] : 0;
+      ps->singular   = ps->S->have_min ? PETSC_TRUE : PETSC_FALSE;
+      ps->nullshift  = -ps->S->min_sum;
+      ps->eigscale   = ps->S->eig_scale;
+      ps->solves     = ps->S->solves;
+      ps->eig_solved = ps->S->plan[0].eig_solved + ps->S->plan[1].eig_solved;
+      ps->eig_blocks = ps->S->plan[0].eig_blocks + ps->S->plan[1].eig_blocks;
+      ps->eig_bytes  = ps->S->plan[0].bytes + ps->S->plan[1].bytes;
+      for (int d = 0; d < 2; d++) ps->levels[d] = ps->S->plan[d].k;
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPIU_INT, 0, comm));
+  if (err) {
+    PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
+  {
+    PetscInt info[10] = {ps->dim, ps->n[0], ps->n[1], ps->n[2], ps->singular, ps->solves, ps->eig_solved, ps->eig_blocks, ps->levels[0], ps->levels[1]};
+    PetscCallMPI(MPI_Bcast(info, 10, MPIU_INT, 0, comm));
+    ps->dim = info[0], ps->n[0] = info[1], ps->n[1] = info[2], ps->n[2] = info[3], ps->singular = (PetscBool)info[4];
+    ps->solves = info[5], ps->eig_solved = info[6], ps->eig_blocks = info[7], ps->levels[0] = info[8], ps->levels[1] = info[9];
+    PetscReal r[2] = {ps->nullshift, ps->eigscale};
+    PetscCallMPI(MPI_Bcast(r, 2, MPIU_REAL, 0, comm));
+    ps->nullshift = r[0], ps->eigscale = r[1];
+  }
+  /* the whole vector on rank 0, in natural order */
+  if (size > 1) {
+    Vec x;
+    PetscCall(MatCreateVecs(pc->pmat, &x, NULL));
+    if (ps->da) {
+      PetscCall(DMDACreateNaturalVector(ps->da, &ps->natural));
+      PetscCall(VecScatterCreateToZero(ps->natural, &ps->toz, &ps->seqin));
+    } else PetscCall(VecScatterCreateToZero(x, &ps->toz, &ps->seqin));
+    PetscCall(VecDuplicate(ps->seqin, &ps->seqout));
+    PetscCall(VecDestroy(&x));
+  }
+  PetscCall(PetscLogEventEnd(PC_PSCR_SetUp, pc, 0, 0, 0));
+  PetscCall(PetscTime(&t1));
+  ps->setup_time = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
+{
+  PC_PSCR    *ps   = (PC_PSCR *)pc->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  PetscMPIInt rank, size;
+  PetscInt    nf   = 0;
+  Vec         in = x, out = y;
+
+  PetscFunctionBegin;
+  PetscCheck(!(ps->singular && PetscAbsScalar(ps->shift - ps->nullshift) <= 1e-10 * ps->eigscale), comm, PETSC_ERR_SUP,
+             "PCPSCR: the operator is singular: the sum of the smallest eigenvalues of the factors is %g and the shift c is %g (e.g. pure Neumann conditions in every direction with c = 0). Change the shift (-%spc_pscr_shift, PCPSCRSetShift()) or use a Dirichlet or Robin end in one direction; the singular case (null space) is not supported", PetscAbsReal(ps->nullshift) <= 1e-10 * ps->eigscale ? 0.0 : (double)-ps->nullshift, (double)PetscRealPart(ps->shift), OptionsPrefix(pc));
+  PetscCall(PetscLogEventBegin(PC_PSCR_Apply, pc, x, y, 0));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    Vec nat = x;
+    if (ps->natural) {
+      PetscCall(DMDAGlobalToNaturalBegin(ps->da, x, INSERT_VALUES, ps->natural));
+      PetscCall(DMDAGlobalToNaturalEnd(ps->da, x, INSERT_VALUES, ps->natural));
+      nat = ps->natural;
+    }
+    PetscCall(VecScatterBegin(ps->toz, nat, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(ps->toz, nat, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
+    in  = ps->seqin;
+    out = ps->seqout;
+  }
+  if (rank == 0) {
+    petsckp::DeviceVec xv, yv;
+    PetscCall(xv.Get(in, petsckp::Access::Read));
+    PetscCall(yv.Get(out, petsckp::Access::Write));
+    PetscCallCXX(nf = petsckp::pscr::ApplyBoundary(*ps->S, ps->B, ps->shift, xv.cview(), yv.view(), ps->X));
+    PetscCall(yv.Restore());
+    PetscCall(xv.Restore());
+  }
+  if (size > 1) {
+    Vec nat = ps->natural ? ps->natural : y;
+    PetscCall(VecScatterBegin(ps->toz, ps->seqout, nat, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(ps->toz, ps->seqout, nat, INSERT_VALUES, SCATTER_REVERSE));
+    if (ps->natural) {
+      PetscCall(DMDANaturalToGlobalBegin(ps->da, ps->natural, INSERT_VALUES, y));
+      PetscCall(DMDANaturalToGlobalEnd(ps->da, ps->natural, INSERT_VALUES, y));
+    }
+    PetscCallMPI(MPI_Bcast(&nf, 1, MPIU_INT, 0, comm));
+  }
+  PetscCall(PetscLogEventEnd(PC_PSCR_Apply, pc, x, y, 0));
+  PetscCheck(!nf, comm, PETSC_ERR_CONV_FAILED, "PCPSCR: %" PetscInt_FMT " shifted tridiagonal systems A_d + (lambda + c) M_d met a zero pivot: the operator is singular (or indefinite) for the shift c = %g", nf, (double)PetscRealPart(ps->shift));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_PSCR(PC pc)
+{
+  PC_PSCR *ps = (PC_PSCR *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PCReset_PSCR(pc));
+  for (int d = 0; d < 3; d++) {
+    PetscCall(MatDestroy(&ps->uA[d]));
+    PetscCall(MatDestroy(&ps->uM[d]));
+  }
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetFactors_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetFactors_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetRadix_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetRadix_C", NULL));
+  PetscCall(petsckp::TypeDataDestroy<PC_PSCR>(&pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_PSCR(PC pc, PETSCKP_OPTIONS_ARG)
+{
+  PC_PSCR    *ps = (PC_PSCR *)pc->data;
+  PetscInt    q  = ps->radix;
+  PetscScalar c  = ps->shift;
+  PetscBool   flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "PSCR options (radix-q partial solution cyclic reduction, separable operators)");
+  PetscCall(PetscOptionsInt("-pc_pscr_radix", "Radix q of the cyclic reduction, in [2, 8]", "PCPSCRSetRadix", q, &q, &flg));
+  if (flg) PetscCall(PCPSCRSetRadix(pc, q));
+  PetscCall(PetscOptionsScalar("-pc_pscr_shift", "Shift c of the operator A + c M1 (x) M2 (x) M3 (no new setup)", "PCPSCRSetShift", c, &c, &flg));
+  if (flg) PetscCall(PCPSCRSetShift(pc, c));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
+{
+  PC_PSCR    *ps = (PC_PSCR *)pc->data;
+  PetscBool   iascii;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "radix %" PetscInt_FMT ", shift c = %g\n", ps->radix, (double)PetscRealPart(ps->shift)));
+  if (!pc->setupcalled || !ps->dim) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (ps->dim == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "factors: 1D, n = %" PetscInt_FMT " (one tridiagonal system)\n", ps->n[0]));
+  else if (ps->dim == 2) PetscCall(PetscViewerASCIIPrintf(viewer, "factors: 2D, n1 x n2 = %" PetscInt_FMT " x %" PetscInt_FMT " (A1 (x) M2 + M1 (x) A2 + c M1 (x) M2), %s\n", ps->n[0], ps->n[1], ps->fromdm ? "detected from the DMDA operator" : "given with PCPSCRSetFactors()"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "factors: 3D, n1 x n2 x n3 = %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %s\n", ps->n[0], ps->n[1], ps->n[2], ps->fromdm ? "detected from the DMDA operator" : "given with PCPSCRSetFactors()"));
+  if (ps->fromdm) PetscCall(PetscViewerASCIIPrintf(viewer, "DMDA grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ": %" PetscInt_FMT " diagonal-only (Dirichlet) rows outside the separable box, %" PetscInt_FMT " couplings to them\n", ps->grid[0], ps->grid[1], ps->grid[2], ps->ndirichlet, ps->ncouplings));
+  if (ps->dim == 2) PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT " (dimension 1)\n", ps->levels[0]));
+  if (ps->dim == 3) PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT " (dimension 1), %" PetscInt_FMT " (dimension 2, nested)\n", ps->levels[0], ps->levels[1]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "eigenproblems: %" PetscInt_FMT " solved for %" PetscInt_FMT " blocks (identical blocks share them), eigen data %.3g MB\n", ps->eig_solved, ps->eig_blocks, (double)ps->eig_bytes / 1e6));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "shifted tridiagonal solves per application: %" PetscInt_FMT "\n", ps->solves));
+  if (ps->S) PetscCall(PetscViewerASCIIPrintf(viewer, "device workspace: %.3g MB (after the first application)\n", (double)(ps->S->work_bytes + ps->X.extent(0) * sizeof(PetscScalar)) / 1e6));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "distribution: %s\n", size > 1 ? "gathered to rank 0, solved on its device, scattered back" : "one process"));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   PCPSCR - the radix-q partial solution variant of the cyclic reduction (PSCR), a fast direct solver for separable
+   block tridiagonal operators, on the device
+
+   A  = A1 (x) M2 + M1 (x) A2 + c M1 (x) M2                                  (2D)
+   A  = A1 (x) M2 (x) M3 + M1 (x) A2 (x) M3 + M1 (x) M2 (x) A3 + c M1 (x) M2 (x) M3   (3D)
+
+   with symmetric tridiagonal factors A_d, M_d (M_d positive definite), e.g. finite differences or (lumped or
+   consistent) linear finite elements of -div(grad u) + c u on tensor-product (also non-uniform) meshes with
+   Dirichlet, Neumann or Robin ends. Used with `KSPPREONLY` it is a direct solver; under `KSPCG` or `KSPGMRES` it
+   preconditions operators close to separable ones (e.g. variable coefficients, with the factors of a separable
+   approximation).
+
+   Options Database Keys:
++  -pc_pscr_radix <4>  - radix q in [2, 8], `PCPSCRSetRadix()`
+-  -pc_pscr_shift <0>  - the shift c, `PCPSCRSetShift()` (no new setup)
+
+   Level: intermediate
+
+   Notes:
+   The factors come from `PCPSCRSetFactors()` or, without them, are detected from the preconditioning matrix and the
+   `DMDA` of the `KSP` (`KSPSetDM()`) or `PC` (`PCSetDM()`): a 3/5/7-point star stencil whose couplings along each axis
+   depend only on that axis' coordinate (e.g. constant coefficients) and whose diagonal is a sum of one function per
+   coordinate is separable with M_d = I. Rows with only a diagonal entry outside the box of coupled points (Dirichlet
+   values kept in the matrix, as PETSc's KSP ex45 writes them) are solved as z = r / d and their couplings moved to
+   the right-hand side of the box, so the PC is then the exact inverse of the whole matrix. An operator that is not
+   of this form (a variable coefficient, a 9-point stencil, periodic boundaries, several fields) is refused with an
+   error naming the first point where it fails; give the factors of a separable approximation instead.
+
+   Vector ordering of the factors: u[(i1 n2 + i2) n3 + i3], the last index fastest; with a `DMDA` the pair
+   (A1, M1) is the z direction in 3D (y in 2D) and the last pair the x direction.
+
+   Setup: for every level i and every block (maximal runs of rows not divisible by q^i, any n) the generalised
+   eigenproblem of the block of (A1, M1) is solved on the host (LAPACK's MRRR tridiagonal solver for diagonal M,
+   dense `sygv` for tridiagonal M; identical blocks, as on uniform meshes, share their eigen data); only the <= q + 1
+   eigenvector components at the rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c
+   does not enter the setup: `PCPSCRSetShift()` takes effect at the next application without a new setup.
+
+   Apply: on the device, per level a batched right-hand side formation, batched shifted tridiagonal solves
+   (A_last + (lambda + c) M_last) (petsckp's kp_tridiag: Thomas or PCR-Thomas), batched weighted sums and a coupling
+   update; in 3D every shifted solve of dimension 1 is a 2D PSCR problem, all of a level solved as one batch.
+   O(N log N) work for N unknowns.
+
+   The operator is singular when c equals minus the sum of the smallest eigenvalues of the pencils (A_d, M_d)
+   (pure Neumann conditions in every direction with c = 0); this is refused with an error (change the shift or use a
+   Dirichlet/Robin end; the null space is not handled). A zero pivot met in a shifted solve raises an error.
+
+   MPI: the vector is gathered (in the natural ordering of the `DMDA`) onto rank 0, solved there on its device and
+   scattered back; setup and eigen data live on rank 0 only. This is correct on any number of ranks but does not
+   scale: the time of an application is that of one device plus two transfers of the vector.
+
+   References:
+   Yu. A. Kuznetsov and T. Rossi, Fast direct method for solving algebraic systems with separable symmetric band
+   matrices, East-West J. Numer. Math. 4 (1996). M. Myllykoski, T. Rossi and J. Toivanen, On solving separable block
+   tridiagonal linear systems using a GPU implementation of radix-4 PSCR method, J. Parallel Distrib. Comput. 115
+   (2018). M. Myllykoski, On GPU-accelerated fast direct solvers and their applications in image denoising, PhD
+   thesis, University of Jyvaskyla (2015).
+
+.seealso: `PCPSCRSetFactors()`, `PCPSCRSetShift()`, `PCPSCRSetRadix()`, `KSPPREONLY`, `PCMG`
+M*/
+PETSC_INTERN PetscErrorCode PCCreate_PSCR(PC pc)
+{
+  PC_PSCR *ps;
+
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCPSCR supports real scalars only");
+#endif
+  PetscCall(petsckp::KokkosInitializeOnce());
+  PetscCall(petsckp::TypeDataCreate(&pc->data, &ps));
+
+  pc->ops->setup          = PCSetUp_PSCR;
+  pc->ops->apply          = PCApply_PSCR;
+  pc->ops->reset          = PCReset_PSCR;
+  pc->ops->destroy        = PCDestroy_PSCR;
+  pc->ops->setfromoptions = PCSetFromOptions_PSCR;
+  pc->ops->view           = PCView_PSCR;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetFactors_C", PCPSCRSetFactors_PSCR));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetFactors_C", PCPSCRGetFactors_PSCR));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetShift_C", PCPSCRSetShift_PSCR));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetShift_C", PCPSCRGetShift_PSCR));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRSetRadix_C", PCPSCRSetRadix_PSCR));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCPSCRGetRadix_C", PCPSCRGetRadix_PSCR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRSetFactors - gives `PCPSCR` the 1D factors of the separable operator
+  A = A1 (x) M2 (x) M3 + M1 (x) A2 (x) M3 + M1 (x) M2 (x) A3 + c M1 (x) M2 (x) M3 (2D: without the third pair)
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+. A1 - symmetric tridiagonal stiffness factor of the slowest index (a sequential `Mat`, the same on every rank)
+. M1 - symmetric positive definite tridiagonal (or diagonal) mass factor, or NULL for the identity
+. A2 - factor of the next index
+. M2 - its mass factor, or NULL
+. A3 - factor of the fastest index in 3D, or NULL in 2D
+- M3 - its mass factor, or NULL
+
+  Level: intermediate
+
+  Notes:
+  The vector is ordered u[(i1 n2 + i2) n3 + i3] (the last index fastest): with a `DMDA` of matching sizes the
+  natural ordering of the `DMDA` (the last pair is x), otherwise the global numbering of the matrix. The factors
+  need not describe the preconditioning matrix exactly: `PCPSCR` then preconditions it with the separable operator.
+  The matrices are referenced, not copied; the next `PCSetUp()` reads them.
+
+.seealso: `PCPSCR`, `PCPSCRGetFactors()`, `PCPSCRSetShift()`
+@*/
+PetscErrorCode PCPSCRSetFactors(PC pc, Mat A1, Mat M1, Mat A2, Mat M2, Mat A3, Mat M3)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCPSCRSetFactors_C", (PC, Mat, Mat, Mat, Mat, Mat, Mat), (pc, A1, M1, A2, M2, A3, M3));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRGetFactors - the 1D factors given to `PCPSCR` with `PCPSCRSetFactors()` (NULL when detected from a `DMDA`)
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameters:
++ A1 - (or NULL to skip) the factors, borrowed references
+. M1 - mass factor
+. A2 - factor
+. M2 - mass factor
+. A3 - factor
+- M3 - mass factor
+
+  Level: intermediate
+
+.seealso: `PCPSCR`, `PCPSCRSetFactors()`
+@*/
+PetscErrorCode PCPSCRGetFactors(PC pc, Mat *A1, Mat *M1, Mat *A2, Mat *M2, Mat *A3, Mat *M3)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSCRGetFactors_C", (PC, Mat *, Mat *, Mat *, Mat *, Mat *, Mat *), (pc, A1, M1, A2, M2, A3, M3));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRSetShift - sets the shift c of the separable operator solved by `PCPSCR` (A + c M1 (x) M2 (x) M3)
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- c  - the shift (finite)
+
+  Options Database Key:
+. -pc_pscr_shift <c> - the shift
+
+  Level: intermediate
+
+  Note:
+  The eigen data do not depend on c: a new shift takes effect at the next application without a new setup (for
+  time steps or augmented Lagrangian penalties that change between solves). With factors detected from a `DMDA`
+  operator the shift is added to that operator (c I).
+
+.seealso: `PCPSCR`, `PCPSCRGetShift()`, `PCPSCRSetFactors()`
+@*/
+PetscErrorCode PCPSCRSetShift(PC pc, PetscScalar c)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveScalar(pc, c, 2);
+  PetscTryMethod(pc, "PCPSCRSetShift_C", (PC, PetscScalar), (pc, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRGetShift - the shift c of `PCPSCR`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. c - the shift
+
+  Level: intermediate
+
+.seealso: `PCPSCR`, `PCPSCRSetShift()`
+@*/
+PetscErrorCode PCPSCRGetShift(PC pc, PetscScalar *c)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSCRGetShift_C", (PC, PetscScalar *), (pc, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRSetRadix - sets the radix q of the cyclic reduction of `PCPSCR`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- q  - the radix, in [2, 8] (default 4)
+
+  Options Database Key:
+. -pc_pscr_radix <q> - the radix
+
+  Level: advanced
+
+  Note:
+  k = min{k : q^k > n1} levels; a level costs about one shifted tridiagonal solve per row, so the work is about
+  (2k - 1) n1 solves, flat for q = 4..8 and clearly larger for q = 2. A new radix needs a new setup.
+
+.seealso: `PCPSCR`, `PCPSCRGetRadix()`
+@*/
+PetscErrorCode PCPSCRSetRadix(PC pc, PetscInt q)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, q, 2);
+  PetscTryMethod(pc, "PCPSCRSetRadix_C", (PC, PetscInt), (pc, q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCPSCRGetRadix - the radix q of `PCPSCR`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. q - the radix
+
+  Level: advanced
+
+.seealso: `PCPSCR`, `PCPSCRSetRadix()`
+@*/
+PetscErrorCode PCPSCRGetRadix(PC pc, PetscInt *q)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCPSCRGetRadix_C", (PC, PetscInt *), (pc, q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

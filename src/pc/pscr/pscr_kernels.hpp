@@ -1,0 +1,134 @@
+/*
+   pscr_kernels.hpp - the radix-q partial solution variant of the cyclic reduction (PSCR) method for separable block
+   tridiagonal systems, on the device.
+
+   References: Yu. A. Kuznetsov, T. Rossi, "Fast direct method for solving algebraic systems with separable symmetric
+   band matrices", East-West J. Numer. Math. 4 (1996) (radix-q PSCR); M. Myllykoski, T. Rossi, J. Toivanen, "On solving
+   separable block tridiagonal linear systems using a GPU implementation of radix-4 PSCR method", J. Parallel Distrib.
+   Comput. 115 (2018), Sections 2.1-2.3 (the level sets, the partial solution technique and the reduction and back
+   substitution formulas used here); M. Myllykoski, "On GPU-accelerated fast direct solvers and their applications in
+   image denoising", PhD thesis, Univ. of Jyvaskyla (2015), Section 3.2 (3D: nested PSCR).
+
+   The operator (2D, 3D; dim = 1 is one tridiagonal system):
+       A = A1 (x) M2 + M1 (x) A2 + c M1 (x) M2
+       A = A1 (x) M2 (x) M3 + M1 (x) A2 (x) M3 + M1 (x) M2 (x) A3 + c M1 (x) M2 (x) M3
+   with symmetric tridiagonal n_d x n_d factors A_d, M_d (M_d positive definite; diagonal M_d take the fast eigen
+   setup). Vectors are ordered u[(i1 n2 + i2) n3 + i3] (the last index fastest): the pair (A1, M1) acts on the slowest
+   index. The shift c enters only the apply: a new c needs no new setup.
+
+   Level sets for any n (not only q^k - 1): J_i = { r : q^i divides r } (1-based rows), k = min{ k : q^k > n }. The
+   blocks of level i are the maximal runs of rows not in J_i; each is an independent separable problem solved with the
+   eigenvectors of its generalised 1D eigenproblem (partial solution: only the <= q + 1 eigenvector components at the
+   rows that carry a right-hand side or a wanted solution row are kept). Per level the apply is
+     1. right-hand side formation  G(l) = sum_r W(r, l) F_r                    (batched, all modes of all blocks),
+     2. shifted solves             (A2 + (lambda_l + c) M2) y_l = G(l)          (kp_tridiag, or a nested 2D PSCR in 3D),
+     3. weighted sums              v = sum_l W(r, l) y_l                        (2 per block in the reduction, <= q - 1 in
+                                                                                 the back substitution),
+     4. coupling update of the rows of J_i (reduction) or the block-end corrections (back substitution).
+   Nothing here knows about PETSc objects; the eigen setup runs on the host with LAPACK.
+*/
+#pragma once
+
+#include "kp_tridiag.hpp"
+#include <string>
+#include <vector>
+
+namespace petsckp
+{
+namespace pscr
+{
+constexpr Int kMaxRadix = 8;
+
+/* one symmetric tridiagonal pair (A, M) on the host: diagonals and first off-diagonals (coupling of i and i+1);
+   mo empty: M diagonal; md empty: M = I */
+struct Factor {
+  std::vector<Real> ad, ao, md, mo;
+  Int               n() const { return (Int)ad.size(); }
+};
+
+/* the pair on the device, as the sub/main/super diagonals that kp_tridiag's shifted solve reads (M stored always) */
+struct DeviceFactor {
+  Int        n = 0;
+  View<Real> al, ad, au, ml, md, mu;
+};
+
+/* eigen data of the blocks of one level of one reduced dimension */
+struct Level {
+  Int        span = 0;    /* q^i */
+  Int        nmodes = 0;  /* modes of all active blocks */
+  Int        nblk = 0;    /* active blocks (those with a right-hand side row); a prefix of the blocks */
+  Int        nJ = 0;      /* rows of J_i */
+  Int        maxm = 0;    /* largest block */
+  View<Real> lambda;      /* nmodes */
+  View<Int>  mblk;        /* nmodes: block of the mode */
+  View<Int>  bm0, bs, be; /* nblk: first mode, first and last row (0-based) */
+  View<Int>  bnr, brow;   /* nblk, nblk*(q+1): the rows of J_{i-1} in the block (<= q - 1) */
+  View<Real> W;           /* nmodes*(q+1): eigenvector components at the rows brow (slots 0..nr-1), the first row (slot q-1), the last row (slot q) */
+};
+
+struct Plan {
+  Int                n = 0, q = 4, k = 0;
+  std::vector<Level> levels; /* level i at index i-1 */
+  Int                eig_solved = 0, eig_blocks = 0;
+  size_t             bytes = 0;
+};
+
+enum class SumKernel { Auto, Thread, Team };
+
+struct Work {
+  View<Scalar> G, V, E, shift;
+  TridiagWork  tw;
+  View<Int>    status;
+};
+
+struct Solver {
+  Int                       dim = 0, q = 4;
+  Int                       n[3] = {1, 1, 1};
+  DeviceFactor              f[3];
+  Plan                      plan[2];
+  Work                      work[3];
+  /* the smallest eigenvalue of the operator is min_sum + c (the sum of those of the pencils (A_d, M_d), known when
+     every M_d is diagonal): the operator is singular for c = -min_sum (pure Neumann: min_sum = 0) */
+  bool                      have_min = false;
+  Real                      min_sum = 0, eig_scale = 0;
+  SumKernel                 sum = SumKernel::Auto;
+  TridiagOptions            topt;
+  size_t                    work_bytes = 0;
+  Int                       solves = 0; /* 1D shifted solves per apply */
+};
+
+/* validates the factors; "" or the reason they cannot be used (the caller names the factor in its error) */
+std::string CheckFactor(const Factor &F);
+
+/* builds the eigen data (host LAPACK) and copies everything to the device. dim = number of factors (1..3).
+   Returns "" or an error message. */
+std::string Setup(const std::vector<Factor> &F, Int q, Solver &S);
+
+/* X <- A^-1 X in place (natural ordering, size n1 n2 n3) for the shift c. Returns the number of shifted 1D solves
+   that met a zero (or non-finite) pivot: the operator is singular for this c (then X holds NaN). */
+Int Apply(Solver &S, Scalar c, UView<Scalar> X);
+
+/* A grid operator that is separable only on a box of a larger grid (Dirichlet rows kept as diagonal-only rows
+   outside the box, e.g. PETSc's KSP ex45): the rows outside are z = r / d, the box couples to them through the
+   listed entries (moved to the right-hand side), and the box is solved by PSCR. Indices are natural grid indices
+   (x fastest); box rows are numbered in the box, x fastest. */
+struct Boundary {
+  Int        nbox = 0;                 /* points of the box */
+  Int        lo[3] = {0, 0, 0};        /* box origin in the grid (x, y, z) */
+  Int        bn[3] = {1, 1, 1};        /* box sizes (x, y, z) */
+  Int        gn[3] = {1, 1, 1};        /* grid sizes (x, y, z) */
+  View<Int>  didx;                     /* diagonal-only rows outside the box */
+  View<Real> dval;                     /* their diagonal */
+  View<Int>  crow, ccol;               /* box row (box numbering) and outside column (natural) of each coupling */
+  View<Real> cval;
+  bool       identity = true;          /* the box is the whole grid and there are no outside rows */
+};
+
+/* z = A^-1 r for the operator "box by PSCR with shift c, diagonal rows outside" (r, z natural, may not alias);
+   X: work view (grown to the box size). Returns the failed shifted solves as Apply() */
+Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r, UView<Scalar> z, View<Scalar> &X);
+
+/* the number of levels of radix q for n rows: min{k : q^k > n} */
+Int Levels(Int n, Int q);
+} // namespace pscr
+} // namespace petsckp

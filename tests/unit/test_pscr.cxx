@@ -1,0 +1,307 @@
+/* Unit tests of the radix-q PSCR kernels (src/pc/pscr/pscr_kernels): exactness of one application against the
+   operator applied by a plain serial stencil loop, 1D-3D, radix 2-5, any n (odd, prime, q^j and q^j +- 1), Dirichlet,
+   Neumann, Robin ends, non-uniform meshes, tridiagonal (Q1) mass factors, shifts changed without a new setup. */
+#include "kp_test.hpp"
+#include "pc/pscr/pscr_kernels.hpp"
+
+namespace
+{
+using namespace kptest;
+using petsckp::pscr::Factor;
+
+enum class Bc { Dirichlet, Neumann, Robin, FD, Q1 };
+
+/* 1D factors of -u'' on n nodes with the given ends: lumped linear FE on a random non-uniform mesh (Dirichlet,
+   Neumann, Robin), the plain 3-point difference with M = I (FD), or bilinear FE with the consistent (tridiagonal)
+   mass matrix (Q1, Dirichlet) */
+Factor Make1D(Int n, Bc bc, unsigned seed)
+{
+  std::mt19937                           g(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  Factor                                 F;
+  const bool                             natural = bc == Bc::Neumann || bc == Bc::Robin;
+  /* node spacings: Dirichlet: n + 1 intervals around n interior nodes; natural ends: n - 1 intervals */
+  const Int         ni = natural ? std::max<Int>(n - 1, 1) : n + 1;
+  std::vector<Real> h(ni);
+  for (auto &x : h) x = u(g) / (ni);
+  F.ad.assign(n, 0);
+  F.ao.assign(n > 0 ? n - 1 : 0, 0);
+  F.md.assign(n, 0);
+  if (bc == Bc::FD) {
+    const Real s = (Real)(n + 1) * (n + 1);
+    for (Int i = 0; i < n; i++) F.ad[i] = 2 * s;
+    for (Int i = 0; i + 1 < n; i++) F.ao[i] = -s;
+    F.md.clear();
+    return F;
+  }
+  for (Int i = 0; i < n; i++) {
+    /* node i lies between intervals il (left) and ir (right), either of which may be absent at a natural end */
+    const Int il = natural ? i - 1 : i, ir = natural ? i : i + 1;
+    Real      a = 0, m = 0;
+    if (il >= 0 && il < ni) a += 1 / h[il], m += h[il] / (bc == Bc::Q1 ? 3 : 2);
+    if (ir >= 0 && ir < ni && !(natural && i == n - 1)) a += 1 / h[ir], m += h[ir] / (bc == Bc::Q1 ? 3 : 2);
+    F.ad[i] = a;
+    F.md[i] = m;
+    if (i + 1 < n) F.ao[i] = -1 / h[ir];
+  }
+  if (bc == Bc::Q1) {
+    F.mo.assign(n > 0 ? n - 1 : 0, 0);
+    for (Int i = 0; i + 1 < n; i++) F.mo[i] = h[i + 1] / 6;
+  }
+  if (bc == Bc::Robin) {
+    F.ad[0] += 2.5;
+    F.ad[n - 1] += 0.75;
+  }
+  if (n == 1 && natural) { /* one node: a point mass */
+    F.ad[0] = bc == Bc::Robin ? 1 : 0;
+    F.md[0] = 1;
+  }
+  return F;
+}
+
+Real Entry(const std::vector<Real> &d, const std::vector<Real> &o, Int i, int off, Real ident)
+{
+  if (off == 0) return d.empty() ? ident : d[i];
+  if (o.empty()) return 0;
+  return off < 0 ? o[i - 1] : o[i];
+}
+
+/* y = A x, A = sum_d M1 (x) .. A_d .. (x) M_dim + c M1 (x) ... (x) M_dim, by a plain loop over the 3^dim stencil */
+std::vector<Scalar> Apply(const std::vector<Factor> &F, Real c, const std::vector<Scalar> &x)
+{
+  const Int        dim = (Int)F.size();
+  std::vector<Int> n(3, 1);
+  for (Int d = 0; d < dim; d++) n[d] = F[d].n();
+  std::vector<Scalar> y(x.size(), 0);
+  for (Int i0 = 0; i0 < n[0]; i0++)
+    for (Int i1 = 0; i1 < n[1]; i1++)
+      for (Int i2 = 0; i2 < n[2]; i2++) {
+        Int    idx[3] = {i0, i1, i2};
+        Scalar acc    = 0;
+        for (int o0 = -1; o0 <= 1; o0++)
+          for (int o1 = -1; o1 <= 1; o1++)
+            for (int o2 = -1; o2 <= 1; o2++) {
+              int o[3] = {o0, o1, o2};
+              Int j[3];
+              bool ok = true;
+              for (Int d = 0; d < 3; d++) {
+                j[d] = idx[d] + o[d];
+                if (j[d] < 0 || j[d] >= n[d] || (d >= dim && o[d] != 0)) ok = false;
+              }
+              if (!ok) continue;
+              Real a[3], m[3];
+              for (Int d = 0; d < dim; d++) {
+                a[d] = Entry(F[d].ad, F[d].ao, idx[d], o[d], 0);
+                m[d] = Entry(F[d].md, F[d].mo, idx[d], o[d], 1);
+              }
+              Real coef = c;
+              for (Int d = 0; d < dim; d++) coef *= m[d];
+              for (Int d = 0; d < dim; d++) {
+                Real t = a[d];
+                for (Int e = 0; e < dim; e++)
+                  if (e != d) t *= m[e];
+                coef += t;
+              }
+              acc += coef * x[(j[0] * n[1] + j[1]) * n[2] + j[2]];
+            }
+        y[(i0 * n[1] + i1) * n[2] + i2] = acc;
+      }
+  return y;
+}
+
+double Norm(const std::vector<Scalar> &v)
+{
+  double s = 0;
+  for (auto x : v) s += (double)x * (double)x;
+  return std::sqrt(s);
+}
+
+/* || f - A A_pscr^-1 f || / || f || */
+double SolveResidual(petsckp::pscr::Solver &S, const std::vector<Factor> &F, Real c, unsigned seed, Int *failures = nullptr)
+{
+  Int N = 1;
+  for (auto &f : F) N *= f.n();
+  std::vector<Scalar> f = RandomVector(N, seed);
+  auto                X = ToDevice(f);
+  Int                 nf = petsckp::pscr::Apply(S, c, UView<Scalar>(X.data(), N));
+  if (failures) *failures = nf;
+  std::vector<Scalar> u  = ToHost(X);
+  std::vector<Scalar> Au = Apply(F, c, u);
+  for (Int i = 0; i < N; i++) Au[i] -= f[i];
+  return Norm(Au) / std::max(Norm(f), 1e-300);
+}
+
+double Check(const std::vector<Factor> &F, Int q, Real c, unsigned seed)
+{
+  petsckp::pscr::Solver S;
+  std::string           err = petsckp::pscr::Setup(F, q, S);
+  EXPECT_EQ(err, "");
+  if (!err.empty()) return INFINITY;
+  Int    nf  = 0;
+  double res = SolveResidual(S, F, c, seed, &nf);
+  EXPECT_EQ(nf, 0);
+  return res;
+}
+} // namespace
+
+TEST(PSCR, Levels)
+{
+  EXPECT_EQ(petsckp::pscr::Levels(1, 4), 1);
+  EXPECT_EQ(petsckp::pscr::Levels(3, 4), 1);
+  EXPECT_EQ(petsckp::pscr::Levels(4, 4), 2);
+  EXPECT_EQ(petsckp::pscr::Levels(15, 4), 2);
+  EXPECT_EQ(petsckp::pscr::Levels(16, 4), 3);
+  EXPECT_EQ(petsckp::pscr::Levels(4095, 4), 6);
+  EXPECT_EQ(petsckp::pscr::Levels(4096, 4), 7);
+  EXPECT_EQ(petsckp::pscr::Levels(255, 2), 8);
+}
+
+/* every n1 from 1 to 70 (n1 < q, q^j, q^j +- 1, short trailing blocks) for radix 2..5 */
+TEST(PSCR, Exact2DAllSizesAllRadices)
+{
+  for (Int q = 2; q <= 5; q++)
+    for (Int n1 = 1; n1 <= 70; n1++) {
+      std::vector<Factor> F = {Make1D(n1, Bc::Dirichlet, 10 + n1), Make1D(9, Bc::Dirichlet, 3)};
+      double              r = Check(F, q, 0, 7 + n1);
+      EXPECT_LE(r, 1e-11) << "q " << q << " n1 " << n1;
+    }
+}
+
+TEST(PSCR, Exact2DBoundaryTypesAndShifts)
+{
+  struct Case {
+    Bc   b1, b2;
+    Real c;
+  } cases[] = {
+    {Bc::Dirichlet, Bc::Dirichlet, 0},  {Bc::FD, Bc::FD, 0},        {Bc::Neumann, Bc::Neumann, 1.0}, {Bc::Robin, Bc::Robin, 0},
+    {Bc::Neumann, Bc::Dirichlet, 0},    {Bc::Robin, Bc::Neumann, 0}, {Bc::Q1, Bc::Q1, 0},             {Bc::Q1, Bc::Dirichlet, 2.5},
+    {Bc::Dirichlet, Bc::Robin, 37.0},   {Bc::FD, Bc::Dirichlet, -5.0},
+  };
+  for (const auto &cs : cases)
+    for (Int q = 2; q <= 5; q++)
+      for (Int n1 : {1, 13, 31, 64, 97})
+        for (Int n2 : {1, 2, 17}) {
+          std::vector<Factor> F = {Make1D(n1, cs.b1, 100 + n1), Make1D(n2, cs.b2, 200 + n2)};
+          if (cs.c == 0 && cs.b1 == Bc::Neumann && cs.b2 == Bc::Neumann) continue;
+          double r = Check(F, q, cs.c, 5);
+          EXPECT_LE(r, 1e-11) << "bc " << (int)cs.b1 << "/" << (int)cs.b2 << " c " << cs.c << " q " << q << " n " << n1 << "x" << n2;
+        }
+}
+
+TEST(PSCR, Exact3D)
+{
+  const Int sizes[][3] = {{1, 1, 1}, {7, 5, 6}, {13, 11, 9}, {16, 17, 5}, {5, 64, 3}, {2, 3, 31}};
+  for (Int q = 2; q <= 5; q++)
+    for (const auto &n : sizes)
+      for (int variant = 0; variant < 3; variant++) {
+        std::vector<Factor> F;
+        Real                c = 0;
+        if (variant == 0) F = {Make1D(n[0], Bc::Dirichlet, 1), Make1D(n[1], Bc::Dirichlet, 2), Make1D(n[2], Bc::Dirichlet, 3)};
+        if (variant == 1) F = {Make1D(n[0], Bc::Robin, 4), Make1D(n[1], Bc::Neumann, 5), Make1D(n[2], Bc::Q1, 6)};
+        if (variant == 2) F = {Make1D(n[0], Bc::Neumann, 7), Make1D(n[1], Bc::Neumann, 8), Make1D(n[2], Bc::Neumann, 9)}, c = 3.0;
+        double r = Check(F, q, c, 11);
+        EXPECT_LE(r, 1e-11) << "variant " << variant << " q " << q << " n " << n[0] << "x" << n[1] << "x" << n[2];
+      }
+}
+
+/* one tridiagonal system; at n = 100003 on a random mesh (condition ~ 1e10) the normwise backward error
+   || f - A u || / (|| A ||_inf || u ||) is checked instead */
+TEST(PSCR, OneDimension)
+{
+  for (Int n : Sizes()) {
+    if (n == 0) continue;
+    std::vector<Factor>   F = {Make1D(n, Bc::Robin, 3)};
+    petsckp::pscr::Solver S;
+    ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+    std::vector<Scalar> f = RandomVector(n, 9);
+    auto                X = ToDevice(f);
+    EXPECT_EQ(petsckp::pscr::Apply(S, 0.5, UView<Scalar>(X.data(), n)), 0);
+    std::vector<Scalar> u = ToHost(X), r = Apply(F, 0.5, u);
+    double              anorm = 0;
+    for (Int i = 0; i < n; i++) {
+      anorm = std::max(anorm, std::abs(F[0].ad[i] + 0.5 * F[0].md[i]) + (i > 0 ? std::abs(F[0].ao[i - 1]) : 0) + (i + 1 < n ? std::abs(F[0].ao[i]) : 0));
+      r[i] -= f[i];
+    }
+    EXPECT_LE(n <= 597 ? Norm(r) / Norm(f) : Norm(r) / (anorm * Norm(u)), 1e-11) << n;
+  }
+}
+
+/* the sizes of every kernel test (0 is refused), the large one in 2D */
+TEST(PSCR, KernelSizes)
+{
+  for (Int n : Sizes()) {
+    std::vector<Factor>   F = {Make1D(n <= 597 ? n : 1023, Bc::Dirichlet, 1), Make1D(n <= 597 ? 13 : 255, Bc::Robin, 2)};
+    petsckp::pscr::Solver S;
+    std::string           err = petsckp::pscr::Setup(F, 4, S);
+    if (n == 0) {
+      EXPECT_NE(err, "");
+      continue;
+    }
+    ASSERT_EQ(err, "");
+    EXPECT_LE(SolveResidual(S, F, 0, 3), 1e-11) << n;
+  }
+}
+
+/* a new shift needs no new setup; the weighted sums by threads and by teams agree */
+TEST(PSCR, ShiftWithoutSetupAndSumKernels)
+{
+  std::vector<Factor>   F = {Make1D(300, Bc::Dirichlet, 1), Make1D(21, Bc::Neumann, 2)};
+  petsckp::pscr::Solver S;
+  ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+  for (Real c : {0.0, 1.0, 1e3, -2.0}) EXPECT_LE(SolveResidual(S, F, c, 4), 1e-11) << c;
+  for (auto sk : {petsckp::pscr::SumKernel::Thread, petsckp::pscr::SumKernel::Team}) {
+    S.sum = sk;
+    EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  }
+  /* the shifted solves by the partition method (what the device uses for few long systems) and by PCR-Thomas */
+  for (Int P : {2, 5}) {
+    S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
+    S.topt.chunks = P;
+    EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11) << P;
+  }
+  S.topt.alg       = petsckp::TridiagAlgorithm::PCRThomas;
+  S.topt.pcr_steps = 2;
+  EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  std::vector<Factor> F3 = {Make1D(70, Bc::Dirichlet, 1), Make1D(40, Bc::Robin, 2), Make1D(6, Bc::Dirichlet, 3)};
+  ASSERT_EQ(petsckp::pscr::Setup(F3, 3, S), "");
+  S.sum = petsckp::pscr::SumKernel::Team;
+  EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
+  S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
+  S.topt.chunks = 2;
+  EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
+}
+
+TEST(PSCR, SingularAndBadFactors)
+{
+  /* pure Neumann: the smallest eigenvalue of the operator is 0 (the PC refuses c = 0) */
+  std::vector<Factor>   F = {Make1D(8, Bc::Neumann, 1), Make1D(5, Bc::Neumann, 2)};
+  petsckp::pscr::Solver S;
+  ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+  EXPECT_TRUE(S.have_min);
+  EXPECT_LE(std::abs(S.min_sum), 1e-12 * S.eig_scale);
+  std::vector<Factor> G = {Make1D(8, Bc::Neumann, 1), Make1D(5, Bc::Robin, 2)};
+  ASSERT_EQ(petsckp::pscr::Setup(G, 4, S), "");
+  EXPECT_TRUE(S.have_min);
+  EXPECT_GT(S.min_sum, 1e-3 * S.eig_scale);
+  /* a zero shifted pivot is counted, never silently wrong */
+  Factor Z;
+  Z.ad = {0, 0, 0};
+  Z.ao = {0, 0};
+  std::vector<Factor> H = {Make1D(5, Bc::Dirichlet, 1), Z};
+  ASSERT_EQ(petsckp::pscr::Setup(H, 2, S), "");
+  {
+    /* c = -lambda of a mode makes that mode's system zero */
+    std::vector<Factor> H1 = {Z, Z};
+    ASSERT_EQ(petsckp::pscr::Setup(H1, 2, S), "");
+    auto X = ToDevice(std::vector<Scalar>(9, 1.0));
+    EXPECT_GT(petsckp::pscr::Apply(S, 0.0, UView<Scalar>(X.data(), 9)), 0);
+  }
+  Factor bad = Make1D(5, Bc::Dirichlet, 1);
+  bad.md[2]  = -1;
+  EXPECT_NE(petsckp::pscr::Setup({bad, bad}, 4, S), "");
+  bad        = Make1D(5, Bc::Dirichlet, 1);
+  bad.ad[1]  = NAN;
+  EXPECT_NE(petsckp::pscr::Setup({bad, bad}, 4, S), "");
+  EXPECT_NE(petsckp::pscr::Setup({Make1D(5, Bc::Dirichlet, 1), Make1D(5, Bc::Dirichlet, 1)}, 1, S), "");
+  EXPECT_NE(petsckp::pscr::Setup({Make1D(5, Bc::Dirichlet, 1), Make1D(5, Bc::Dirichlet, 1)}, 9, S), "");
+}
