@@ -9,7 +9,8 @@
 # groups (default: all of them, in this order):
 #   poisson3d  examples/poisson -dim 3, 129^3 and 257^3 unknowns, rtol 1e-8 (unpreconditioned residual)
 #   poisson2d  examples/poisson -dim 2, 2048^2 unknowns, rtol 1e-8
-#   fem        examples/fem, P1 on the paper's 2D meshes at the paper's first sizes (Tables 2-5), rtol 1e-6:
+#   fem        examples/fem, P1 on the paper's 2D meshes at the paper's first sizes (Tables 2-5), rtol 1e-6, all
+#              solvers in one process per mesh (-extra_solvers, the tolerances repeated with each prefix):
 #              uniform 1023^2, quasi-uniform 1,439,745, graded 3,404,545, disk 2,761,921 (the paper: 2,881,025);
 #              UAAMG_FEM_LARGE=1 adds the second sizes (4,190,209 / 5,763,073 / 13,624,833 / 11,053,441)
 #   heat3d     examples/heat3d, one backward Euler step of the paper's heat test (Tables 6-7), rtol 1e-6:
@@ -45,7 +46,7 @@ GPU=${UAAMG_BENCH_TYPES-"-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda 
 MPIEXEC=${MPIEXEC:-mpiexec}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$OUT/logs"
-TABLE="$OUT/uaamg_gpu.md"
+TABLE="$OUT/uaamg_gpu.md" # rows appended: remove the output directory for a fresh table
 RAW="$OUT/uaamg_raw.csv"
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 DEVICE=${DEVICE:-${DEVICE_NAME:-$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ */CPU: /')}}
@@ -70,6 +71,7 @@ if echo " $SOLVERS " | grep -q " hypre "; then
   "$BUILD/examples/poisson" -dim 2 -n 8 $(solver_args hypre) $GPU > "$OUT/logs/hypre_probe.log" 2>&1 && HAVE_HYPRE=1
 fi
 
+if [ ! -f "$TABLE" ]; then # a later call with other groups appends its rows to the same table
 {
   echo "# PCUAAMG against GAMG and BoomerAMG"
   echo
@@ -77,11 +79,13 @@ fi
   echo "Setup = KSPSetUp (PCSetUp), solve = KSPSolve, wall clock with the device synchronised (examples' -print_times);"
   echo "in brackets the -log_view event times. Seconds. uaamg runs under FCG (its K-cycle is nonlinear), the others under CG."
   echo "hypre: $([ $HAVE_HYPRE = 1 ] && echo "BoomerAMG (PMIS, ext+i, l1-Jacobi)" || echo "not available in this PETSc (see logs/hypre_probe.log)")."
+  echo "The paper's tables side by side: \`uaamg_paper.md\`."
   echo
   echo "| problem | N | solver | iterations | setup (s) | solve (s) | total (s) | [PCSetUp / KSPSolve log_view] | complexities | result |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
 } > "$TABLE"
 echo "problem,N,solver,iterations,setup_s,solve_s,total_s,logview_pcsetup_s,logview_kspsolve_s,complexities,result,command" > "$RAW"
+fi
 
 # run <problem label> <solver> <nranks> <command...>
 run() {
@@ -114,6 +118,54 @@ run() {
   echo "$label $solver: its ${its:--} setup $(fmt "$su") solve $(fmt "$so") $res"
 }
 
+# event time in one -log_view stage (by name)
+evstage() { awk -v e="$1" -v st="$2" '/^--- Event Stage/ { on = ($NF == st) } on && $1 == e { print $4; exit }' "$3"; }
+# the complexities printed by -solver_view in the k-th part of a log (parts end at the lines "times:" / "solver ")
+cxpart() {
+  awk -v k="$1" '/^(times:|solver )/ { part++; next } part == k && !done && /operator complexity|Complexity: +grid/ { print; done = 1 }' "$2" |
+    sed -E 's/.*operator complexity ([0-9.]+), grid complexity ([0-9.]+).*/op \1, grid \2/; s/.*grid = *([0-9.]+) +operator = *([0-9.]+).*/op \2, grid \1/'
+}
+row() { # label N solver its su so lsu lso cx res cmd
+  local tot
+  tot=$( [ -n "$5" ] && [ -n "$6" ] && awk -v a="$5" -v b="$6" 'BEGIN { printf "%g", a + b }')
+  echo "| $1 | ${2:--} | $3 | ${4:--} | $(fmt "$5") | $(fmt "$6") | $(fmt "$tot") | [$(fmt "$7") / $(fmt "$8")] | ${9:--} | ${10} |" >> "$TABLE"
+  echo "$1,$2,$3,$4,$5,$6,$tot,$7,$8,\"$9\",\"${10}\",\"${11}\"" >> "$RAW"
+  echo "$1 $3: its ${4:--} setup $(fmt "$5") solve $(fmt "$6") ${10}"
+}
+
+# run_multi <problem label> <command...>: one process for all solvers (examples/fem -extra_solvers: the mesh is made
+# once); the first solver of $SOLVERS is the example's own KSP, the others get the options prefixes <solver>_ (with
+# $KSPOPTS, the tolerances) and their own -log_view stages
+run_multi() {
+  local label=$1
+  shift
+  local log="$OUT/logs/${label}.log" first="" extras="" xargs_="" cmd rc s k res N
+  for s in $SOLVERS; do
+    if [ "$s" = hypre ] && [ $HAVE_HYPRE = 0 ]; then continue; fi
+    if [ -z "$first" ]; then first=$s; continue; fi
+    extras="$extras${extras:+,}${s}_"
+    xargs_="$xargs_ $(echo " $(solver_args "$s") $KSPOPTS -solver_view" | sed "s/ -\([a-z]\)/ -${s}_\1/g")"
+  done
+  cmd="$* $(solver_args "$first") ${extras:+-extra_solvers $extras} $xargs_ $GPU -log_view"
+  echo "$cmd" > "$log"
+  timeout "$TMO" $cmd >> "$log" 2>&1; rc=$?
+  if [ $rc -eq 0 ]; then res=ok; elif [ $rc -eq 124 ]; then res="timeout ${TMO} s"; else res="rc $rc: $(firsterr "$log")"; fi
+  N=$(grep -m1 -o "N = [0-9]*" "$log" | awk '{print $3}')
+  row "$label" "$N" "$first" "$(sed -n 's/^times: .*iterations \([0-9]*\).*/\1/p' "$log" | head -1)" \
+      "$(sed -n 's/^times: setup \([0-9.e+-]*\) s.*/\1/p' "$log" | head -1)" "$(sed -n 's/^times: .*solve \([0-9.e+-]*\) s.*/\1/p' "$log" | head -1)" \
+      "$(evtime PCSetUp "$log")" "$(evtime KSPSolve "$log")" "$(cxpart 0 "$log")" "$res" "$cmd"
+  k=0
+  for s in $(echo "$extras" | tr , ' '); do
+    k=$((k + 1))
+    local l
+    l=$(grep -m1 "^solver $s:" "$log")
+    row "$label" "$N" "${s%_}" "$(echo "$l" | sed -n 's/.*iterations \([0-9]*\).*/\1/p')" \
+        "$(echo "$l" | sed -n 's/.*setup \([0-9.e+-]*\) s.*/\1/p')" "$(echo "$l" | sed -n 's/.*solve \([0-9.e+-]*\) s.*/\1/p')" \
+        "$(evstage PCSetUp "$s" "$log")" "$(evstage KSPSolve "$s" "$log")" "$(cxpart $k "$log")" \
+        "$( [ -n "$l" ] && echo "$l" | cut -d: -f2 | cut -d, -f1 | tr -d ' ' || echo "$res")" "$cmd"
+  done
+}
+
 POI="$BUILD/examples/poisson"
 FEM="$BUILD/examples/fem"
 HEAT="$BUILD/examples/heat3d"
@@ -143,9 +195,8 @@ for g in $GROUPS_; do
       for c in $CASES; do
         m=${c%%:*}; a=$(echo "${c#*:}" | tr _ ' ')
         if [ "$m" = disk ]; then BBOX=-1,1,-1,1; else BBOX=0,1,0,1; fi
-        for s in $SOLVERS; do
-          run "fem_${m}$(echo "$a" | grep -o 'refine [0-9]*' | tr -d ' ')" "$s" 1 "$FEM" -mesh "$m" $a -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned -ksp_max_it 2000 -error_bound 1e9 -print_times -solver_view
-        done
+        KSPOPTS="-ksp_rtol 1e-6 -ksp_norm_type unpreconditioned -ksp_max_it 2000"
+        run_multi "fem_${m}$(echo "$a" | grep -o 'refine [0-9]*' | tr -d ' ')" "$FEM" -mesh "$m" $a $KSPOPTS -error_bound 1e9 -print_times -solver_view
       done ;;
     heat3d)
       if [ "$QUICK" = 1 ]; then CASES="cube:24 cavity:24"; else CASES="cube:97 cube:121 cavity:80 cavity:136"; fi
@@ -170,8 +221,7 @@ for g in $GROUPS_; do
 done
 
 {
-  echo
-  echo "## The paper's tables side by side (Wang, Hu, Cohen, Xu 2013; Tesla C2070, CUSP 0.3.0 smoothed aggregation as the baseline)"
+  echo "# The paper's tables side by side (Wang, Hu, Cohen, Xu 2013; Tesla C2070, CUSP 0.3.0 smoothed aggregation as the baseline)"
   echo
   echo "| paper case | paper N | paper new: setup / its / solve (s) | paper CUSP: setup / its / solve (s) | our case (rows above) |"
   echo "|---|---|---|---|---|"
@@ -184,8 +234,9 @@ done
   echo "| Table 7, heat cavity | 410,482 | 0.11 / - / 0.05 | 0.67 / - / 0.12 | heat3d_cavity_80^3 |"
   echo "| Table 7, heat cavity | 2,094,240 | 0.22 / - / 0.32 | 1.14 / - / 0.38 | heat3d_cavity_136^3 |"
   echo
-  echo "Logs (command, output, -log_view) in \`logs/\`; the same rows as CSV in \`uaamg_raw.csv\`."
-} >> "$TABLE"
+  echo
+  echo "Our rows: \`uaamg_gpu.md\`. Logs (command, output, -log_view) in \`logs/\`; the same rows as CSV in \`uaamg_raw.csv\`."
+} > "$OUT/uaamg_paper.md"
 # kernel breakdown of the largest uaamg runs
 for l in "$OUT"/logs/poisson3d_257^3_uaamg.log "$OUT"/logs/poisson2d_2048^2_uaamg.log; do
   [ -f "$l" ] && python3 "$(dirname "$0")/logview.py" --breakdown "$l" > "${l%.log}_breakdown.md" 2>/dev/null

@@ -26,7 +26,8 @@ case "$PART" in
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;
-  uaamg)
+  uaamg) # UAAMG_GROUPS picks groups of bench/run_uaamg.sh; calls with other groups append to the same table, e.g.
+          # UAAMG_GROUPS="poisson3d poisson2d", then "fem", then "heat3d ex45" in three device calls
     UAAMG_BENCH_TIMEOUT=${UAAMG_BENCH_TIMEOUT:-120} timeout ${UAAMG_TOTAL:-560} bash bench/run_uaamg.sh "$B" "$O/uaamg" ${UAAMG_GROUPS:-} > "$O/uaamg.log" 2>&1
     echo "uaamg: rc=$?"; cat "$O"/uaamg/uaamg_gpu.md 2>/dev/null ;;
   pscr)
