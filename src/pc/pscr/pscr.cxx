@@ -228,7 +228,7 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     lidx[r] = g;
     PetscCall(MatGetRow(A, rstart + r, &nc, &cols, &vals));
     std::vector<PetscInt> nat(cols, cols + nc);
-    PetscCall(AOPetscToApplication(ao, nc, nat.data()));
+    if (size > 1) PetscCall(AOPetscToApplication(ao, nc, nat.data())); /* one process: the orderings agree */
     for (PetscInt t = 0; t < nc; t++) {
       if (vals[t] == (PetscScalar)0) continue;
       const PetscInt ci = nat[t] % M, cj = (nat[t] / M) % N, ck = nat[t] / (M * N);

@@ -434,7 +434,7 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
     if (!nJ) continue;
     Kokkos::parallel_for(
       "petsckp::pscr::UpdateReduce", range(L * nJ * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, j = (t / nb) % nJ, p = t / (nb * nJ), r = (j + 1) * span - 1;
+        const Int    b = t % nb, p = (t / nb) % L, j = t / (nb * L), r = (j + 1) * span - 1;
         const Scalar c = shifts(b);
         Scalar       Mx, Ax, acc;
         rest.Apply(V + ((2 * j + 1) * L) * nb + b, nb, p, Mx, Ax);
@@ -458,7 +458,7 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
     const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow, bs = lv.bs, be = lv.be;
     Kokkos::parallel_for(
       "petsckp::pscr::Corrections", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, blk = (t / nb) % nblk, p = t / (nb * nblk), s = bs(blk), e = be(blk);
+        const Int    b = t % nb, p = (t / nb) % L, blk = t / (nb * L), s = bs(blk), e = be(blk);
         const Scalar c = shifts(b);
         Scalar       Mx, Ax, e0 = 0, e1 = 0;
         if (s > 0) {
@@ -563,8 +563,11 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
 
 Int Apply(Solver &S, Scalar c, UView<Scalar> X)
 {
-  View<Int>    fail("pscr failures", 1);
-  View<Scalar> shifts(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr c")), 1);
+  if (!S.fail.extent(0)) S.fail = View<Int>("pscr failures", 1);
+  if (!S.c.extent(0)) S.c = View<Scalar>("pscr c", 1);
+  View<Int>    fail   = S.fail;
+  View<Scalar> shifts = S.c;
+  Kokkos::deep_copy(exec(), fail, (Int)0);
   Kokkos::deep_copy(exec(), shifts, c);
   if (S.dim == 1) {
     const DeviceFactor &f = S.f[0];

@@ -94,6 +94,8 @@ struct Solver {
   SumKernel                 sum = SumKernel::Auto;
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
+  View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
+  View<Scalar>              c;         /* the shift on the device */
   Int                       solves = 0; /* 1D shifted solves per apply */
 };
 
