@@ -532,7 +532,7 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
       continue;
     }
     const Int         n = S.n[d];
-    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0), work(1);
+    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0);
     for (Int i = 0; i < n; i++) dd[i] = F[d].ad[i] / (F[d].md.empty() ? 1 : F[d].md[i]);
     for (Int i = 0; i + 1 < n; i++) ee[i] = F[d].ao[i] / std::sqrt((F[d].md.empty() ? 1 : F[d].md[i]) * (F[d].md.empty() ? 1 : F[d].md[i + 1]));
     Real lmin = Sturm(dd, ee, n, true), lmax = std::max(std::abs(lmin), std::abs(Sturm(dd, ee, n, false)));
@@ -544,7 +544,6 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     if (!err.empty()) return "factor " + std::to_string(d + 1) + ": " + err;
   }
   /* the number of shifted 1D solves of one apply */
-  Int outer = 1;
   S.solves  = 0;
   if (S.dim == 1) S.solves = 1;
   else {
@@ -557,7 +556,6 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
       S.solves = n2solves * inner;
     }
   }
-  (void)outer;
   return "";
 }
 
