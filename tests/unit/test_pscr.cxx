@@ -262,12 +262,20 @@ TEST(PSCR, ShiftWithoutSetupAndSumKernels)
   S.topt.alg       = petsckp::TridiagAlgorithm::PCRThomas;
   S.topt.pcr_steps = 2;
   EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  /* the right-hand sides formed in a kernel of their own (G stored) instead of inside the tridiagonal solves */
+  S.fuse_rhs = false;
+  for (auto alg : {petsckp::TridiagAlgorithm::Thomas, petsckp::TridiagAlgorithm::Partition}) {
+    S.topt.alg = alg;
+    EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  }
   std::vector<Factor> F3 = {Make1D(70, Bc::Dirichlet, 1), Make1D(40, Bc::Robin, 2), Make1D(6, Bc::Dirichlet, 3)};
   ASSERT_EQ(petsckp::pscr::Setup(F3, 3, S), "");
   S.sum = petsckp::pscr::SumKernel::Team;
   EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
   S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
   S.topt.chunks = 2;
+  EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
+  S.fuse_rhs = false;
   EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
 }
 

@@ -92,6 +92,7 @@ struct Solver {
   bool                      have_min = false;
   Real                      min_sum = 0, eig_scale = 0;
   SumKernel                 sum = SumKernel::Auto;
+  bool                      fuse_rhs = true; /* form the right-hand sides of the tridiagonal solves inside them */
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
   View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
