@@ -111,6 +111,30 @@ foreach(np 1 2 4)
     EXPECT "Linear solve converged due to CONVERGED_RTOL")
 endforeach()
 
+# Wang, Hu, Cohen, Xu (auxiliary-grid unsmoothed-aggregation AMG): the unmodified 3D Poisson tutorial ksp ex45 (DMDA,
+# no coordinates: the PC takes the grid indices) with FCG + uaamg on 2 ranks in at most 30 iterations at 33^3 (to the
+# paper's relative residual 1e-6, unpreconditioned norm); bench/run_uaamg.sh records the counts at 33^3, 65^3, 129^3
+petsckp_add_tutorial(snes_ex12 snes/tutorials/ex12.c)
+if(TARGET tutorial_snes_ex12)
+  # ex12 includes petscviewerhdf5.h, which needs hdf5.h when PETSc has HDF5 (Debian: the MPI flavour's directory)
+  find_path(PETSCKP_HDF5_INCLUDE_DIR hdf5.h PATHS /usr/include/hdf5/openmpi /usr/include/hdf5/mpich /usr/include/hdf5/serial)
+  if(PETSCKP_HDF5_INCLUDE_DIR)
+    target_include_directories(tutorial_snes_ex12 PRIVATE ${PETSCKP_HDF5_INCLUDE_DIR})
+  endif()
+endif()
+foreach(np 1 2 4)
+  petsckp_add_tutorial_test(ex45_uaamg_fcg ksp_ex45 NSIZE ${np}
+    ARGS -da_grid_x 33 -da_grid_y 33 -da_grid_z 33 -ksp_type fcg -pc_type uaamg -ksp_rtol 1e-6 -ksp_norm_type unpreconditioned
+         -ksp_max_it 30 -ksp_error_if_not_converged -ksp_converged_reason
+    EXPECT "Linear solve converged due to CONVERGED_RTOL iterations")
+  # PETSc's DMPlex tutorial snes ex12: Q1 on 128 x 128 quadrilaterals, Dirichlet conditions constrained in the section;
+  # the PC takes the vertex coordinates from the DMPlex
+  petsckp_add_tutorial_test(snes_ex12_uaamg_q1 snes_ex12 NSIZE ${np}
+    ARGS -dm_plex_simplex 0 -dm_plex_box_faces 128,128 -petscspace_degree 1 -ksp_type fcg -pc_type uaamg -ksp_rtol 1e-8
+         -ksp_max_it 50 -snes_converged_reason -ksp_converged_reason -snes_error_if_not_converged -ksp_error_if_not_converged
+    EXPECT "Linear solve converged due to CONVERGED_RTOL iterations" "Nonlinear solve converged due to CONVERGED")
+endforeach()
+
 # PSCR (Kuznetsov and Rossi; Myllykoski, Rossi and Toivanen): the factors are detected from ex45's DMDA operator (its
 # Dirichlet rows are kept as diagonal-only rows); PCPSCR is then the exact inverse and CG converges at once (<= 12)
 foreach(np 1 2)

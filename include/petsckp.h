@@ -392,8 +392,8 @@ typedef enum {
 PETSC_EXTERN const char *const PCUAAMGCoarseFormats[];
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetCycleType(PC, PCUAAMGCycleType);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetCycleType(PC, PCUAAMGCycleType *);
-PETSC_EXTERN PetscErrorCode    PCUAAMGSetKCycle(PC, PetscInt, PetscReal);
-PETSC_EXTERN PetscErrorCode    PCUAAMGGetKCycle(PC, PetscInt *, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetKCycle(PC, PetscInt, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetKCycle(PC, PetscInt *, PetscReal *, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoothingSweeps(PC, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetSmoothingSweeps(PC, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetSmoother(PC, PCUAAMGSmootherType, PCUAAMGSmootherType);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The solver benchmarks on the GPU machine, each capped in time so that a part fits in one 10-minute device call.
-#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb | pscr>
+#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr>
 # Each solver's script writes its markdown table into <output dir>; copy them to bench/results/.
 set -u
 B=$1; O=$2; PART=$3
@@ -26,6 +26,9 @@ case "$PART" in
     echo "psormg: rc=$?"; cat "$O"/psormg/psormg_obstacle.md 2>/dev/null
     SEG_BENCH_TIMEOUT=60 timeout 120 bash bench/run_segmentation.sh "$B" "$O/seg" 256 512 1024 > "$O/seg.log" 2>&1
     echo "segmentation: rc=$?"; cat "$O"/seg/segmentation.md 2>/dev/null ;;
+  uaamg)
+    UAAMG_BENCH_TIMEOUT=${UAAMG_BENCH_TIMEOUT:-120} timeout ${UAAMG_TOTAL:-560} bash bench/run_uaamg.sh "$B" "$O/uaamg" ${UAAMG_GROUPS:-} > "$O/uaamg.log" 2>&1
+    echo "uaamg: rc=$?"; cat "$O"/uaamg/uaamg_gpu.md 2>/dev/null ;;
   pscr)
     PSCR_BENCH_TIMEOUT=${PSCR_BENCH_TIMEOUT:-120} timeout ${PSCR_TOTAL:-540} bash bench/run_pscr.sh "$B" "$O/pscr" > "$O/pscr.log" 2>&1
     echo "pscr: rc=$?"; cat "$O"/pscr/pscr_gpu.md 2>/dev/null ;;

@@ -6,6 +6,11 @@ Options:\n\
   -n <n>                : interior grid points per direction (default 33)\n\
   -use_kp_operator      : give KSP petsckp's SpMV (MatCreateKPShell) as the operator, A as preconditioning matrix\n\
   -kp_format <sell|csr> : device matrix format (default sell)\n\
+  -coordinates <pc|dm|none> : how a preconditioner that needs the grid (e.g. -pc_type uaamg or gamg) gets it: pc:\n\
+                          PCSetCoordinates with the points' coordinates (default; ignored by other PCs); dm: the\n\
+                          DMDA is given to the KSP (not active) with uniform coordinates; none: neither\n\
+  -print_times          : print the wall-clock times of KSPSetUp and KSPSolve (device synchronised)\n\
+  -solver_view          : KSPView after the timed solve (e.g. the levels and complexities of the multigrid)\n\
   -vec_type/-mat_type   : types of the DMDA's vectors and matrix (e.g. cuda/aijcusparse)\n\n";
 
 #include <petscdmda.h>
@@ -78,7 +83,12 @@ int main(int argc, char **argv)
   Vec              u, uh, f, x, y1, y2;
   KSP              ksp;
   PetscInt         dim = 2, n = 33;
-  PetscBool        use_kp = PETSC_FALSE, flg;
+  PetscBool        use_kp = PETSC_FALSE, flg, times = PETSC_FALSE;
+  PC               pc;
+  PetscInt         nloc, coord_mode = 0;
+  PetscReal       *coords = NULL;
+  PetscLogDouble   t0, t1, t2;
+  const char      *coord_modes[] = {"pc", "dm", "none", "CoordinateMode", "COORD_", NULL};
   PetscKPMatFormat format = PETSCKP_FORMAT_SELL;
   PetscKPDeviceMat dm;
   PetscReal        h, err, nrm, diff;
@@ -91,6 +101,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "interior grid points per direction", NULL, n, &n, NULL));
   PetscCall(PetscOptionsBool("-use_kp_operator", "use petsckp's SpMV as the KSP operator", NULL, use_kp, &use_kp, NULL));
   PetscCall(PetscOptionsEnum("-kp_format", "device matrix format", "PetscKPDeviceMatCreate", PetscKPMatFormats, (PetscEnum)format, (PetscEnum *)&format, NULL));
+  PetscCall(PetscOptionsEList("-coordinates", "how the PC gets the grid", NULL, coord_modes, 3, coord_modes[coord_mode], &coord_mode, NULL));
+  PetscCall(PetscOptionsBool("-print_times", "print the times of KSPSetUp and KSPSolve", NULL, times, &times, NULL));
   PetscOptionsEnd();
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCheck(n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2");
@@ -139,8 +151,49 @@ int main(int argc, char **argv)
   } else PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  if (coord_mode == 1) { /* the PC takes the coordinates from the DMDA */
+    PetscCall(DMDASetUniformCoordinates(da, h, 1 - h, h, 1 - h, h, 1 - h));
+    PetscCall(KSPSetDM(ksp, da));
+    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  }
   PetscCall(KSPSetFromOptions(ksp));
+  if (coord_mode == 0) { /* the points' coordinates, after the PC's type is set (PCSetCoordinates is ignored before) */
+    PetscInt xs, ys, zs, xm, ym, zm, idx = 0;
+
+    PetscCall(VecGetLocalSize(u, &nloc));
+    PetscCall(PetscMalloc1(dim * nloc, &coords));
+    PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+    if (dim == 2) zs = 0, zm = 1;
+    for (PetscInt k = zs; k < zs + zm; k++)
+      for (PetscInt j = ys; j < ys + ym; j++)
+        for (PetscInt i = xs; i < xs + xm; i++, idx++) {
+          coords[dim * idx]     = (i + 1) * h;
+          coords[dim * idx + 1] = (j + 1) * h;
+          if (dim == 3) coords[dim * idx + 2] = (k + 1) * h;
+        }
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetCoordinates(pc, dim, nloc, coords));
+    PetscCall(PetscFree(coords));
+  }
+  /* setup and solve timed separately; a norm (a value on the host) waits for the device */
+  PetscCall(VecNorm(f, NORM_2, &nrm));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(VecNorm(f, NORM_2, &nrm));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(&t1));
   PetscCall(KSPSolve(ksp, f, uh));
+  PetscCall(VecNorm(uh, NORM_2, &nrm));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(&t2));
+  PetscCall(KSPViewFromOptions(ksp, NULL, "-solver_view")); /* outside the timed part */
+  if (times) {
+    PetscInt its;
+
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "times: setup %.4e s, solve %.4e s, iterations %" PetscInt_FMT "\n", t1 - t0, t2 - t1, its));
+  }
 
   /* 3. discretisation error: the 2nd-order scheme gives max|u - u_h| ~ c h^2 with c ~ 0.02 (2D), 0.002 (3D) */
   PetscCall(VecAXPY(uh, -1.0, u));
@@ -188,5 +241,37 @@ int main(int argc, char **argv)
     nsize: {{2 4}}
     args: -dim 3 -n 16 -use_kp_operator -kp_format csr -pc_type jacobi
     output_file: output/poisson_3d_odd.out
+
+  # Wang, Hu, Cohen, Xu: FCG + uaamg (K-cycle); the coordinates by PCSetCoordinates or from the DMDA
+  test:
+    suffix: 2d_uaamg
+    nsize: {{1 2 4}}
+    args: -dim 2 -n 33 -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
+
+  test:
+    suffix: 2d_uaamg_dm
+    nsize: {{1 4}}
+    args: -dim 2 -n 33 -ksp_type fcg -pc_type uaamg -coordinates dm -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
+
+  test:
+    suffix: 3d_uaamg
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 17 -use_kp_operator -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
+  test:
+    suffix: 3d_uaamg_dm
+    nsize: 2
+    args: -dim 3 -n 17 -ksp_type fcg -pc_type uaamg -coordinates dm -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
+  # the linear V- and W-cycles under plain CG
+  test:
+    suffix: 2d_uaamg_cg
+    nsize: {{1 2}}
+    args: -dim 2 -n 33 -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -ksp_max_it 40 -ksp_error_if_not_converged
+    output_file: output/poisson_2d.out
 
 TEST*/

@@ -388,6 +388,28 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[])
+{
+  MGLevel     &L = H.levels[0];
+  OperatorInfo info;
+  PetscInt     rstart, loc[2], glob[2];
+
+  PetscFunctionBegin;
+  PetscCheck(!H.levels.empty() && L.Ad && L.A, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has no finest operator (MGHierarchyCreate())");
+  PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad)));
+  PetscCall(MatGetOwnershipRange(L.A, &rstart, NULL));
+  loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
+  loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
+  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_INT, MPI_MIN, H.comm));
+  PetscCheck(glob[0] == PETSC_MAX_INT, H.comm, PETSC_ERR_FP, "%s: the operator has a NaN or Inf entry in row %" PetscInt_FMT, name, glob[0]);
+  if (glob[1] != PETSC_MAX_INT) {
+    PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
+    PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, H.comm));
+    SETERRQ(H.comm, PETSC_ERR_MAT_LU_ZRPVT, "%s, but row %" PetscInt_FMT " of the operator has diagonal %g%s", need, glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz)
 {
   PetscInt v[2] = {0, 0};
@@ -555,7 +577,8 @@ static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
   PetscCall(ops.Residual(l, b, x, L.r));   /* r = b - A x */
   PetscCall(ops.Restrict(l, L.r, C.b));    /* b_c = R r */
   PetscCall(ops.BeginCoarse(l, b, x));
-  if (p.type == MGCycleType::K) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
+  if (p.type == MGCycleType::K && (p.kcycle_last < 0 || l + 1 <= p.kcycle_last)) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
+  else if (p.type == MGCycleType::K) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, true)); /* a V-cycle below kcycle_last */
   else
     for (PetscInt g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, g == 0));
   PetscCall(ops.ProlongAdd(l, C.x, x)); /* x += P e */

@@ -49,7 +49,8 @@
           alpha_i = (r_i, p_i) / (p_i, A p_i); u_{i+1} = u_i + alpha_i p_i; r_{i+1} = r_i - alpha_i A p_i
       where Bhat_k is the cycle of Algorithm 2.2 on level k (smooth, K-cycle below, smooth) from zero, and Bhat is
       the direct solve on the coarsest level (where no GCG runs). Early exit (Notay and Vassilevski): with a
-      threshold t > 0 the iteration stops after the first step when ||r_1|| <= t ||r_0||. The K-cycle is a
+      threshold t > 0 the iteration stops after the first step when ||r_1|| <= t ||r_0||. With kcycle_last = k >= 0 the
+      levels below k get V-cycle corrections instead of GCG (MGCycleParams). The K-cycle is a
       nonlinear preconditioner: the outer Krylov method must be flexible (KSPFCG, KSPGCR, KSPFGMRES).
       A breakdown of the inner iteration ((p, A p) <= 0 or not finite) stops it with the iterate it has and counts
       in MGHierarchy::kcycle_breakdowns.
@@ -164,6 +165,11 @@ PetscErrorCode MGHierarchySetUpCoarseDirect(MGHierarchy &H);
 PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H);
 PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
 
+/* Checks the finest operator (its device copy) for what a smoother that divides by the diagonal needs: finite entries
+   and a positive diagonal. Errors name the first offending global row; name is the PC's ("PCPSORMG"), need says what
+   the PC needs ("PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"). Collective. */
+PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[]);
+
 /* sizes for views: global rows and nonzeros of level l (nnz -1 where the layer does not store the operator) */
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz);
 
@@ -182,6 +188,9 @@ struct MGCycleParams {
   PetscInt    pre         = 1, post = 1; /* sweeps before / after the coarse correction */
   PetscInt    kcycle_its  = 2;           /* n of Algorithm 2.1, >= 1 */
   PetscReal   kcycle_rtol = 0;           /* early exit threshold t (0: never) */
+  PetscInt    kcycle_last = -1;          /* the deepest level whose coarse correction is the GCG of the K-cycle (-1: all);
+                                            the corrections of deeper levels are V-cycles (fewer launches and reductions
+                                            on small levels, where a GPU is latency-bound) */
 };
 
 /* What a multigrid plugs into the cycle. Level numbers l are those of the hierarchy; every Vec has level l's layout

@@ -726,30 +726,6 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the fine operator (its device copy) has finite entries and a positive diagonal: projected SOR divides by the
-   diagonal, and a NaN would otherwise be swallowed by the projections onto the bounds */
-static PetscErrorCode PSORMGCheckOperator(PC pc)
-{
-  PC_PSORMG           *mg   = (PC_PSORMG *)pc->data;
-  MPI_Comm             comm = PetscObjectComm((PetscObject)pc);
-  OperatorInfo info;
-  PetscInt             rstart, loc[2], glob[2];
-
-  PetscFunctionBegin;
-  PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(mg->H.levels[0].Ad), DeviceMatGhostCsr(mg->H.levels[0].Ad)));
-  PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
-  loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
-  loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
-  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_INT, MPI_MIN, comm));
-  PetscCheck(glob[0] == PETSC_MAX_INT, comm, PETSC_ERR_FP, "PCPSORMG: the operator has a NaN or Inf entry in row %" PetscInt_FMT, glob[0]);
-  if (glob[1] != PETSC_MAX_INT) {
-    PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
-    PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, comm));
-    SETERRQ(comm, PETSC_ERR_MAT_LU_ZRPVT, "PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix), but row %" PetscInt_FMT " of the operator has diagonal %g%s", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode PCSetUp_PSORMG(PC pc)
 {
   PC_PSORMG      *mg = (PC_PSORMG *)pc->data;
@@ -770,7 +746,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     /* new values, same pattern: numeric Galerkin products only (on the device, or on the host AIJ copies) */
     PetscCall(PetscLogEventBegin(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscCall(MGHierarchyRefreshFine(mg->H));
-    PetscCall(PSORMGCheckOperator(pc));
+    PetscCall(MGHierarchyCheckOperator(mg->H, "PCPSORMG", "PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"));
     PetscCall(MGHierarchyRefreshCoarse(mg->H));
     PetscCall(PetscLogEventEnd(PC_PSORMG_SetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -804,7 +780,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
      Galerkin products on host AIJ copies (PETSc's cuSPARSE MatPtAP() returned zero operators from the third grid
      down), converted to the operator's type. The cycle itself uses only the device copies of these matrices. */
   PetscCall(MGHierarchyCreate(comm, pc->pmat, mg->device_setup && size == 1 ? true : false, mg->H));
-  PetscCall(PSORMGCheckOperator(pc));
+  PetscCall(MGHierarchyCheckOperator(mg->H, "PCPSORMG", "PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"));
   for (;;) {
     const PetscInt l = (PetscInt)mg->grids.size() - 1;
     PSORMGGrid    &F = mg->grids[l];

@@ -97,6 +97,7 @@ struct PC_UAAMG {
   PCUAAMGCycleType    cycle         = PC_UAAMG_CYCLE_K;
   PetscInt            kcycle_its    = 2;   /* n of Algorithm 2.1 */
   PetscReal           kcycle_rtol   = 0.2; /* early exit after the first inner step when ||r_1|| <= t ||r_0|| (0: never) */
+  PetscInt            kcycle_min    = 0;   /* GCG on coarse levels of at least this many rows, V-cycles below (0: all) */
   PetscInt            pre           = 1, post = 1;
   PCUAAMGSmootherType fine_smoother = PC_UAAMG_SMOOTHER_BLOCK_GS;
   PCUAAMGSmootherType smoother      = PC_UAAMG_SMOOTHER_GS;
@@ -474,29 +475,6 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* finite entries and a positive diagonal: every smoother divides by the diagonal */
-static PetscErrorCode UAAMGCheckOperator(PC pc)
-{
-  PC_UAAMG    *ua   = (PC_UAAMG *)pc->data;
-  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
-  OperatorInfo info;
-  PetscInt     rstart, loc[2], glob[2];
-
-  PetscFunctionBegin;
-  PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(ua->H.levels[0].Ad), DeviceMatGhostCsr(ua->H.levels[0].Ad)));
-  PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
-  loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;
-  loc[1] = info.bad_diag_row >= 0 ? rstart + info.bad_diag_row : PETSC_MAX_INT;
-  PetscCall(MPIU_Allreduce(loc, glob, 2, MPIU_INT, MPI_MIN, comm));
-  PetscCheck(glob[0] == PETSC_MAX_INT, comm, PETSC_ERR_FP, "PCUAAMG: the operator has a NaN or Inf entry in row %" PetscInt_FMT, glob[0]);
-  if (glob[1] != PETSC_MAX_INT) {
-    PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
-    PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, comm));
-    SETERRQ(comm, PETSC_ERR_MAT_LU_ZRPVT, "PCUAAMG needs a symmetric positive definite operator, but row %" PetscInt_FMT " has diagonal %g%s", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the level-L grid: box, depths, cells of the local rows, reach (Sections 3.1 and 4.2) */
 static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
 {
@@ -824,7 +802,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
        smoother data and the coarsest factorisation (Section 7.4 step 9 of the design: time stepping) */
     PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
     PetscCall(MGHierarchyRefreshFine(ua->H));
-    PetscCall(UAAMGCheckOperator(pc));
+    PetscCall(MGHierarchyCheckOperator(ua->H, "PCUAAMG", "PCUAAMG needs a symmetric positive definite operator"));
     if (ua->lev.size() < 2) { /* one level: the operator itself is factored */
     } else if (ua->stencil) PetscCall(UAAMGStencilLevels(pc, true));
     else {
@@ -843,7 +821,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
   ua->stencil = ua->format == PC_UAAMG_FORMAT_STENCIL && size == 1;
   PetscCall(MGHierarchyCreate(comm, pc->pmat, size == 1 && ua->device_setup, ua->H));
-  PetscCall(UAAMGCheckOperator(pc));
+  PetscCall(MGHierarchyCheckOperator(ua->H, "PCUAAMG", "PCUAAMG needs a symmetric positive definite operator"));
   PetscCall(MGHierarchySetUpVecs(ua->H)); /* level 0's r and w (reach, smoother estimates) */
   PetscCallCXX(ua->lev.emplace_back());
   if (M > ua->coarse_size && ua->max_levels > 1) {
@@ -892,6 +870,9 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
   p.post        = ua->post;
   p.kcycle_its  = ua->kcycle_its;
   p.kcycle_rtol = ua->kcycle_rtol;
+  for (size_t l = 1; l < ua->lev.size() && ua->kcycle_min > 0; l++)
+    if (ua->lev[l].rows >= ua->kcycle_min) p.kcycle_last = (PetscInt)l;
+  if (ua->kcycle_min > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
   PetscCall(MGCycleApply(ua->H, ops, p, b, y, true));
   PetscCall(PetscLogEventEnd(PC_UAAMG_Apply, pc, b, y, 0));
@@ -995,24 +976,27 @@ static PetscErrorCode PCUAAMGGetCycleType_UAAMG(PC pc, PCUAAMGCycleType *type)
   *type = ((PC_UAAMG *)pc->data)->cycle;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-static PetscErrorCode PCUAAMGSetKCycle_UAAMG(PC pc, PetscInt its, PetscReal rtol)
+static PetscErrorCode PCUAAMGSetKCycle_UAAMG(PC pc, PetscInt its, PetscReal rtol, PetscInt min_size)
 {
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
 
   PetscFunctionBegin;
   PetscCheck(its >= 1 && its <= 20, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (inner iterations of the K-cycle) must lie in [1, 20], not %" PetscInt_FMT, UAAMG_OPT(pc, "kcycle_its"), its);
   PetscCheck(rtol >= 0 && rtol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (early exit of the K-cycle) must lie in [0, 1), not %g", UAAMG_OPT(pc, "kcycle_rtol"), (double)rtol);
+  PetscCheck(min_size >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (smallest coarse level with a GCG correction; 0: every level) must be >= 0, not %" PetscInt_FMT, UAAMG_OPT(pc, "kcycle_min_size"), min_size);
   ua->kcycle_its  = its;
   ua->kcycle_rtol = rtol;
+  ua->kcycle_min  = min_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-static PetscErrorCode PCUAAMGGetKCycle_UAAMG(PC pc, PetscInt *its, PetscReal *rtol)
+static PetscErrorCode PCUAAMGGetKCycle_UAAMG(PC pc, PetscInt *its, PetscReal *rtol, PetscInt *min_size)
 {
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
 
   PetscFunctionBegin;
   if (its) *its = ua->kcycle_its;
   if (rtol) *rtol = ua->kcycle_rtol;
+  if (min_size) *min_size = ua->kcycle_min;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode PCUAAMGSetSmoothingSweeps_UAAMG(PC pc, PetscInt pre, PetscInt post)
@@ -1245,9 +1229,9 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   PCUAAMGDepthRule    rule  = ua->depth_rule;
   PCUAAMGSmootherType fsm = ua->fine_smoother, csm = ua->smoother;
   PCUAAMGCoarseFormat fmt = ua->format;
-  PetscInt            kits = ua->kcycle_its, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
+  PetscInt            kits = ua->kcycle_its, kmin = ua->kcycle_min, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
   PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6];
-  PetscBool           flg, flg2, dev = ua->device_setup;
+  PetscBool           flg, flg2, flg3, dev = ua->device_setup;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "UAAMG options (auxiliary-grid unsmoothed-aggregation AMG)");
@@ -1255,7 +1239,8 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetCycleType(pc, cycle));
   PetscCall(PetscOptionsInt("-pc_uaamg_kcycle_its", "Inner GCG iterations of the K-cycle on every level, in [1, 20]", "PCUAAMGSetKCycle", kits, &kits, &flg));
   PetscCall(PetscOptionsReal("-pc_uaamg_kcycle_rtol", "K-cycle early exit: one inner iteration when it reduces the residual by this factor, in [0, 1) (0: never)", "PCUAAMGSetKCycle", krtol, &krtol, &flg2));
-  if (flg || flg2) PetscCall(PCUAAMGSetKCycle(pc, kits, krtol));
+  PetscCall(PetscOptionsInt("-pc_uaamg_kcycle_min_size", "GCG corrections on coarse levels of at least this many rows, V-cycles below (0: every level)", "PCUAAMGSetKCycle", kmin, &kmin, &flg3));
+  if (flg || flg2 || flg3) PetscCall(PCUAAMGSetKCycle(pc, kits, krtol, kmin));
   PetscCall(PetscOptionsInt("-pc_uaamg_pre_sweeps", "Smoothing sweeps before the coarse correction", "PCUAAMGSetSmoothingSweeps", pre, &pre, &flg));
   PetscCall(PetscOptionsInt("-pc_uaamg_post_sweeps", "Smoothing sweeps after the coarse correction (colours in reverse order)", "PCUAAMGSetSmoothingSweeps", post, &post, &flg2));
   if (flg || flg2) PetscCall(PCUAAMGSetSmoothingSweeps(pc, pre, post));
@@ -1308,7 +1293,11 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
-  if (ua->cycle == PC_UAAMG_CYCLE_K) PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: K-cycle (nonlinear: use a flexible Krylov method), %" PetscInt_FMT " inner GCG iterations, early exit at %g\n", ua->kcycle_its, (double)ua->kcycle_rtol));
+  if (ua->cycle == PC_UAAMG_CYCLE_K) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: K-cycle (nonlinear: use a flexible Krylov method), %" PetscInt_FMT " inner GCG iterations, early exit at %g", ua->kcycle_its, (double)ua->kcycle_rtol));
+    if (ua->kcycle_min > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", V-cycles on levels of fewer than %" PetscInt_FMT " rows\n", ua->kcycle_min));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: %s-cycle (linear, symmetric)\n", ua->cycle == PC_UAAMG_CYCLE_V ? "V" : "W"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "smoothers: %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g; finest level: %s", ua->pre, ua->post, (double)ua->omega, SmootherText(ua->fine_smoother, true)));
   if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS) {
@@ -1357,6 +1346,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 +  -pc_uaamg_cycle <k,v,w>                          - nonlinear AMLI/K-cycle (default), or a linear symmetric V/W-cycle, `PCUAAMGSetCycleType()`
 .  -pc_uaamg_kcycle_its <2>                         - inner GCG iterations of the K-cycle, `PCUAAMGSetKCycle()`
 .  -pc_uaamg_kcycle_rtol <0.2>                      - one inner iteration only when it reduces the residual by this factor (0: never), `PCUAAMGSetKCycle()`
+.  -pc_uaamg_kcycle_min_size <0>                    - GCG corrections only on coarse levels of at least this many rows, V-cycles below (0: every level), `PCUAAMGSetKCycle()`
 .  -pc_uaamg_pre_sweeps <1>                         - smoothing sweeps before the coarse correction, `PCUAAMGSetSmoothingSweeps()`
 .  -pc_uaamg_post_sweeps <1>                        - sweeps after it, colours (and unknowns in a block) in reverse order, `PCUAAMGSetSmoothingSweeps()`
 .  -pc_uaamg_fine_smoother <block_gs,gs,jacobi,chebyshev> - smoother of the finest level, `PCUAAMGSetSmoother()`
@@ -1535,24 +1525,32 @@ PetscErrorCode PCUAAMGGetCycleType(PC pc, PCUAAMGCycleType *type)
 
   Input Parameters:
 + pc - the preconditioner context
-. its - inner generalised conjugate gradient iterations of the K-cycle on every level, in [1, 20] (default 2)
-- rtol - early exit: only one inner iteration when it reduces the residual norm by this factor, in [0, 1) (default 0.2; 0: never)
+. its      - inner generalised conjugate gradient iterations of the K-cycle on every level, in [1, 20] (default 2)
+. rtol     - early exit: only one inner iteration when it reduces the residual norm by this factor, in [0, 1) (default 0.2; 0: never)
+- min_size - GCG corrections only on coarse levels of at least this many rows, V-cycle corrections on smaller ones (default 0: every level)
 
   Options Database Keys:
-+ -pc_uaamg_kcycle_its <2> - inner iterations
-- -pc_uaamg_kcycle_rtol <0.2> - early exit threshold
++ -pc_uaamg_kcycle_its <2>      - inner iterations
+. -pc_uaamg_kcycle_rtol <0.2>   - early exit threshold
+- -pc_uaamg_kcycle_min_size <0> - smallest level with a GCG correction
+
+  Note:
+  With n = 2 inner iterations the number of visits of a level doubles from one level to the next: the small levels
+  are visited most often and, on a GPU, cost launches and reductions rather than bandwidth (Section 3.4 of the paper's
+  timings imply a truncated hierarchy). `min_size` keeps the GCG where it pays and uses V-cycles below.
 
   Level: advanced
 
 .seealso: `PCUAAMG`, `PCUAAMGGetKCycle()`, `PCUAAMGSetCycleType()`
 @*/
-PetscErrorCode PCUAAMGSetKCycle(PC pc, PetscInt its, PetscReal rtol)
+PetscErrorCode PCUAAMGSetKCycle(PC pc, PetscInt its, PetscReal rtol, PetscInt min_size)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscValidLogicalCollectiveInt(pc, its, 2);
   PetscValidLogicalCollectiveReal(pc, rtol, 3);
-  PetscTryMethod(pc, "PCUAAMGSetKCycle_C", (PC, PetscInt, PetscReal), (pc, its, rtol));
+  PetscValidLogicalCollectiveInt(pc, min_size, 4);
+  PetscTryMethod(pc, "PCUAAMGSetKCycle_C", (PC, PetscInt, PetscReal, PetscInt), (pc, its, rtol, min_size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1565,18 +1563,19 @@ PetscErrorCode PCUAAMGSetKCycle(PC pc, PetscInt its, PetscReal rtol)
 . pc - the preconditioner context
 
   Output Parameters:
-+ its - inner generalised conjugate gradient iterations of the K-cycle on every level, in [1, 20] (default 2) (may be NULL)
-- rtol - early exit: only one inner iteration when it reduces the residual norm by this factor, in [0, 1) (default 0.2; 0: never) (may be NULL)
++ its      - inner iterations (may be NULL)
+. rtol     - early exit threshold (may be NULL)
+- min_size - smallest coarse level with a GCG correction, 0 for every level (may be NULL)
 
   Level: advanced
 
 .seealso: `PCUAAMG`, `PCUAAMGSetKCycle()`
 @*/
-PetscErrorCode PCUAAMGGetKCycle(PC pc, PetscInt *its, PetscReal *rtol)
+PetscErrorCode PCUAAMGGetKCycle(PC pc, PetscInt *its, PetscReal *rtol, PetscInt *min_size)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscUseMethod(pc, "PCUAAMGGetKCycle_C", (PC, PetscInt *, PetscReal *), (pc, its, rtol));
+  PetscUseMethod(pc, "PCUAAMGGetKCycle_C", (PC, PetscInt *, PetscReal *, PetscInt *), (pc, its, rtol, min_size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Turns the raw results of bench/run_all.sh (JSON lines) into a markdown report with tables and PNG plots.
+
+  python3 bench/report.py <results.jsonl> [more.jsonl ...] -o bench/results/REPORT.md [--main] [--bw GB/s]
+
+Raw files from several machines (GPU kinds, the CPU) may be given together: every table and plot is per device and
+vector type. For each part and problem the report gives our best solver, the best anchor (fastest time to solution
+among the anchors that finished) and their ratio, then every row with iterations, setup, solve, time to solution,
+time per iteration against the bandwidth model and the residual; the command lines and dates go below each table.
+The main job's table (one row per solver and anchor, speed-up against the PETSc built-in) comes first.
+
+Plots (PNG, next to the report; only with matplotlib, e.g. Debian's python3-matplotlib; without it the report is
+written without them): time to solution and iterations against the number of unknowns per part, and the measured
+time per iteration against the bandwidth model (bytes per unknown x unknowns / device bandwidth; the bandwidth is
+the device copy rate measured by the sys part when present, else --bw, else the device's nominal rate).
+
+--main writes only the main job's table (the README's table, on the CPU as on the GPU).
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import re
+import sys
+
+PART_TITLES = collections.OrderedDict([
+    ('main', 'Main job: each solver next to the PETSc built-in'),
+    ('sys', 'Shared layer: SpMV and CG on it (src/sys)'),
+    ('dcg', 'KSPDCG + PCNEUMANN: bubbly-flow pressure (Gupta, van Gijzen, Vuik)'),
+    ('psormg', 'PCPSORMG: obstacle problem and level-set segmentation (Klement, Oberhuber)'),
+    ('lbfgsb', 'TAO lbfgsb: MINPACK-2 and CVT (Byrd, Lu, Nocedal, Zhu; Fei et al.)'),
+    ('uaamg', 'PCUAAMG: Poisson against GAMG and BoomerAMG'),
+    ('pscr', 'PCPSCR: Poisson against cuFFT and CG + GAMG'),
+])
+# nominal device bandwidth (GB/s) when the raw data hold no measured copy rate
+NOMINAL_BW = [('H200', 4800.0), ('H100 80GB HBM3', 3350.0), ('H100', 2000.0), ('A100', 2039.0)]
+
+
+def load(paths):
+    recs = {}
+    for p in paths:
+        with open(p) as f:
+            for i, l in enumerate(f):
+                l = l.strip()
+                if not l:
+                    continue
+                try:
+                    r = json.loads(l)
+                except ValueError as e:
+                    sys.exit('report: %s:%d is not JSON: %s' % (p, i + 1, e))
+                r.setdefault('extra', {})
+                # a rerun of the same row on the same device and types replaces the older one
+                key = (r.get('device'), r.get('types'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'))
+                if key not in recs or (r.get('date') or '') >= (recs[key].get('date') or ''):
+                    recs[key] = r
+    return list(recs.values())
+
+
+def fmt(x, digits=4):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return '-'
+    if isinstance(x, int):
+        return str(x)
+    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
+        return '%.*e' % (digits - 2, x)
+    return '%.*g' % (digits, x)
+
+
+def esc(x):
+    """a markdown table cell: a '|' would end the cell"""
+    return str(x).replace('|', '\\|')
+
+
+def ok(r):
+    return r.get('status') in ('ok', 'published') and r.get('total_s') is not None
+
+
+def machine(r):
+    return '%s, %s types' % (r.get('device', '?'), r.get('types') or 'host')
+
+
+def slug(s):
+    return re.sub(r'[^a-z0-9]+', '-', s.lower()).strip('-')[:60]
+
+
+def bandwidth(recs, device, override):
+    if override:
+        return override, 'given with --bw'
+    cp = [r['extra'].get('copy_GBs') for r in recs if r.get('device') == device and r['extra'].get('copy_GBs')]
+    if cp:
+        return max(cp), 'device copy rate measured by bench_spmv'
+    for k, v in NOMINAL_BW:
+        if k in (device or ''):
+            return v, 'nominal rate of the %s' % k
+    return None, None
+
+
+def model_ms(r, bw):
+    if not r.get('model_bytes') or not bw or not r.get('unknowns'):
+        return None
+    return r['model_bytes'] * r['unknowns'] / (bw * 1e9) * 1e3
+
+
+def status_cell(r):
+    s = r.get('status')
+    if s in ('ok', 'published'):
+        return fmt(r.get('total_s'))
+    if s == 'timeout':
+        return '> %s (timeout)' % fmt(r.get('timeout_s'))
+    if s == 'not converged':
+        return '%s (not converged)' % fmt(r.get('total_s'))
+    return '%s: %s' % (s, (r.get('reason') or '').replace('|', '/')[:90])
+
+
+def size_key(r):
+    return (r.get('unknowns') or 0, r.get('size') or '')
+
+
+def best(rows, role):
+    c = [r for r in rows if r.get('role') in role and ok(r) and r.get('status') != 'not converged']
+    return min(c, key=lambda r: r['total_s']) if c else None
+
+
+def commands_block(rows, out):
+    cmds = [r for r in rows if r.get('command')]
+    if not cmds:
+        return
+    dates = sorted(r['date'][:10] for r in rows if r.get('date'))
+    out.append('')
+    out.append('Dates: %s. Commands ($BUILD: the build directory):' % (
+        dates[0] if dates[0] == dates[-1] else '%s to %s' % (dates[0], dates[-1])))
+    out.append('')
+    seen = collections.OrderedDict()  # one line per command (bench_spmv gives several rows)
+    for r in cmds:
+        c = r['command']
+        if r.get('build') and c.startswith(r['build'] + '/'):
+            c = '$BUILD/' + c[len(r['build']) + 1:]
+        seen.setdefault(c, []).append('%s, %s' % (r['solver'], r['size']))
+    for i, (c, who) in enumerate(seen.items(), 1):
+        out.append('%d. %s: `%s`' % (i, '; '.join(who), c))
+
+
+def main_table(recs, out, title_level='##'):
+    """the main job: one row per solver and anchor, speed-up against the PETSc built-in of its problem"""
+    main = [r for r in recs if r.get('part') == 'main']
+    for m in sorted({machine(r) for r in main}):
+        rows = [r for r in main if machine(r) == m]
+        out.append('%s Main job (%s)' % (title_level, m))
+        out.append('')
+        out.append('| problem | solver | iterations | setup (s) | solve (s) | time to solution (s) | speed-up vs PETSc built-in |')
+        out.append('|---|---|---|---|---|---|---|')
+        order = []
+        for r in rows:
+            p = (r['problem'], r['size'])
+            if p not in order:
+                order.append(p)
+        for p in order:
+            g = [r for r in rows if (r['problem'], r['size']) == p]
+            ref = next((r for r in g if r.get('builtin') and ok(r)), None)
+            first = True
+            for r in sorted(g, key=lambda r: (r.get('role') != 'ours', r.get('status') != 'ok')):
+                sp = '-'
+                if ref is not None and ok(r) and r['total_s'] > 0:
+                    sp = '**1 (built-in)**' if r is ref else '%.3gx' % (ref['total_s'] / r['total_s'])
+                name = ('**%s**' % esc(r['solver'])) if r.get('role') == 'ours' else esc(r['solver'])
+                if r.get('status') not in ('ok', 'published'):
+                    its = setup = solve = '-'
+                else:
+                    its, setup, solve = fmt(r.get('iterations')), fmt(r.get('setup_s')), fmt(r.get('solve_s'))
+                out.append('| %s | %s | %s | %s | %s | %s | %s |' % (esc('%s, %s' % p) if first else '', name, its, setup, solve,
+                                                                     status_cell(r), sp))
+                first = False
+        v = rows[0].get('versions', {})
+        out.append('')
+        out.append('Device %s; PETSc %s, Kokkos %s%s, petsckp %s%s. Times in seconds (setup + solve = time to solution;'
+                   ' where the program reports no setup, the time to solution is its solve). Bold: petsckp solvers.' % (
+                       rows[0].get('device'), v.get('petsc') or '?', v.get('kokkos') or '?',
+                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', v.get('git') or '?', ' (modified)' if v.get('git_dirty') else ''))
+        commands_block(rows, out)
+        out.append('')
+
+
+def part_section(recs, part, out, plots, outdir, bwo):
+    rows_p = [r for r in recs if r.get('part') == part]
+    if not rows_p:
+        return
+    out.append('## %s' % PART_TITLES.get(part, part))
+    out.append('')
+    for m in sorted({machine(r) for r in rows_p}):
+        rows_m = [r for r in rows_p if machine(r) == m]
+        dev = rows_m[0].get('device')
+        bw, bwsrc = bandwidth(recs, dev, bwo)
+        out.append('### %s' % m)
+        out.append('')
+        problems = []
+        for r in rows_m:
+            if r['problem'] not in problems:
+                problems.append(r['problem'])
+        # summary: ours vs the best anchor
+        out.append('| problem | size | our best | time (s) | best anchor | time (s) | anchor / ours |')
+        out.append('|---|---|---|---|---|---|---|')
+        for p in problems:
+            for sz in sorted({(r.get('unknowns') or 0, r['size']) for r in rows_m if r['problem'] == p}):
+                g = [r for r in rows_m if r['problem'] == p and r['size'] == sz[1]]
+                o, a = best(g, ('ours',)), best(g, ('anchor', 'published'))
+                ratio = '-'
+                if o and a and o['total_s'] > 0:
+                    ratio = '**%.3gx**' % (a['total_s'] / o['total_s'])
+                elif o and not a:
+                    lower = [r for r in g if r.get('role') == 'anchor' and r.get('status') == 'timeout']
+                    if lower and o['total_s'] > 0:
+                        ratio = '> %.3gx (anchors timed out)' % (min(r['timeout_s'] for r in lower) / o['total_s'])
+                    else:
+                        ratio = 'no anchor finished' if any(r.get('role') == 'anchor' for r in g) else 'no anchor'
+                out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+                    esc(p), sz[1], esc(o['solver']) if o else (g[0]['reason'] or '-') if all(r.get('status') == 'skipped' for r in g if r.get('role') == 'ours') else 'none finished',
+                    fmt(o['total_s']) if o else '-', esc(a['solver']) if a else '-', fmt(a['total_s']) if a else '-', ratio))
+        out.append('')
+        # every row
+        out.append('| problem | size | solver | status / time to solution (s) | iterations | setup (s) | solve (s) | ms / iteration | model ms / iteration | residual |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|')
+        for p in problems:
+            for r in sorted([r for r in rows_m if r['problem'] == p], key=lambda r: (size_key(r), r.get('role') != 'ours')):
+                mm = model_ms(r, bw)
+                mcell = '-'
+                if mm:
+                    mcell = fmt(mm, 3) + (' (%.2gx)' % (r['ms_per_iteration'] / mm) if r.get('ms_per_iteration') and r.get('status') == 'ok' else '')
+                res = fmt(r.get('residual'), 3) if r.get('residual') is not None else '-'
+                out.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                    esc(p), r['size'], ('**%s**' % esc(r['solver'])) if r.get('role') == 'ours' else esc(r['solver']), status_cell(r),
+                    fmt(r.get('iterations')), fmt(r.get('setup_s')), fmt(r.get('solve_s')), fmt(r.get('ms_per_iteration'), 3), mcell, res))
+        kinds = sorted({r.get('residual_kind') for r in rows_m if r.get('residual_kind')})
+        out.append('')
+        out.append('Bold: petsckp. Anchor / ours = time to solution of the best anchor over ours (> 1: ours is faster).'
+                   + (' Model = bytes per unknown and iteration x unknowns / %.0f GB/s (%s); in brackets measured / model.' % (bw, bwsrc)
+                      if bw and any(r.get('model_bytes') for r in rows_m) else '')
+                   + (' Residual: %s.' % '; '.join(kinds) if kinds else ''))
+        v = rows_m[0].get('versions', {})
+        out.append('PETSc %s, Kokkos %s%s, petsckp %s.' % (v.get('petsc') or '?', v.get('kokkos') or '?',
+                                                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', v.get('git') or '?'))
+        commands_block(rows_m, out)
+        out.append('')
+        for f in plots(rows_m, part, m, bw, outdir):
+            out.append('![%s](%s)' % (os.path.splitext(f)[0], f))
+        out.append('')
+
+
+def make_plotter(enabled):
+    if not enabled:
+        return lambda *a: [], None
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except Exception as e:  # no matplotlib: the report without plots
+        return (lambda *a: []), 'matplotlib is not available (%s); install Debian\'s python3-matplotlib for the plots' % e
+
+    def series(rows, ykey):
+        s = collections.OrderedDict()
+        for r in sorted(rows, key=size_key):
+            y = r.get(ykey)
+            if r.get('status') in ('ok', 'published') and y is not None and r.get('unknowns') and y > 0:
+                s.setdefault(r['solver'], []).append((r['unknowns'], y, r.get('role')))
+        return s
+
+    def plots(rows, part, m, bw, outdir):
+        files = []
+        problems = []
+        for r in rows:
+            if r['problem'] not in problems:
+                problems.append(r['problem'])
+        base = 'report_%s_%s' % (slug(m), part)
+        for ykey, ylabel, tag in (('total_s', 'time to solution (s)', 'time'), ('iterations', 'iterations', 'iterations')):
+            fig, axes = plt.subplots(1, len(problems), figsize=(5.2 * len(problems), 4.2), squeeze=False)
+            drawn = False
+            for ax, p in zip(axes[0], problems):
+                for solver, pts in series([r for r in rows if r['problem'] == p], ykey).items():
+                    xs, ys, roles = zip(*pts)
+                    style = '-o' if roles[0] == 'ours' else '--s' if roles[0] == 'anchor' else ':^'
+                    ax.plot(xs, ys, style, label=solver, linewidth=2 if roles[0] == 'ours' else 1)
+                    drawn = True
+                ax.set_xscale('log')
+                ax.set_yscale('log')
+                ax.set_xlabel('unknowns')
+                ax.set_ylabel(ylabel)
+                ax.set_title(p, fontsize=9)
+                ax.grid(True, which='both', alpha=0.3)
+                if ax.get_legend_handles_labels()[0]:
+                    ax.legend(fontsize=7)
+            fig.suptitle('%s: %s (%s)' % (part, ylabel, m), fontsize=10)
+            fig.tight_layout()
+            if drawn:
+                f = '%s_%s.png' % (base, tag)
+                fig.savefig(os.path.join(outdir, f), dpi=90)
+                files.append(f)
+            plt.close(fig)
+        pts = [(model_ms(r, bw), r['ms_per_iteration'], r) for r in rows
+               if r.get('status') == 'ok' and r.get('ms_per_iteration') and model_ms(r, bw)]
+        if pts:
+            fig, ax = plt.subplots(figsize=(5.5, 4.5))
+            for solver in sorted({r['solver'] for _, _, r in pts}):
+                q = [(x, y) for x, y, r in pts if r['solver'] == solver]
+                ax.loglog([x for x, _ in q], [y for _, y in q], 'o', label=solver)
+            lo, hi = min(min(x, y) for x, y, _ in pts) / 2, max(max(x, y) for x, y, _ in pts) * 2
+            ax.loglog([lo, hi], [lo, hi], 'k-', linewidth=0.8, label='measured = model')
+            ax.loglog([lo, hi], [2 * lo, 2 * hi], 'k:', linewidth=0.8, label='2x model')
+            ax.set_xlabel('bandwidth model, ms per iteration (%.0f GB/s)' % bw)
+            ax.set_ylabel('measured ms per iteration')
+            ax.set_title('%s: time per iteration vs bandwidth model' % part, fontsize=9)
+            ax.grid(True, which='both', alpha=0.3)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            f = '%s_model.png' % base
+            fig.savefig(os.path.join(outdir, f), dpi=90)
+            plt.close(fig)
+            files.append(f)
+        return files
+
+    def headline(recs, outdir):
+        """speed-up of our best solver over the PETSc built-in, per problem of the main job (first machine)"""
+        main = [r for r in recs if r.get('part') == 'main']
+        if not main:
+            return None
+        m = sorted({machine(r) for r in main})[0]
+        labels, vals = [], []
+        for p in collections.OrderedDict(((r['problem'], r['size']), 1) for r in main if machine(r) == m):
+            g = [r for r in main if machine(r) == m and (r['problem'], r['size']) == p]
+            ref, o = next((r for r in g if r.get('builtin') and ok(r)), None), best(g, ('ours',))
+            if ref and o and o['total_s'] > 0:
+                labels.append('%s\n%s\n%s\nvs %s' % (p[0][:26], p[1], o['solver'][:26], ref['solver'][:26]))
+                vals.append(ref['total_s'] / o['total_s'])
+        if not vals:
+            return None
+        fig, ax = plt.subplots(figsize=(max(6, 2.6 * len(vals)), 5))
+        bars = ax.bar(range(len(vals)), vals, color=['tab:green' if v >= 1 else 'tab:red' for v in vals])
+        ax.axhline(1, color='k', linewidth=0.8)
+        ax.set_yscale('log')
+        ax.set_xticks(range(len(vals)))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_ylabel('speed-up over the PETSc built-in (time to solution)')
+        ax.set_title('petsckp main job, %s' % m, fontsize=10)
+        for b, v in zip(bars, vals):
+            ax.text(b.get_x() + b.get_width() / 2, v, '%.3gx' % v, ha='center', va='bottom', fontsize=8)
+        fig.tight_layout()
+        f = 'report_headline.png'
+        fig.savefig(os.path.join(outdir, f), dpi=90)
+        plt.close(fig)
+        return f
+
+    plots.headline = headline
+    return plots, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('raw', nargs='+', help='results.jsonl files written by bench/run_all.sh')
+    ap.add_argument('-o', '--output', required=True, help='markdown file to write (plots go next to it)')
+    ap.add_argument('--main', action='store_true', help="only the main job's table")
+    ap.add_argument('--no-plots', action='store_true')
+    ap.add_argument('--bw', type=float, help='device bandwidth in GB/s for the model (default: measured or nominal)')
+    a = ap.parse_args()
+    recs = load(a.raw)
+    if not recs:
+        sys.exit('report: no records in %s' % ' '.join(a.raw))
+    outdir = os.path.dirname(os.path.abspath(a.output))
+    os.makedirs(outdir, exist_ok=True)
+    out = []
+    if a.main:
+        if not any(r.get('part') == 'main' for r in recs):
+            sys.exit('report: no rows of the main part in %s (bench/run_all.sh <build> <out> main)' % ' '.join(a.raw))
+        main_table(recs, out, '###')
+    else:
+        plots, why = make_plotter(not a.no_plots)
+        devices = sorted({machine(r) for r in recs})
+        out.append('# petsckp benchmark report')
+        out.append('')
+        out.append('Written by `bench/report.py` from the raw results of `bench/run_all.sh` (%s). Machines: %s.' % (
+            ', '.join(os.path.basename(p) for p in a.raw), '; '.join(devices)))
+        out.append('Rerun: `bench/run_all.sh <build> <out> [part ...]` on each machine, then '
+                   '`python3 bench/report.py <out>/results.jsonl ... -o bench/results/REPORT.md`.')
+        out.append('')
+        st = collections.Counter(r.get('status') for r in recs)
+        out.append('Rows: %s.' % ', '.join('%d %s' % (v, k) for k, v in sorted(st.items())))
+        if why:
+            out.append('')
+            out.append('Plots not drawn: %s.' % why)
+        out.append('')
+        h = getattr(plots, 'headline', None)
+        hf = h(recs, outdir) if h else None
+        if hf:
+            out.append('![speed-up of petsckp over the PETSc built-in](%s)' % hf)
+            out.append('')
+        out.append('| machine | PETSc | Kokkos | CUDA | MPI | petsckp commit | dates |')
+        out.append('|---|---|---|---|---|---|---|')
+        for m in devices:
+            rs = [r for r in recs if machine(r) == m]
+            v = rs[0].get('versions', {})
+            ds = sorted(r['date'][:10] for r in rs if r.get('date'))
+            out.append('| %s | %s | %s %s | %s | %s | %s%s | %s |' % (m, v.get('petsc') or '?', v.get('kokkos') or '?',
+                                                                 '(%s)' % v['kokkos_devices'] if v.get('kokkos_devices') else '',
+                                                                 v.get('cuda') or '-', (v.get('mpi') or '?')[:40], v.get('git') or '?',
+                                                                 ' (modified)' if v.get('git_dirty') else '',
+                                                                 ds[0] if ds and ds[0] == ds[-1] else ' to '.join([ds[0], ds[-1]]) if ds else '?'))
+        out.append('')
+        main_table(recs, out)
+        for p in list(PART_TITLES)[1:] + sorted({r.get('part') for r in recs} - set(PART_TITLES)):
+            part_section(recs, p, out, plots, outdir, a.bw)
+    with open(a.output, 'w') as f:
+        f.write('\n'.join(out).rstrip() + '\n')
+    print('report: wrote %s (%d rows)' % (a.output, len(recs)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Every petsckp solver next to its anchors, side by side, in one command; raw results as JSON lines.
+#
+#   bench/run_all.sh <build dir> <output dir> [part ...] [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
+#
+# Parts (default: all of them; each fits one 10-minute device call on one H100, several may share a call):
+#   sys dcg psormg lbfgsb uaamg pscr main          (bench/run_all.py --help says what each one runs)
+# --cpu   host vector and matrix types, sizes for a CPU (the main job's CPU table: `bench/run_all.sh build out --cpu main`)
+# --toy   toy sizes: every part in seconds, a smoke test of the whole chain on the CPU build (with --cpu)
+# --types the PETSc vector/matrix types: cuda (aijcusparse, default on a GPU), kokkos (aijkokkos, PETSc built with
+#         Kokkos), host
+# Writes <output dir>/results.jsonl (appended: one JSON object per row with device, versions, command, date, status,
+# iterations, setup/solve/total seconds, residual) and <output dir>/logs/<row>.log; then
+#   python3 bench/report.py <output dir>/results.jsonl [more.jsonl ...] -o bench/results/REPORT.md
+# turns any set of raw files into the report (tables and plots).
+set -eu
+[ $# -ge 2 ] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+BUILD=$1 OUT=$2
+shift 2
+HERE=$(cd "$(dirname "$0")" && pwd)
+[ -d "$BUILD" ] || { echo "run_all: no build directory $BUILD" >&2; exit 2; }
+command -v python3 > /dev/null || { echo "run_all: python3 is needed" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+exec python3 "$HERE/run_all.py" --build "$BUILD" --out "$OUT" "$@"

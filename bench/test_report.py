@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""ctest of the benchmark chain (label bench).
+
+  test_report.py --sample <raw.jsonl> --out <dir>      report.py on a committed sample of raw results
+  test_report.py --build <build dir> --out <dir>       run_all.py --cpu --toy main on this build, then report.py --main
+
+Checks that the markdown is written with its tables (the main job's table with its speed-up column, the per-part
+tables), that skipped rows carry their reason, and that the PNG plots exist when matplotlib can be imported (the
+report says why they are missing otherwise).
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fail(msg):
+    print('FAILED: ' + msg)
+    sys.exit(1)
+
+
+def report(raw, out, *extra):
+    os.makedirs(out, exist_ok=True)
+    for f in glob.glob(os.path.join(out, '*.png')) + glob.glob(os.path.join(out, '*.md')):
+        os.remove(f)
+    md = os.path.join(out, 'REPORT.md')
+    p = subprocess.run([sys.executable, os.path.join(HERE, 'report.py'), raw, '-o', md] + list(extra), capture_output=True, text=True)
+    print(p.stdout + p.stderr)
+    if p.returncode != 0:
+        fail('report.py exited with %d' % p.returncode)
+    if not os.path.exists(md):
+        fail('report.py wrote no %s' % md)
+    return open(md).read()
+
+
+def check_main_table(text):
+    if '| problem | solver | iterations | setup (s) | solve (s) | time to solution (s) | speed-up vs PETSc built-in |' not in text:
+        fail("no main job table header")
+    if '**1 (built-in)**' not in text:
+        fail('no PETSc built-in reference row in the main table')
+    if 'Commands ($BUILD: the build directory)' not in text:
+        fail('no command lines below the table')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sample')
+    ap.add_argument('--build')
+    ap.add_argument('--out', required=True)
+    a = ap.parse_args()
+    if a.sample:
+        text = report(a.sample, a.out)
+        check_main_table(text)
+        for h in ('# petsckp benchmark report', '| problem | size | our best | time (s) | best anchor | time (s) | anchor / ours |',
+                  '| problem | size | solver | status / time to solution (s) |', 'skipped: PC type uaamg is not registered'):
+            if h not in text:
+                fail('REPORT.md lacks %r' % h)
+        try:
+            import matplotlib  # noqa: F401
+            pngs = glob.glob(os.path.join(a.out, '*.png'))
+            if not pngs:
+                fail('matplotlib is available but no plot was written')
+            print('plots: %d PNG files' % len(pngs))
+        except ImportError:
+            if 'Plots not drawn: matplotlib is not available' not in text:
+                fail('without matplotlib the report must say why it has no plots')
+            print('plots: none (no matplotlib), as the report says')
+        # --main alone
+        text = report(a.sample, os.path.join(a.out, 'main'), '--main')
+        check_main_table(text)
+    if a.build:
+        raw = os.path.join(a.out, 'results.jsonl')
+        if os.path.exists(raw):
+            os.remove(raw)
+        p = subprocess.run([sys.executable, os.path.join(HERE, 'run_all.py'), '--build', a.build, '--out', a.out, '--cpu', '--toy', 'main'],
+                           capture_output=True, text=True)
+        print(p.stdout + p.stderr)
+        if p.returncode != 0:
+            fail('run_all.py exited with %d' % p.returncode)
+        recs = [json.loads(l) for l in open(raw)]
+        for r in recs:
+            for k in ('device', 'versions', 'date', 'command', 'status', 'iterations', 'setup_s', 'solve_s', 'total_s', 'residual'):
+                if k not in r:
+                    fail('record %s lacks %s' % (r.get('id'), k))
+            if r['status'] == 'skipped' and not r.get('reason'):
+                fail('skipped row %s without a reason' % r['id'])
+            if r['role'] == 'ours' and r['status'] not in ('ok', 'skipped'):
+                fail('%s, %s: %s (%s)' % (r['problem'], r['solver'], r['status'], r.get('reason')))
+        if not any(r['status'] == 'ok' and r['role'] == 'ours' for r in recs):
+            fail('no row of ours ran')
+        check_main_table(report(raw, a.out, '--main'))
+    print('PASSED')
+
+
+if __name__ == '__main__':
+    main()
