@@ -41,9 +41,10 @@ firsterr() { grep -m1 -o "PETSC ERROR: [A-Z][^-].*" "$1" | head -1 | cut -c14-90
   echo "## 1. PSCR kernels (bench_pscr) and cuFFT periodic Poisson of the same grid"
   echo
   echo "setup = host eigen setup (s); apply = one PSCR application (ms, min / median of 10, device synchronised);"
-  echo "residual = ||f - A u|| / ||f||; BW = traffic-model bandwidth (G written once, read and written once by the"
-  echo "tridiagonal solves, read once by the sums: a lower bound of the traffic) and its fraction of the measured"
-  echo "device-to-device copy bandwidth; cuFFT = D2Z + eigenvalue scaling + Z2D on (n+1)^dim points (ms, min / median);"
+  echo "residual = ||f - A u|| / ||f|| / normwise backward error ||f - A u|| / (||A||_inf ||u||); BW = traffic-model bandwidth (the solutions of the shifted solves of every level"
+  echo "written once and read once by the weighted sums: the minimum traffic of any implementation that stores them) and"
+  echo "its fraction of the measured device-to-device copy bandwidth; cuFFT = D2Z + eigenvalue scaling + Z2D on (n+1)^dim"
+  echo "points (ms, min / median);"
   echo "ratio = PSCR apply / cuFFT (min)."
   echo
   echo "| dim | n | radix | levels | setup (s) | apply min (ms) | apply median (ms) | residual | Mdof/s | BW model (GB/s) | copy BW (GB/s) | fraction | cuFFT (ms) | PSCR / cuFFT |"

@@ -30,7 +30,8 @@
    NaN (never a silently wrong answer). Nothing crashes; the caller reads the status (TridiagCountFailures) and
    raises the PETSc error. status may be an empty view when the caller does not want it.
 
-   f may alias x (in-place solve). Nothing here knows about PETSc objects.
+   f may alias x (in-place solve). Nothing here knows about PETSc objects. The templates behind these functions
+   (kp_tridiag_impl.hpp) also take a right-hand side accessor, for solvers that form the right-hand sides on the fly.
 */
 #pragma once
 

@@ -262,12 +262,20 @@ TEST(PSCR, ShiftWithoutSetupAndSumKernels)
   S.topt.alg       = petsckp::TridiagAlgorithm::PCRThomas;
   S.topt.pcr_steps = 2;
   EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  /* the right-hand sides formed in a kernel of their own (G stored) instead of inside the tridiagonal solves */
+  S.fuse_rhs = false;
+  for (auto alg : {petsckp::TridiagAlgorithm::Thomas, petsckp::TridiagAlgorithm::Partition}) {
+    S.topt.alg = alg;
+    EXPECT_LE(SolveResidual(S, F, 0.5, 4), 1e-11);
+  }
   std::vector<Factor> F3 = {Make1D(70, Bc::Dirichlet, 1), Make1D(40, Bc::Robin, 2), Make1D(6, Bc::Dirichlet, 3)};
   ASSERT_EQ(petsckp::pscr::Setup(F3, 3, S), "");
   S.sum = petsckp::pscr::SumKernel::Team;
   EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
   S.topt.alg    = petsckp::TridiagAlgorithm::Partition;
   S.topt.chunks = 2;
+  EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
+  S.fuse_rhs = false;
   EXPECT_LE(SolveResidual(S, F3, 0, 4), 1e-11);
 }
 
@@ -304,4 +312,65 @@ TEST(PSCR, SingularAndBadFactors)
   EXPECT_NE(petsckp::pscr::Setup({bad, bad}, 4, S), "");
   EXPECT_NE(petsckp::pscr::Setup({Make1D(5, Bc::Dirichlet, 1), Make1D(5, Bc::Dirichlet, 1)}, 1, S), "");
   EXPECT_NE(petsckp::pscr::Setup({Make1D(5, Bc::Dirichlet, 1), Make1D(5, Bc::Dirichlet, 1)}, 9, S), "");
+}
+
+/* a box solved by PSCR inside a grid of diagonal-only rows that the box couples to (Dirichlet values kept in the
+   matrix, as PETSc's KSP ex45 writes them): the whole matrix is inverted exactly */
+TEST(PSCR, BoundaryRowsAroundTheBox)
+{
+  for (Int nb : {1, 13, 40}) {
+    const Int gx = nb + 2, gy = nb + 3, N = gx * gy; /* box nb x (nb + 1) at (1, 1) */
+    std::vector<Factor> F = {Make1D(nb + 1, Bc::Dirichlet, 1), Make1D(nb, Bc::Dirichlet, 2)};
+    for (auto &f : F) f.md.clear(); /* M = I: the box operator is a 5-point stencil */
+    petsckp::pscr::Solver S;
+    ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+    petsckp::pscr::Boundary B;
+    B.identity = false;
+    B.nbox     = nb * (nb + 1);
+    B.lo[0] = 1, B.lo[1] = 1, B.bn[0] = nb, B.bn[1] = nb + 1, B.gn[0] = gx, B.gn[1] = gy;
+    std::vector<Int>    didx, crow, ccol;
+    std::vector<Scalar> dval, cval;
+    std::vector<Scalar> A((size_t)N * N, 0); /* the dense reference matrix */
+    auto                inbox = [&](Int i, Int j) { return i >= 1 && i <= nb && j >= 1 && j <= nb + 1; };
+    for (Int j = 0; j < gy; j++)
+      for (Int i = 0; i < gx; i++) {
+        const Int g = j * gx + i;
+        if (!inbox(i, j)) {
+          didx.push_back(g);
+          dval.push_back(2.0 + 0.01 * g);
+          A[(size_t)g * N + g] = dval.back();
+          continue;
+        }
+        const Int bi = i - 1, bj = j - 1, b = bj * nb + bi;
+        A[(size_t)g * N + g] = F[1].ad[bi] + F[0].ad[bj];
+        const Int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+        for (int k = 0; k < 4; k++) {
+          const Int ii = i + di[k], jj = j + dj[k], h = jj * gx + ii;
+          Real      v;
+          if (inbox(ii, jj)) v = dj[k] == 0 ? F[1].ao[std::min(bi, bi + di[k])] : F[0].ao[std::min(bj, bj + dj[k])];
+          else {
+            v = -0.5 - 0.001 * h; /* a coupling to the outside (any value) */
+            crow.push_back(b);
+            ccol.push_back(h);
+            cval.push_back(v);
+          }
+          A[(size_t)g * N + h] = v;
+        }
+      }
+    B.didx = ToDevice(didx);
+    B.dval = ToDevice(dval);
+    B.crow = ToDevice(crow);
+    B.ccol = ToDevice(ccol);
+    B.cval = ToDevice(cval);
+    std::vector<Scalar> r = RandomVector(N, 5);
+    auto                dr = ToDevice(r), dz = ToDevice(std::vector<Scalar>(N, 0));
+    View<Scalar>        X;
+    EXPECT_EQ(petsckp::pscr::ApplyBoundary(S, B, 0.0, UView<const Scalar>(dr.data(), N), UView<Scalar>(dz.data(), N), X), 0);
+    std::vector<Scalar> z = ToHost(dz), res(N, 0);
+    for (Int g = 0; g < N; g++) {
+      res[g] = -r[g];
+      for (Int h = 0; h < N; h++) res[g] += A[(size_t)g * N + h] * z[h];
+    }
+    EXPECT_LE(Norm(res) / Norm(r), 1e-11) << nb;
+  }
 }

@@ -228,7 +228,7 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     lidx[r] = g;
     PetscCall(MatGetRow(A, rstart + r, &nc, &cols, &vals));
     std::vector<PetscInt> nat(cols, cols + nc);
-    PetscCall(AOPetscToApplication(ao, nc, nat.data()));
+    if (size > 1) PetscCall(AOPetscToApplication(ao, nc, nat.data())); /* one process: the orderings agree */
     for (PetscInt t = 0; t < nc; t++) {
       if (vals[t] == (PetscScalar)0) continue;
       const PetscInt ci = nat[t] % M, cj = (nat[t] / M) % N, ck = nat[t] / (M * N);
@@ -667,10 +667,10 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    eigenvector components at the rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c
    does not enter the setup: `PCPSCRSetShift()` takes effect at the next application without a new setup.
 
-   Apply: on the device, per level a batched right-hand side formation, batched shifted tridiagonal solves
-   (A_last + (lambda + c) M_last) (petsckp's kp_tridiag: Thomas or PCR-Thomas), batched weighted sums and a coupling
-   update; in 3D every shifted solve of dimension 1 is a 2D PSCR problem, all of a level solved as one batch.
-   O(N log N) work for N unknowns.
+   Apply: on the device, per level batched shifted tridiagonal solves (A_last + (lambda + c) M_last) with their
+   right-hand sides formed inside the solves (petsckp's kp_tridiag: Thomas for many systems, the partition method
+   for few long ones), batched weighted sums and a coupling update; in 3D every shifted solve of dimension 1 is a 2D
+   PSCR problem, all of a level solved as one batch. O(N log N) work for N unknowns.
 
    The operator is singular when c equals minus the sum of the smallest eigenvalues of the pencils (A_d, M_d)
    (pure Neumann conditions in every direction with c = 0); this is refused with an error (change the shift or use a

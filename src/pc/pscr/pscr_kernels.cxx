@@ -7,6 +7,7 @@
    (system fastest: coalesced), and also the X layout of a batch of nsys problems of the next dimension (3D nesting).
 */
 #include "pscr_kernels.hpp"
+#include "kp_tridiag_impl.hpp"
 #include <petscblaslapack.h>
 #include <cmath>
 #include <limits>
@@ -308,6 +309,25 @@ Rest MakeRest(const Solver &S, Int d)
   return R;
 }
 
+/* the right-hand side of the shifted solve of system s = l nb + b at position p of a level, formed on the fly from
+   the <= q - 1 rows of X of the mode's block (and, in the back substitution, the two block-end corrections E):
+   G never goes through memory when the shifted solves are the tridiagonal ones */
+struct RhsLevel {
+  const Scalar          *X = nullptr, *E = nullptr;
+  View<Real>             W;
+  View<Int>              mblk, bnr, brow;
+  Int                    nb = 1, L = 1, q = 4;
+  bool                   back = false;
+  KOKKOS_INLINE_FUNCTION Scalar operator()(Int s, Int p, Int) const
+  {
+    const Int b = s % nb, l = s / nb, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
+    Scalar    g = 0;
+    if (back) g = W(l * Q1 + q - 1) * E[((2 * blk) * L + p) * nb + b] + W(l * Q1 + q) * E[((2 * blk + 1) * L + p) * nb + b];
+    for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
+    return g;
+  }
+};
+
 /* adds the number of failed systems in status to the device counter fail(0) */
 void CountFailures(UView<Int> status, Int nsys, View<Int> fail)
 {
@@ -318,6 +338,19 @@ void CountFailures(UView<Int> status, Int nsys, View<Int> fail)
 }
 
 void ReducedSolve(Solver &S, Int d, Int nb, Scalar *Xp, const View<Scalar> &shifts, View<Int> fail);
+
+/* the shifted solves of the last level of nesting with their right-hand sides formed on the fly */
+void InnerSolveFused(Solver &S, Int nsys, Work &w, const RhsLevel &rhs, View<Int> fail)
+{
+  const DeviceFactor &f = S.f[S.dim - 1];
+  const TridiagShape  sh{nsys, f.n, TridiagLayout::Interleaved};
+  if ((Int)w.status.extent(0) < nsys) w.status = View<Int>("pscr status", nsys);
+  UView<Scalar> G(w.G.data(), (size_t)nsys * f.n);
+  UView<Int>    st(w.status.data(), nsys);
+  tridiag_detail::CoefShifted coef{f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), true, true};
+  tridiag_detail::Solve(sh, coef, rhs, G, st, S.topt, &w.tw);
+  CountFailures(st, nsys, fail);
+}
 
 /* the shifted solves of a level: kp_tridiag along the last dimension, or a batch of PSCR problems of the next one */
 void InnerSolve(Solver &S, Int d, Int nsys, Work &w, View<Int> fail)
@@ -409,8 +442,9 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
   const Int           n  = P.n, q = S.q, Q1 = q + 1, k = P.k;
   Int                 L  = 1;
   for (Int e = d + 1; e < S.dim; e++) L *= S.n[e];
-  const Rest rest = MakeRest(S, d);
-  Work      &w    = S.work[d];
+  const Rest rest  = MakeRest(S, d);
+  Work      &w     = S.work[d];
+  const bool fused = S.fuse_rhs && d == S.dim - 2; /* the shifted solves are tridiagonal: form their right-hand sides on the fly */
   const auto al = f.al, au = f.au, ml = f.ml, mu = f.mu;
 
   /* reduction */
@@ -422,19 +456,22 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
     Scalar    *G = w.G.data(), *V = w.V.data();
     const auto W = lv.W;
     const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow;
-    Kokkos::parallel_for(
-      "petsckp::pscr::RhsReduce", range(L * nsys), KOKKOS_LAMBDA(Int t) {
-        const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
-        Scalar    g = 0;
-        for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
-        G[t] = g;
-      });
-    InnerSolve(S, d, nsys, w, fail);
+    if (fused) InnerSolveFused(S, nsys, w, RhsLevel{X, nullptr, W, mblk, bnr, brow, nb, L, q, false}, fail);
+    else {
+      Kokkos::parallel_for(
+        "petsckp::pscr::RhsReduce", range(L * nsys), KOKKOS_LAMBDA(Int t) {
+          const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
+          Scalar    g = 0;
+          for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
+          G[t] = g;
+        });
+      InnerSolve(S, d, nsys, w, fail);
+    }
     Sums(S, lv, q, L, nb, false, G, V, X);
     if (!nJ) continue;
     Kokkos::parallel_for(
       "petsckp::pscr::UpdateReduce", range(L * nJ * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, j = (t / nb) % nJ, p = t / (nb * nJ), r = (j + 1) * span - 1;
+        const Int    b = t % nb, p = (t / nb) % L, j = t / (nb * L), r = (j + 1) * span - 1;
         const Scalar c = shifts(b);
         Scalar       Mx, Ax, acc;
         rest.Apply(V + ((2 * j + 1) * L) * nb + b, nb, p, Mx, Ax);
@@ -458,7 +495,7 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
     const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow, bs = lv.bs, be = lv.be;
     Kokkos::parallel_for(
       "petsckp::pscr::Corrections", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, blk = (t / nb) % nblk, p = t / (nb * nblk), s = bs(blk), e = be(blk);
+        const Int    b = t % nb, p = (t / nb) % L, blk = t / (nb * L), s = bs(blk), e = be(blk);
         const Scalar c = shifts(b);
         Scalar       Mx, Ax, e0 = 0, e1 = 0;
         if (s > 0) {
@@ -472,14 +509,17 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
         E[((2 * blk) * L + p) * nb + b]     = e0;
         E[((2 * blk + 1) * L + p) * nb + b] = e1;
       });
-    Kokkos::parallel_for(
-      "petsckp::pscr::RhsBack", range(L * nsys), KOKKOS_LAMBDA(Int t) {
-        const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
-        Scalar    g = W(l * Q1 + q - 1) * E[((2 * blk) * L + p) * nb + b] + W(l * Q1 + q) * E[((2 * blk + 1) * L + p) * nb + b];
-        for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
-        G[t] = g;
-      });
-    InnerSolve(S, d, nsys, w, fail);
+    if (fused) InnerSolveFused(S, nsys, w, RhsLevel{X, E, W, mblk, bnr, brow, nb, L, q, true}, fail);
+    else {
+      Kokkos::parallel_for(
+        "petsckp::pscr::RhsBack", range(L * nsys), KOKKOS_LAMBDA(Int t) {
+          const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
+          Scalar    g = W(l * Q1 + q - 1) * E[((2 * blk) * L + p) * nb + b] + W(l * Q1 + q) * E[((2 * blk + 1) * L + p) * nb + b];
+          for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
+          G[t] = g;
+        });
+      InnerSolve(S, d, nsys, w, fail);
+    }
     Sums(S, lv, q, L, nb, true, G, nullptr, X);
   }
 }
@@ -532,7 +572,7 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
       continue;
     }
     const Int         n = S.n[d];
-    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0), work(1);
+    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0);
     for (Int i = 0; i < n; i++) dd[i] = F[d].ad[i] / (F[d].md.empty() ? 1 : F[d].md[i]);
     for (Int i = 0; i + 1 < n; i++) ee[i] = F[d].ao[i] / std::sqrt((F[d].md.empty() ? 1 : F[d].md[i]) * (F[d].md.empty() ? 1 : F[d].md[i + 1]));
     Real lmin = Sturm(dd, ee, n, true), lmax = std::max(std::abs(lmin), std::abs(Sturm(dd, ee, n, false)));
@@ -544,7 +584,6 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     if (!err.empty()) return "factor " + std::to_string(d + 1) + ": " + err;
   }
   /* the number of shifted 1D solves of one apply */
-  Int outer = 1;
   S.solves  = 0;
   if (S.dim == 1) S.solves = 1;
   else {
@@ -557,14 +596,16 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
       S.solves = n2solves * inner;
     }
   }
-  (void)outer;
   return "";
 }
 
 Int Apply(Solver &S, Scalar c, UView<Scalar> X)
 {
-  View<Int>    fail("pscr failures", 1);
-  View<Scalar> shifts(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr c")), 1);
+  if (!S.fail.extent(0)) S.fail = View<Int>("pscr failures", 1);
+  if (!S.c.extent(0)) S.c = View<Scalar>("pscr c", 1);
+  View<Int>    fail   = S.fail;
+  View<Scalar> shifts = S.c;
+  Kokkos::deep_copy(exec(), fail, (Int)0);
   Kokkos::deep_copy(exec(), shifts, c);
   if (S.dim == 1) {
     const DeviceFactor &f = S.f[0];

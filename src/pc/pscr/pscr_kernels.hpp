@@ -92,8 +92,11 @@ struct Solver {
   bool                      have_min = false;
   Real                      min_sum = 0, eig_scale = 0;
   SumKernel                 sum = SumKernel::Auto;
+  bool                      fuse_rhs = true; /* form the right-hand sides of the tridiagonal solves inside them */
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
+  View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
+  View<Scalar>              c;         /* the shift on the device */
   Int                       solves = 0; /* 1D shifted solves per apply */
 };
 
