@@ -905,18 +905,22 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
      the full initial residual, as the Krylov methods check theirs. KSPRICHARDSON copies this reason into the KSP's. */
   PetscCall(VecNorm(F.r, NORM_2, &rn));
   {
-    /* and entry by entry on the device: a vendor 2-norm need not propagate an Inf (cuBLAS's scaled nrm2 returned a
-       finite norm for a residual holding -Inf). rn itself is kept for the message. */
+    /* and entry by entry: the 2-norm depends on the implementation (PETSc's host norm squares the entries and
+       overflows to Inf for an entry of PETSC_INFINITY = PETSC_MAX_REAL / 4, cuBLAS's scaled nrm2 returns that entry,
+       a finite number), while PETSc itself writes +-PETSC_INFINITY for an infinite value: an entry of that size, or a
+       NaN, makes the residual infinite. rn itself is kept for the message. */
     DeviceVec   rv;
     PetscMPIInt lbad, gbad;
+    PetscReal   rmax;
+    PetscCall(VecNorm(F.r, NORM_INFINITY, &rmax));
     PetscCall(rv.Get(F.r, Access::Read));
     PetscCallCXX(lbad = FirstNonFinite(rv.cview()) >= 0 ? 1 : 0);
     PetscCall(rv.Restore());
     PetscCall(MPIU_Allreduce(&lbad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
-    if (gbad && !PetscIsInfOrNanReal(rn)) rn = std::numeric_limits<PetscReal>::infinity(); /* PETSC_INFINITY is finite */
+    if ((gbad || !(rmax < PETSC_INFINITY)) && !PetscIsInfOrNanReal(rn)) rn = std::numeric_limits<PetscReal>::infinity(); /* PETSC_INFINITY is finite */
   }
   if (PetscIsInfOrNanReal(rn)) {
-    PetscCall(PetscInfo(pc, "the initial residual b - A x has norm %g: the right-hand side or the initial guess has NaN or Inf entries\n", (double)rn));
+    PetscCall(PetscInfo(pc, "the initial residual b - A x has norm %g: the right-hand side or the initial guess has NaN or Inf (or +-PETSC_INFINITY) entries\n", (double)rn));
     *reason        = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
     mg->last_its   = 0;
     mg->last_pnorm = rn;
