@@ -307,7 +307,7 @@ int main(int argc, char **argv)
   test:
     suffix: view
     args: -dim 3 -nx 9 -ny 8 -nz 7 -form kept -ksp_view
-    filter: grep -v "device workspace\|Mat Object\|type: seq\|type: mpi\|rows=\|total\|I-node\|convergence\|tolerances:"
+    filter: grep -v "device workspace\|Mat Object\|type: seq\|type: mpi\|rows=\|total\|I-node\|convergence\|tolerances:\|linear system matrix"
     output_file: output/pscr_view.out
 
   test:
