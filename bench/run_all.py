@@ -319,7 +319,7 @@ def rows_uaamg(t):
     cases = {'toy': [(3, 17), (2, 33)], 'cpu': [(3, 33), (3, 65), (2, 257)], 'gpu': [(3, 129), (3, 257), (2, 2048)]}[t]
     tol = ['-ksp_rtol', '1e-8', '-ksp_norm_type', 'unpreconditioned', '-coordinates', 'pc']  # the same test for FCG and CG
     for dim, n in cases:
-        R.append(poisson('uaamg', dim, n, 'FCG + uaamg', 'ours', tol + ['-ksp_type', 'fcg', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]))
+        R.append(poisson('uaamg', dim, n, 'FGMRES + uaamg', 'ours', tol + ['-ksp_type', 'fgmres', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]))
         R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, unsmoothed', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '0'], 120))
         R.append(poisson('uaamg', dim, n, 'PETSc CG + GAMG, smoothed', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '1'], 120, builtin=True))
         R.append(poisson('uaamg', dim, n, 'hypre BoomerAMG + CG', 'anchor', tol + ['-ksp_type', 'cg', '-pc_type', 'hypre', '-pc_hypre_type', 'boomeramg'], 120,
@@ -348,7 +348,7 @@ def rows_main(t):
     pn, bn, on, mn = {'toy': (17, 16, 33, 32), 'cpu': (65, 48, 257, 256), 'gpu': (129, 128, 1025, 1024)}[t]
     R = [poisson('main', 3, pn, 'CG + Jacobi on petsckp SpMV', 'ours', ['-pc_type', 'jacobi', '-use_kp_operator'], 120, model='jacobi'),
          poisson('main', 3, pn, 'PETSc CG + Jacobi', 'anchor', ['-pc_type', 'jacobi'], 120, model='jacobi'),
-         poisson('main', 3, pn, 'FCG + uaamg', 'ours', ['-ksp_type', 'fcg', '-pc_type', 'uaamg'], 120, requires=[('pc', 'uaamg')]),
+         poisson('main', 3, pn, 'FGMRES + uaamg', 'ours', ['-ksp_type', 'fgmres', '-pc_type', 'uaamg', '-coordinates', 'pc'], 120, requires=[('pc', 'uaamg')]),
          poisson('main', 3, pn, 'PETSc CG + GAMG', 'anchor', ['-pc_type', 'gamg'], 120, builtin=True),
          poisson('main', 3, pn, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 120, requires=[('pc', 'pscr')])]
     R += [r for r in bubbly_rows('main', bn, '1e-6', True, 60)]

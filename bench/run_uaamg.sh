@@ -20,7 +20,7 @@
 #              FCG + uaamg (rtol 1e-6, unpreconditioned norm) and their growth
 #
 # Solvers (UAAMG_BENCH_SOLVERS, default "uaamg uaamgp gamg0 gamg1 hypre"):
-#   uaamg  -ksp_type fcg -pc_type uaamg (K-cycle, defaults)
+#   uaamg  -ksp_type fgmres -pc_type uaamg (K-cycle, defaults; PETSc 3.25's KSPFCG copies vectors to the host on GPUs)
 #   uaamgp the paper's configuration: depth rule floor(log_{2^d} N), the domain's box as the root of the auxiliary
 #          grid (-pc_uaamg_bbox), no early exit in the K-cycle (-pc_uaamg_kcycle_rtol 0)
 #   gamg0  -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 (unsmoothed aggregation, the closest relative)
@@ -53,8 +53,8 @@ DEVICE=${DEVICE:-${DEVICE_NAME:-$(grep -m1 "model name" /proc/cpuinfo | cut -d: 
 
 solver_args() {
   case "$1" in
-    uaamg) echo "-ksp_type fcg -pc_type uaamg" ;;
-    uaamgp) echo "-ksp_type fcg -pc_type uaamg -pc_uaamg_depth_rule paper -pc_uaamg_kcycle_rtol 0 -pc_uaamg_bbox $BBOX" ;;
+    uaamg) echo "-ksp_type fgmres -pc_type uaamg" ;;
+    uaamgp) echo "-ksp_type fgmres -pc_type uaamg -pc_uaamg_depth_rule paper -pc_uaamg_kcycle_rtol 0 -pc_uaamg_bbox $BBOX" ;;
     gamg0) echo "-ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0" ;;
     gamg1) echo "-ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1" ;;
     hypre) echo "-ksp_type cg -pc_type hypre -pc_hypre_type boomeramg -pc_hypre_boomeramg_coarsen_type PMIS -pc_hypre_boomeramg_interp_type ext+i -pc_hypre_boomeramg_relax_type_all l1scaled-Jacobi" ;;
