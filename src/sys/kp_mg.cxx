@@ -600,6 +600,35 @@ PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
 
 /* ---------------------------------------------------------------------------------------------------------------- */
 
+PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up)
+{
+  MGLevel       &L  = H.levels[l];
+  const PetscInt nc = (PetscInt)colourids.size();
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < nsweeps; s++)
+    for (PetscInt cc = 0; cc < nc; cc++) {
+      const Int c = colourids[backward ? nc - 1 - cc : cc];
+      const Int r0 = colours.hoffsets(c), r1 = colours.hoffsets(c + 1);
+      DeviceVec xv, bv, gv, lv, uv;
+      Vec       g;
+
+      PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g)); /* the values of the other colours on the neighbours */
+      if (g) PetscCall(gv.Get(g, Access::Read));
+      if (lo) PetscCall(lv.Get(lo, Access::Read));
+      if (up) PetscCall(uv.Get(up, Access::Read));
+      PetscCall(bv.Get(b, Access::Read));
+      PetscCall(xv.Get(x, Access::ReadWrite));
+      PetscCallCXX(ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(colours.rows.data() + r0, r1 - r0), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
+      PetscCall(xv.Restore());
+      PetscCall(bv.Restore());
+      PetscCall(uv.Restore());
+      PetscCall(lv.Restore());
+      PetscCall(gv.Restore());
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGLevelColourCheck(MGHierarchy &H, PetscInt l, UView<const Int> colour, Int ncolours, PetscInt *violations)
 {
   MGLevel  &L = H.levels[l];

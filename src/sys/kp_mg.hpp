@@ -82,6 +82,7 @@
 #include "kp_sys.hpp"
 #include "kp_dense.hpp"
 #include "kp_galerkin.hpp"
+#include "kp_colour.hpp"
 #include <vector>
 
 namespace petsckp
@@ -226,6 +227,12 @@ private:
 /* One cycle on level 0 for A x = b (section 3): x is the initial guess, or zero (then x is set to 0 first; from
    zero the cycle is the preconditioner B[b]) */
 PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, Vec b, Vec x, bool zero);
+
+/* nsweeps (projected) SOR sweeps on A_l x = b with level l's device operator: the colours of colourids (those present
+   on some process, ascending) in turn, in reverse order when backward, each after a ghost exchange of x, rows of one
+   colour updated at once (ColourSweep of kp_colour); lo / up: bounds of a projected sweep, NULL for none. The coloured
+   Gauss-Seidel smoothers of the multigrids on levels stored as CSR. Collective. */
+PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up);
 
 /* Collective check of a colouring of level l's rows against its device operator (local and ghost blocks): the
    global number of nonzero couplings inside a colour (GraphColourCheck of kp_colour, after a ghost exchange of the

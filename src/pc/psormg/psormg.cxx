@@ -315,34 +315,13 @@ static PetscErrorCode LevelColour(PC pc, PetscInt lev)
 /* nsweeps projected SOR sweeps over all colours (reverse colour order when backward) on A_l x = b */
 static PetscErrorCode LevelSweeps(PC_PSORMG *mg, PetscInt l, Vec b, Vec x, PetscInt nsweeps, PetscReal omega, PetscBool backward)
 {
-  PSORMGGrid     &G  = mg->grids[l];
-  MGLevel        &L  = mg->H.levels[l];
-  const PetscInt  nc = (PetscInt)G.colourids.size();
+  PSORMGGrid &G = mg->grids[l];
+  MGLevel    &L = mg->H.levels[l];
 
   PetscFunctionBegin;
   if (nsweeps <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
-  for (PetscInt s = 0; s < nsweeps; s++) {
-    for (PetscInt cc = 0; cc < nc; cc++) {
-      const Int c = G.colourids[backward ? nc - 1 - cc : cc];
-      const Int r0 = G.colours.hoffsets(c), r1 = G.colours.hoffsets(c + 1);
-      DeviceVec xv, bv, gv, lv, uv;
-      Vec       g;
-
-      PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g)); /* the values of the other colours on the neighbours */
-      if (g) PetscCall(gv.Get(g, Access::Read));
-      if (mg->havelo) PetscCall(lv.Get(G.lo, Access::Read));
-      if (mg->haveup) PetscCall(uv.Get(G.up, Access::Read));
-      PetscCall(bv.Get(b, Access::Read));
-      PetscCall(xv.Get(x, Access::ReadWrite));
-      PetscCallCXX(ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(G.colours.rows.data() + r0, r1 - r0), omega, bv.cview(), gv.cview(), lv.cview(), uv.cview(), xv.view()));
-      PetscCall(xv.Restore());
-      PetscCall(bv.Restore());
-      PetscCall(uv.Restore());
-      PetscCall(lv.Restore());
-      PetscCall(gv.Restore());
-    }
-  }
+  PetscCall(MGLevelColourSweeps(mg->H, l, G.colours, G.colourids, nsweeps, omega, backward ? true : false, b, x, mg->havelo ? G.lo : nullptr, mg->haveup ? G.up : nullptr));
   PetscCall(PetscLogFlops(2.0 * nsweeps * (DeviceMatLocalCsr(L.Ad).nnz + DeviceMatGhostCsr(L.Ad).nnz)));
   PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

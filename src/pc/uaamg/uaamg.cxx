@@ -297,33 +297,6 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* coloured point Gauss-Seidel on a CSR level: the parity colours of the cells of its aggregates, each colour after a
-   ghost exchange */
-static PetscErrorCode CsrColourSweeps(PC_UAAMG *ua, PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool backward)
-{
-  UAAMGLevel    &G  = ua->lev[l];
-  MGLevel       &L  = ua->H.levels[l];
-  const PetscInt nc = (PetscInt)G.colourids.size();
-
-  PetscFunctionBegin;
-  for (PetscInt s = 0; s < nsweeps; s++)
-    for (PetscInt cc = 0; cc < nc; cc++) {
-      const Int c = G.colourids[backward ? nc - 1 - cc : cc];
-      const Int r0 = G.colours.hoffsets(c), r1 = G.colours.hoffsets(c + 1);
-      DeviceVec xv, bv, gv;
-      Vec       g;
-      PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g));
-      if (g) PetscCall(gv.Get(g, Access::Read));
-      PetscCall(bv.Get(b, Access::Read));
-      PetscCall(xv.Get(x, Access::ReadWrite));
-      PetscCallCXX(ColourSweep(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad), UView<const Int>(G.colours.rows.data() + r0, r1 - r0), ua->omega, bv.cview(), gv.cview(), UView<const Scalar>(), UView<const Scalar>(), xv.view()));
-      PetscCall(xv.Restore());
-      PetscCall(bv.Restore());
-      PetscCall(gv.Restore());
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 class UAAMGOps : public MGLevelOps {
 public:
   explicit UAAMGOps(PC_UAAMG *ua) : MGLevelOps(ua->H), ua_(ua) { }
@@ -347,7 +320,7 @@ public:
       for (PetscInt s = 0; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, back ? ua::Sweep::Backward : ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
-    } else PetscCall(CsrColourSweeps(ua_, l, b, x, nsweeps, back));
+    } else PetscCall(MGLevelColourSweeps(ua_->H, l, G.colours, G.colourids, nsweeps, ua_->omega, back, b, x, nullptr, nullptr)); /* parity colours of the aggregates' cells */
     PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
