@@ -1289,6 +1289,41 @@ TEST_P(UAAMGBookkeeping, IntsFromScalars)
   EXPECT_EQ(ToHost(v), ref);
 }
 
+TEST_P(UAAMGBookkeeping, GridIndexCoordinates)
+{
+  const Int n = GetParam();
+  for (int dim = 1; dim <= 3; dim++) {
+    /* a box of about n points: count_0 = n, or n split over the axes */
+    const Int start[3] = {3, -2, 7};
+    Int       count[3] = {n, 1, 1};
+    if (dim > 1 && n % 2 == 0) count[0] = n / 2, count[1] = 2;
+    if (dim > 2 && n % 3 == 0 && n > 0) count[0] = n / 3, count[1] = 1, count[2] = 3;
+    const Int         np = count[0] * count[1] * count[2];
+    std::vector<Real> ref;
+    for (Int k = 0; k < count[2]; k++)
+      for (Int j = 0; j < count[1]; j++)
+        for (Int i = 0; i < count[0]; i++) {
+          const Int idx[3] = {start[0] + i, start[1] + j, start[2] + k};
+          for (int a = 0; a < dim; a++) ref.push_back((Real)idx[a]);
+        }
+    View<Real> x("x", (size_t)np * dim);
+    GridIndexCoordinates(dim, start, count, UView<Real>(x.data(), x.extent(0)));
+    EXPECT_EQ(ToHost(x), ref) << "dim " << dim;
+  }
+}
+
+TEST_P(UAAMGBookkeeping, RealsFromScalars)
+{
+  const Int           n = GetParam();
+  std::vector<Scalar> s(n);
+  std::vector<Real>   ref(n);
+  for (Int i = 0; i < n; i++) ref[i] = (Real)0.25 * (i % 97) - 3, s[i] = (Scalar)ref[i];
+  auto       ds = ToDevice(s);
+  View<Real> x("x", n);
+  RealsFromScalars(UView<const Scalar>(ds.data(), n), UView<Real>(x.data(), n));
+  EXPECT_EQ(ToHost(x), ref);
+}
+
 TEST_P(UAAMGBookkeeping, CellsParentsColours)
 {
   const Int    n = GetParam();

@@ -111,9 +111,9 @@ struct PC_UAAMG {
   PetscReal           box[6]        = {0, 0, 0, 0, 0, 0};
   PCUAAMGCoarseFormat format        = PC_UAAMG_FORMAT_STENCIL;
   PetscBool           device_setup  = PETSC_TRUE; /* CSR levels: device Galerkin products (one process) or MatPtAP */
-  /* coordinates of PCSetCoordinates() (host, interlaced) */
-  PetscInt               cdim = 0, cnloc = -1;
-  std::vector<PetscReal> ucoords;
+  /* coordinates of PCSetCoordinates() (interlaced, copied to the device when given) */
+  PetscInt   cdim = 0, cnloc = -1;
+  View<Real> ucoords;
   /* setup */
   MGHierarchy             H;
   std::vector<UAAMGLevel> lev;
@@ -136,7 +136,9 @@ struct PC_UAAMG {
 /* coordinates */
 
 /* the coordinates of the local rows, interlaced, from PCSetCoordinates() or the DM */
-static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, std::vector<PetscReal> &xyz)
+/* the coordinates of the nlocal local rows, interlaced, on the device: PCSetCoordinates' copy, a DMDA's coordinate
+   vector or grid indices (made on the device), or a DMPlex's vertices or cell centroids (gathered on the host) */
+static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, View<Real> &dc)
 {
   PC_UAAMG *ua   = (PC_UAAMG *)pc->data;
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
@@ -150,7 +152,7 @@ static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, std::vector<Pe
     PetscCheck(!bad, comm, PETSC_ERR_ARG_SIZ, "PCUAAMG: PCSetCoordinates() gave %" PetscInt_FMT " local points on some process where the operator has %" PetscInt_FMT " local rows; give one point per row (interlaced x0,y0,(z0),x1,...)", ua->cnloc, nlocal);
     ua->dim    = (int)ua->cdim;
     ua->source = CoordSource::User;
-    PetscCallCXX(xyz = ua->ucoords);
+    dc         = ua->ucoords;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
@@ -166,25 +168,20 @@ static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, std::vector<Pe
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, comm));
     PetscCheck(!bad, comm, PETSC_ERR_ARG_SIZ, "PCUAAMG: the operator's local rows do not match the DMDA's local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC, or call PCSetCoordinates()");
     ua->dim = (int)dim;
-    PetscCallCXX(xyz.assign((size_t)nlocal * dim, 0));
+    PetscCallCXX(dc = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg coords")), (size_t)nlocal * dim));
     PetscCall(DMGetCoordinates(dm, &c));
     if (c) {
-      const PetscScalar *a;
-      PetscInt           n;
+      DeviceVec cv;
+      PetscInt  n;
       PetscCall(VecGetLocalSize(c, &n));
       PetscCheck(n == nlocal * dim, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCUAAMG: the DMDA's coordinate vector has %" PetscInt_FMT " local entries, not %" PetscInt_FMT, n, nlocal * dim);
-      PetscCall(VecGetArrayRead(c, &a));
-      for (PetscInt i = 0; i < n; i++) xyz[i] = PetscRealPart(a[i]);
-      PetscCall(VecRestoreArrayRead(c, &a));
+      PetscCall(cv.Get(c, Access::Read));
+      PetscCallCXX(ua::RealsFromScalars(cv.cview(), UView<Real>(dc.data(), dc.extent(0))));
+      PetscCall(cv.Restore());
       ua->source = CoordSource::DMDACoordinates;
     } else {
-      PetscInt t = 0;
-      for (PetscInt k = zs; k < zs + zm; k++)
-        for (PetscInt j = ys; j < ys + ym; j++)
-          for (PetscInt i = xs; i < xs + xm; i++, t++) {
-            const PetscInt idx[3] = {i, j, k};
-            for (PetscInt a = 0; a < dim; a++) xyz[t * dim + a] = (PetscReal)idx[a];
-          }
+      const Int start[3] = {(Int)xs, (Int)ys, (Int)zs}, count[3] = {(Int)xm, (Int)ym, (Int)zm};
+      PetscCallCXX(ua::GridIndexCoordinates((int)dim, start, count, UView<Real>(dc.data(), dc.extent(0))));
       ua->source = CoordSource::DMDAIndices;
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -206,6 +203,7 @@ static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, std::vector<Pe
     PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
     PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
     ua->dim = (int)cdim;
+    std::vector<PetscReal> xyz;
     PetscCallCXX(xyz.assign((size_t)nlocal * cdim, NAN));
     PetscCall(VecGetArrayRead(cloc, &ca));
     for (PetscInt p = pStart; p < pEnd; p++) {
@@ -242,6 +240,8 @@ static PetscErrorCode UAAMGGetCoordinates(PC pc, PetscInt nlocal, std::vector<Pe
     PetscCheck(!v[1], comm, PETSC_ERR_SUP, "PCUAAMG is for scalar problems: %" PetscInt_FMT " mesh points hold several unknowns", v[1]);
     PetscCheck(!v[2], comm, PETSC_ERR_ARG_SIZ, "PCUAAMG: the unknowns of the DMPlex's global section do not match the operator's local rows; call PCSetCoordinates()");
     ua->source = cells ? CoordSource::PlexCentroids : CoordSource::PlexVertices;
+    PetscCallCXX(dc = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg coords")), xyz.size()));
+    PetscCallCXX(Kokkos::deep_copy(exec(), dc, HostUView<const Real>(xyz.data(), xyz.size())));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -456,17 +456,15 @@ static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
   MGLevel               &F    = ua->H.levels[0];
   const CsrMatrix       &Ad = DeviceMatLocalCsr(F.Ad), &Ao = DeviceMatGhostCsr(F.Ad);
   const Int              n  = Ad.nrows;
-  std::vector<PetscReal> xyz;
+  View<Real>             dc;
   Real                   lo[3], hi[3], ext[3];
   PetscInt               N, cnt[2];
   Int                    nbadcoord, ndec;
 
   PetscFunctionBegin;
-  PetscCall(UAAMGGetCoordinates(pc, n, xyz));
+  PetscCall(UAAMGGetCoordinates(pc, n, dc));
   PetscCheck(ua->dim >= 1 && ua->dim <= 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "PCUAAMG: coordinates of dimension 1, 2 or 3 expected, not %d", ua->dim);
   const int dim = ua->dim;
-  View<Real> dc(Kokkos::view_alloc(Kokkos::WithoutInitializing, "uaamg coords"), (size_t)n * dim);
-  PetscCallCXX(Kokkos::deep_copy(exec(), dc, HostUView<const Real>(xyz.data(), xyz.size())));
   /* decoupled rows (e.g. Dirichlet rows kept in the matrix) are in no aggregate */
   View<Int> dec("uaamg decoupled", n);
   PetscCallCXX(ndec = ua::DecoupledRows(Ad, Ao, UView<Int>(dec.data(), n)));
@@ -924,9 +922,12 @@ static PetscErrorCode PCSetCoordinates_UAAMG(PC pc, PetscInt dim, PetscInt nloc,
   PetscCheck(dim >= 1 && dim <= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCSetCoordinates() for PCUAAMG: the dimension must be 1, 2 or 3, not %" PetscInt_FMT, dim);
   PetscCheck(nloc >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCSetCoordinates() for PCUAAMG: the number of local points must be >= 0, not %" PetscInt_FMT, nloc);
   PetscCheck(nloc == 0 || coords, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCSetCoordinates() for PCUAAMG: NULL coordinates for %" PetscInt_FMT " points", nloc);
+  PetscCall(KokkosInitializeOnce());
   ua->cdim  = dim;
   ua->cnloc = nloc;
-  PetscCallCXX(ua->ucoords.assign(coords, coords + nloc * dim));
+  PetscCallCXX(ua->ucoords = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg user coords")), (size_t)(nloc * dim)));
+  PetscCallCXX(Kokkos::deep_copy(exec(), ua->ucoords, HostUView<const Real>(coords, (size_t)(nloc * dim))));
+  PetscCallCXX(exec().fence()); /* the caller may free coords on return */
   pc->setupcalled = PETSC_FALSE; /* new coordinates: a new aggregation */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -629,15 +629,24 @@ Int FineBlocksSetUp(const CsrMatrix &A, const Aggregation &P, Int block_max, Fin
   auto      ci    = A.colidx;
   auto      av    = A.vals;
   Int       nfail = 0, nexact = 0;
-  /* in-place Gauss-Jordan inversion of A_GG (row-major, member order) by one thread per aggregate */
-  Kokkos::parallel_reduce(
-    "petsckp::uaamg::FineBlocksInvert", range(nagg),
-    KOKKOS_LAMBDA(Int G, Int & nf, Int & ne) {
+  /* Gauss-Jordan inversion of every A_GG (row-major, member order), one team per aggregate with the block in team
+     scratch memory: the rows of a block are assembled, scaled and eliminated by the team's threads side by side */
+  const Int bm = std::max<Int>(block_max, 1);
+  TeamPolicy pol(exec(), std::max<Int>(nagg, 1), kDeviceExec ? 16 : 1, 1);
+  pol.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size((size_t)bm * bm)));
+  Kokkos::parallel_for(
+    "petsckp::uaamg::FineBlocksInvert", pol, KOKKOS_LAMBDA(const Member &team) {
+      const Int G = team.league_rank();
+      if (G >= nagg) return;
       const Int b0 = ptr(G), m = ptr(G + 1) - b0, base = off(G);
-      exact(G)     = 0;
-      if (off(G + 1) == base) return;
-      for (Int e = 0; e < m * m; e++) inv(base + e) = 0;
-      for (Int q = 0; q < m; q++) {
+      if (off(G + 1) == base) {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { exact(G) = 0; });
+        return;
+      }
+      Scratch a(team.team_scratch(0), (size_t)m * m);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * m), [&](const Int e) { a(e) = 0; });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const Int q) { /* row q of A_GG, by one thread */
         const Int i = rows(b0 + q);
         for (Int k = rp(i); k < rp(i + 1); k++) {
           const Int j = ci(k);
@@ -648,29 +657,41 @@ Int FineBlocksSetUp(const CsrMatrix &A, const Aggregation &P, Int block_max, Fin
             if (rows(mid) < j) lo = mid + 1;
             else hi = mid;
           }
-          inv(base + q * m + (lo - b0)) += av(k);
+          a(q * m + (lo - b0)) += av(k);
         }
-      }
+      });
+      team.team_barrier();
       Real dmax = 0;
-      for (Int q = 0; q < m; q++) dmax = cm::fmax(dmax, cm::fabs(inv(base + q * m + q)));
+      Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, m), [&](const Int q, Real &d) { d = cm::fmax(d, cm::fabs(a(q * m + q))); }, Kokkos::Max<Real>(dmax));
+      bool ok = true;
       for (Int kk = 0; kk < m; kk++) {
-        const Scalar p = inv(base + kk * m + kk);
+        const Scalar p = a(kk * m + kk); /* the same value in every thread: the team agrees on a failure */
         if (!(p > 1e-12 * dmax) || !cm::isfinite(p)) {
-          nf++;
-          return;
+          ok = false;
+          break;
         }
-        inv(base + kk * m + kk) = 1;
-        for (Int j = 0; j < m; j++) inv(base + kk * m + j) /= p;
-        for (Int i = 0; i < m; i++) {
-          if (i == kk) continue;
-          const Scalar f          = inv(base + i * m + kk);
-          inv(base + i * m + kk) = 0;
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const Int j) { a(kk * m + j) = (j == kk ? Scalar(1) : a(kk * m + j)) / p; });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const Int i) {
+          if (i == kk) return;
+          const Scalar f   = a(i * m + kk);
+          a(i * m + kk) = 0;
           if (f != Scalar(0))
-            for (Int j = 0; j < m; j++) inv(base + i * m + j) -= f * inv(base + kk * m + j);
-        }
+            for (Int j = 0; j < m; j++) a(i * m + j) -= f * a(kk * m + j);
+        });
+        team.team_barrier();
       }
-      exact(G) = 1;
-      ne++;
+      if (ok) Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * m), [&](const Int e) { inv(base + e) = a(e); });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { exact(G) = ok ? 1 : 0; });
+    });
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::FineBlocksCount", range(nagg),
+    KOKKOS_LAMBDA(Int G, Int & nf, Int & ne) {
+      if (off(G + 1) == off(G)) return;
+      if (exact(G)) ne++;
+      else nf++;
     },
     nfail, nexact);
   B.nfailed = nfail;
@@ -812,6 +833,28 @@ void StencilDiagonal(const StencilMatrix &A, UView<Scalar> d)
   if (n == 0) return;
   Kokkos::parallel_for(
     "petsckp::uaamg::StencilDiagonal", range(n), KOKKOS_LAMBDA(const Int c) { d(c) = v(o + c); });
+}
+
+void GridIndexCoordinates(int dim, const Int start[3], const Int count[3], UView<Real> xyz)
+{
+  const Int s0 = start[0], s1 = dim > 1 ? start[1] : 0, s2 = dim > 2 ? start[2] : 0;
+  const Int m0 = count[0], m1 = dim > 1 ? count[1] : 1, m2 = dim > 2 ? count[2] : 1;
+  const Int n = m0 * m1 * m2;
+  if (n <= 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::GridIndexCoordinates", range(n), KOKKOS_LAMBDA(const Int t) {
+      const Int i = t % m0, j = (t / m0) % m1, k = t / (m0 * m1);
+      xyz((size_t)t * dim) = (Real)(s0 + i);
+      if (dim > 1) xyz((size_t)t * dim + 1) = (Real)(s1 + j);
+      if (dim > 2) xyz((size_t)t * dim + 2) = (Real)(s2 + k);
+    });
+}
+
+void RealsFromScalars(UView<const Scalar> s, UView<Real> x)
+{
+  const Int n = (Int)s.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for("petsckp::uaamg::RealsFromScalars", range(n), KOKKOS_LAMBDA(const Int i) { x(i) = PetscRealPart(s(i)); });
 }
 
 void IntsFromScalars(UView<const Scalar> s, UView<Int> v)

@@ -316,6 +316,12 @@ void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g,
 Int StencilNonzeros(const StencilMatrix &A);
 /* d(c) = the diagonal (centre slot) of every cell; 0 on inactive cells */
 void StencilDiagonal(const StencilMatrix &A, UView<Scalar> d);
+/* xyz(t dim + a) = index a of the t-th point of the box start + [0, count) of a structured grid, points in
+   lexicographic order (axis 0 fastest): the coordinates of a DMDA without a coordinate vector (dim 1 to 3);
+   xyz has dim count0 count1 count2 entries (count_a = 1 for a >= dim) */
+void GridIndexCoordinates(int dim, const Int start[3], const Int count[3], UView<Real> xyz);
+/* x(i) = real part of s(i) (coordinates held in a Scalar vector); the sizes agree */
+void RealsFromScalars(UView<const Scalar> s, UView<Real> x);
 /* v(i) = (Int) s(i), for integer values carried in Scalar vectors (cell ids through a ghost exchange); s must hold
    integers */
 void IntsFromScalars(UView<const Scalar> s, UView<Int> v);
