@@ -74,14 +74,14 @@ for s in $(echo "$PSIZES $GSIZES" | tr ' ' '\n' | sort -u); do
   L1="$OUT/pc_pscr_${d}d_$n.log"; L2="$OUT/gamg_${d}d_$n.log"
   su="-"; ap="-"; rr="-"; gsu="-"; gso="-"; git="-"; ratio="-"
   if echo " $PSIZES " | grep -q " $s "; then
-    CMD="$BUILD/examples/pscr -dim $d -n $n -ksp_type preonly -pc_type pscr -log_view $GPU"
+    CMD="$BUILD/examples/pscr -dim $d -n $n -ksp_type preonly -pc_type pscr -log_view -log_view_gpu_time $GPU"
     echo "$CMD" > "$L1"
     if timeout "$TMO" $CMD >> "$L1" 2>&1; then
       su=$(evtime PCPSCRSetUp "$L1"); ap=$(evtime PCPSCRApply "$L1"); rr=$(grep -o "relative residual [<=>]* 1e-10" "$L1" | cut -c19-)
     else su="failed: $(firsterr "$L1")"; fi
   fi
   if echo " $GSIZES " | grep -q " $s "; then
-    CMD="$BUILD/examples/pscr -dim $d -n $n -ksp_type cg -pc_type gamg -ksp_rtol 1e-10 -ksp_norm_type unpreconditioned -ksp_max_it 1000 -log_view $GPU"
+    CMD="$BUILD/examples/pscr -dim $d -n $n -ksp_type cg -pc_type gamg -ksp_rtol 1e-10 -ksp_norm_type unpreconditioned -ksp_max_it 1000 -log_view -log_view_gpu_time $GPU"
     echo "$CMD" > "$L2"
     if timeout "$TMO" $CMD >> "$L2" 2>&1; then
       gsu=$(evtime PCSetUp "$L2"); gso=$(evtime KSPSolve "$L2"); git=$(grep -o "[0-9]* iterations" "$L2" | awk '{print $1}')

@@ -275,7 +275,14 @@ int main(int argc, char **argv)
   PetscCall(VecShift(w, T_INLET));
   PetscCall(VecDot(inlet, w, &inflow));
   PetscCall(PetscPrintf(comm, "heat balance: stored %.5e, inflow %.5e\n", (double)stored, (double)inflow));
-  PetscCheck(PetscAbsReal(stored - inflow) <= 1e-5 * PetscAbsReal(inflow), comm, PETSC_ERR_NOT_CONVERGED, "heat balance defect %g relative", (double)(PetscAbsReal(stored - inflow) / PetscAbsReal(inflow)));
+  {
+    /* the balance is the sum of the equations: its defect is the sum of the residual, which the solver's tolerance
+       bounds only up to a factor that grows with the number of unknowns (1e-5 holds at the default rtol 1e-8) */
+    PetscReal rtol, baltol;
+    PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+    baltol = PetscMax(1e-5, 100 * rtol);
+    PetscCheck(PetscAbsReal(stored - inflow) <= baltol * PetscAbsReal(inflow), comm, PETSC_ERR_NOT_CONVERGED, "heat balance defect %g relative, more than %g", (double)(PetscAbsReal(stored - inflow) / PetscAbsReal(inflow)), (double)baltol);
+  }
   PetscCall(PetscPrintf(comm, "heat balance check: passed\n"));
   if (reference) {
     KSP       kref;
