@@ -113,6 +113,31 @@ PetscErrorCode VecGetSeqTypeLike(Vec v, char seqtype[], size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecSameType(Vec a, Vec b, PetscBool *same)
+{
+  VecType ta, tb;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetType(a, &ta));
+  PetscCall(VecGetType(b, &tb));
+  PetscCall(PetscStrcmp(ta, tb, same));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecCopyAcrossTypes(Vec from, Vec to)
+{
+  DeviceVec f, t;
+
+  PetscFunctionBegin;
+  PetscCall(f.Get(from, Access::Read));
+  PetscCall(t.Get(to, Access::Write));
+  PetscCheck(f.size() == t.size(), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vectors of %" PetscInt_FMT " and %" PetscInt_FMT " local entries", f.size(), t.size());
+  PetscCallCXX(Kokkos::deep_copy(exec(), t.view(), f.cview()));
+  PetscCall(t.Restore());
+  PetscCall(f.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VecCheckFinite(Vec v, const char what[])
 {
   PetscReal nrm;

@@ -45,6 +45,11 @@ private:
 
 /* the sequential type that matches a Vec's memory (for ghost and work vectors): seq, seqcuda, seqkokkos, ... */
 PetscErrorCode VecGetSeqTypeLike(Vec v, char seqtype[], size_t len);
+/* whether two Vecs have the same type: PETSc's Vec operations (VecAXPY, VecCopy, ...) between Vecs of different
+   types (host and device memory) are not valid */
+PetscErrorCode VecSameType(Vec a, Vec b, PetscBool *same);
+/* to = from for Vecs of the same local size and any types (host or device memory), through the execution space */
+PetscErrorCode VecCopyAcrossTypes(Vec from, Vec to);
 /* NaN/Inf check of a Vec, error naming what is wrong and where */
 PetscErrorCode VecCheckFinite(Vec v, const char what[]);
 } // namespace petsckp

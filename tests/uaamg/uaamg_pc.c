@@ -88,6 +88,29 @@ static PetscErrorCode CheckPaths(PetscInt dim, PetscInt n)
       PetscCall(MakePC(A, dim, nloc, xyz, cycle, p == 0 ? PC_UAAMG_FORMAT_STENCIL : PC_UAAMG_FORMAT_CSR, p == 2 ? PETSC_FALSE : PETSC_TRUE, &pc));
       PetscCall(VecDuplicate(b, &y[p]));
       PetscCall(PCApply(pc, b, y[p]));
+      if (p == 0 && size == 1) { /* b and y of another Vec type than the operator's ("mpi" against "seq"): the same result */
+        Vec                bm, ym;
+        const PetscScalar *u, *v;
+        PetscInt           nl;
+        PetscReal          dmax = 0, ymax = 0;
+        PetscCall(VecGetLocalSize(b, &nl));
+        PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nl, PETSC_DETERMINE, &bm));
+        PetscCall(VecDuplicate(bm, &ym));
+        PetscCall(VecGetArrayRead(b, &u));
+        PetscCall(VecGetArrayWrite(bm, (PetscScalar **)&v));
+        PetscCall(PetscArraycpy((PetscScalar *)v, u, nl));
+        PetscCall(VecRestoreArrayWrite(bm, (PetscScalar **)&v));
+        PetscCall(VecRestoreArrayRead(b, &u));
+        PetscCall(PCApply(pc, bm, ym));
+        PetscCall(VecGetArrayRead(y[p], &u));
+        PetscCall(VecGetArrayRead(ym, &v));
+        for (PetscInt i = 0; i < nl; i++) dmax = PetscMax(dmax, PetscAbsScalar(u[i] - v[i])), ymax = PetscMax(ymax, PetscAbsScalar(u[i]));
+        PetscCall(VecRestoreArrayRead(ym, &v));
+        PetscCall(VecRestoreArrayRead(y[p], &u));
+        PetscCheck(dmax <= 1e-12 * ymax, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s %s-cycle: b, y of another Vec type than the operator's give another result (difference %g)", names[p], cyc ? "K" : "V", (double)dmax);
+        PetscCall(VecDestroy(&bm));
+        PetscCall(VecDestroy(&ym));
+      }
       if (cycle == PC_UAAMG_CYCLE_V) { /* (c, B b) = (b, B c) and (b, B b) > 0 */
         PetscCall(VecDuplicate(b, &z));
         PetscCall(PCApply(pc, c, z));

@@ -114,6 +114,9 @@ struct PC_UAAMG {
   /* coordinates of PCSetCoordinates() (interlaced, copied to the device when given) */
   PetscInt   cdim = 0, cnloc = -1;
   View<Real> ucoords;
+  /* b and y of PCApply in vectors of the operator's type, when the Krylov method's are of another (host vectors with a
+     GPU operator): the cycle combines them with the levels' vectors in PETSc Vec operations */
+  Vec bw = nullptr, yw = nullptr;
   /* setup */
   MGHierarchy             H;
   std::vector<UAAMGLevel> lev;
@@ -439,6 +442,8 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
     PetscCall(VecDestroy(&G.d));
   }
   PetscCallCXX(ua->lev.clear());
+  PetscCall(VecDestroy(&ua->bw));
+  PetscCall(VecDestroy(&ua->yw));
   PetscCall(MGHierarchyReset(ua->H));
   PetscCallCXX(ua->cell = View<Int>());
   PetscCallCXX(ua->aggfull = Aggregation());
@@ -845,7 +850,19 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
     if (ua->lev[l].rows >= ua->kcycle_min) p.kcycle_last = (PetscInt)l;
   if (ua->kcycle_min > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
-  PetscCall(MGCycleApply(ua->H, ops, p, b, y, true));
+  {
+    PetscBool sb, sy;
+    PetscCall(VecSameType(b, ua->H.levels[0].r, &sb));
+    PetscCall(VecSameType(y, ua->H.levels[0].r, &sy));
+    if (sb && sy) PetscCall(MGCycleApply(ua->H, ops, p, b, y, true));
+    else {
+      if (!ua->bw) PetscCall(VecDuplicate(ua->H.levels[0].r, &ua->bw));
+      if (!ua->yw) PetscCall(VecDuplicate(ua->H.levels[0].r, &ua->yw));
+      PetscCall(VecCopyAcrossTypes(b, ua->bw));
+      PetscCall(MGCycleApply(ua->H, ops, p, ua->bw, ua->yw, true));
+      PetscCall(VecCopyAcrossTypes(ua->yw, y));
+    }
+  }
   PetscCall(PetscLogEventEnd(PC_UAAMG_Apply, pc, b, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
