@@ -32,7 +32,7 @@
       are stencil arrays (views) gets the views of its level Vecs with DeviceVec in its MGLevelOps callbacks.
 
    3. Cycles (MGCycleApply: one application on level 0, B[b] or an iteration from x). On level l < coarsest:
-        Smooth(pre sweeps, forward); r = b - A x; b_{l+1} = R r; BeginCoarse(l) hook;
+        Smooth(pre sweeps, forward); b_{l+1} = R (b - A x) (ResidualRestrict); BeginCoarse(l) hook;
         coarse correction x_{l+1}: V: one cycle from zero; W: two cycles, the first from zero; K: the nonlinear
           PCG of Algorithm 2.1 on level l+1 (below);
         x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward).
@@ -52,8 +52,11 @@
       threshold t > 0 the iteration stops after the first step when ||r_1|| <= t ||r_0||. With kcycle_last = k >= 0 the
       levels below k get V-cycle corrections instead of GCG (MGCycleParams). The K-cycle is a
       nonlinear preconditioner: the outer Krylov method must be flexible (KSPFCG, KSPGCR, KSPFGMRES).
-      A breakdown of the inner iteration ((p, A p) <= 0 or not finite) stops it with the iterate it has and counts
-      in MGHierarchy::kcycle_breakdowns.
+      A breakdown of the inner iteration ((p, A p) <= 0 and finite) stops it with the iterate it has and is counted
+      (MGHierarchyGetKCycleBreakdowns); a (p, A p) that is not finite goes on into u, where the outer method sees it.
+      Every scalar of the inner iteration stays on the device (kp_kcycle: one fused reduction per inner product set,
+      the ratios read by the kernels that need them); the host reads them only for the early exit (one read per
+      K-cycle on a level, after its first step) and, under MPI, to add the ranks' partial sums.
 
    4. Coarse direct solve (MGCoarseDirect): the coarsest operator gathered to every rank as a dense matrix
       (MPI_Allgatherv of the local rows), factored by kp_dense (Cholesky of an SPD matrix, an explicit LU inverse of a
@@ -83,6 +86,7 @@
 #include "kp_dense.hpp"
 #include "kp_galerkin.hpp"
 #include "kp_colour.hpp"
+#include "kp_kcycle.hpp"
 #include <vector>
 
 namespace petsckp
@@ -128,6 +132,7 @@ struct MGLevel {
   Vec              x = nullptr, b = nullptr; /* below level 0 only */
   Vec              r = nullptr, w = nullptr;
   std::vector<Vec> kv; /* K-cycle: residual, p_0 .. p_{n-1}, A p_0 .. A p_{n-1} */
+  KCycleScalars    ks; /* K-cycle: the inner products of the inner iteration, on the device (kp_kcycle) */
 };
 
 struct MGHierarchy {
@@ -136,7 +141,6 @@ struct MGHierarchy {
   bool                 device = false;      /* coarse operators formed on the device (section 1) */
   MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
   Real                 coarse_rtol = 1e-13; /* its singularity threshold */
-  PetscInt             kcycle_breakdowns = 0; /* inner GCG iterations of the K-cycle stopped by a breakdown */
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
@@ -170,6 +174,10 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
    and a positive diagonal. Errors name the first offending global row; name is the PC's ("PCPSORMG"), need says what
    the PC needs ("PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"). Collective. */
 PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[]);
+
+/* the number of inner GCG iterations of the K-cycle stopped by a breakdown since the hierarchy was made (counted on the
+   device, read here; collective) */
+PetscErrorCode MGHierarchyGetKCycleBreakdowns(MGHierarchy &H, PetscInt *n);
 
 /* sizes for views: global rows and nonzeros of level l (nnz -1 where the layer does not store the operator) */
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz);
@@ -213,6 +221,15 @@ public:
   virtual PetscErrorCode Residual(PetscInt l, Vec b, Vec x, Vec r);
   /* bc = R_l r (bc on level l+1) */
   virtual PetscErrorCode Restrict(PetscInt l, Vec r, Vec bc);
+  /* bc = R_l (b - A_l x) (bc on level l+1); default: Residual into level l's r, then Restrict. A PC overrides it
+     with one fused kernel where it can (fewer launches; level l's r is then not set) */
+  virtual PetscErrorCode ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc);
+  /* the first smoothing of a cycle from zero: x = 0, then Smooth(l, b, x, nsweeps, dir, true); default: VecSet and
+     Smooth. A PC overrides it to fold the zeroing into its first sweep (nsweeps may be 0: then x = 0 only) */
+  virtual PetscErrorCode SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir);
+  /* whether CoarseSolve reads its initial guess x (default true; the direct solve does not, and then the cycles do
+     not zero x before it) */
+  virtual bool CoarseSolveUsesGuess(PetscInt l) const;
   /* x += P_l ec (ec on level l+1; level l's w may be used as work) */
   virtual PetscErrorCode ProlongAdd(PetscInt l, Vec ec, Vec x);
   /* hooks of a projected (constrained) V/W cycle: after the restriction of the residual of level l (b_{l+1} set,

@@ -1307,7 +1307,11 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level: dense Cholesky factorisation of %" PetscInt_FMT " rows on every process%s\n", ua->lev.back().rows, ua->lev.back().kind == LevelKind::Stencil ? " (empty cells: unit rows)" : ""));
-  if (ua->H.kcycle_breakdowns) PetscCall(PetscViewerASCIIPrintf(viewer, "K-cycle inner iterations stopped by a breakdown so far: %" PetscInt_FMT "\n", ua->H.kcycle_breakdowns));
+  {
+    PetscInt nbreak;
+    PetscCall(MGHierarchyGetKCycleBreakdowns(ua->H, &nbreak));
+    if (nbreak) PetscCall(PetscViewerASCIIPrintf(viewer, "K-cycle inner iterations stopped by a breakdown so far: %" PetscInt_FMT "\n", nbreak));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
