@@ -1092,6 +1092,45 @@ TEST(UAAMG, StencilGaussSeidel)
   }
 }
 
+/* a sweep from zero (the first colour and the zeroing in one kernel) = zeroing, then a sweep: the same bits, and the
+   serial colour-ordered Gauss-Seidel; grids of 0, 1, 13, 597, 65536 and 32768 cells, reach 1 and 2 */
+TEST(UAAMG, StencilGaussSeidelFromZero)
+{
+  std::vector<StencilGrid> gs;
+  auto                     add = [&](int dim, Int n0, Int n1, Int n2, Int r0, Int r1, Int r2) {
+    StencilGrid g;
+    g.dim  = dim;
+    g.n[0] = n0, g.n[1] = n1, g.n[2] = n2;
+    g.r[0] = r0, g.r[1] = r1, g.r[2] = r2;
+    gs.push_back(g);
+  };
+  add(2, 0, 1, 1, 0, 0, 0);
+  add(2, 1, 1, 1, 0, 0, 0);
+  add(2, 13, 1, 1, 1, 0, 0);
+  add(2, 3, 199, 1, 1, 1, 0);
+  add(2, 256, 256, 1, 1, 1, 0);
+  add(3, 32, 32, 32, 1, 1, 1);
+  add(3, 16, 16, 8, 2, 2, 2);
+  unsigned seed = 450;
+  for (const StencilGrid &g : gs) {
+    const Int     nc = g.ncells();
+    auto          v  = RandomStencil(g, seed++, 0.15);
+    StencilMatrix A  = DeviceStencil(g, v);
+    auto          b  = RandomVector(nc, seed++);
+    auto          db = ToDevice(b);
+    for (Sweep dir : {Sweep::Forward, Sweep::Backward})
+      for (double omega : {1.0, 0.8}) {
+        auto dx = ToDevice(std::vector<Scalar>(nc, NAN)); /* x is not read */
+        StencilGaussSeidelFromZero(A, dir, omega, ucv(db), uv(dx));
+        View<Scalar> dz("z", nc);
+        StencilGaussSeidel(A, dir, omega, ucv(db), uv(dz));
+        EXPECT_EQ(ToHost(dx), ToHost(dz)) << "grid " << g.n[0] << "x" << g.n[1] << "x" << g.n[2];
+        auto ref = RefStencilGS(g, v, dir, omega, b, std::vector<Scalar>(nc, 0.0));
+        EXPECT_LT(RelErr(ToHost(dx), ref), 1e-13) << "grid " << g.n[0] << "x" << g.n[1] << "x" << g.n[2];
+      }
+  }
+}
+
 TEST(UAAMG, StencilJacobi)
 {
   unsigned seed = 500;
@@ -1178,6 +1217,30 @@ TEST(UAAMG, FineBlockGaussSeidel)
             jr[i]          = d == 0 ? xl[i] : xl[i] + 0.6 * (bl[i] - s) / d;
           }
           EXPECT_LT(RelErr(ToHost(y), jr), 1e-14);
+        }
+      }
+}
+
+/* a forward sweep from zero (the loose rows' update and the zeroing in one kernel) = zeroing, then a forward sweep:
+   the same bits, and the serial reference; sizes 0, 1, 13, 597 and 100003 */
+TEST(UAAMG, FineBlockGaussSeidelFromZero)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (Int n : Sizes())
+      for (Int block_max : {(Int)3, (Int)64}) { /* point Gauss-Seidel in the larger blocks, exact blocks */
+        Pipeline   S = MakePipeline(dim, n, 171 + n + (unsigned)block_max, 1, block_max == 64, 8, 0);
+        FineBlocks B;
+        EXPECT_EQ(FineBlocksSetUp(S.A, S.P, block_max, B), 0);
+        auto b  = RandomVector(n, 15 + n);
+        auto db = ToDevice(b);
+        for (double omega : {0.9}) {
+          auto dx = ToDevice(std::vector<Scalar>(n, NAN)); /* x is not read */
+          FineBlockGaussSeidelFromZero(S.gL, S.P, B, S.A, omega, ucv(db), uv(dx));
+          View<Scalar> dz("z", n);
+          FineBlockGaussSeidel(S.gL, S.P, B, S.A, CsrMatrix(), UView<const Scalar>(), Sweep::Forward, omega, ucv(db), uv(dz));
+          EXPECT_EQ(ToHost(dx), ToHost(dz)) << "dim " << dim << " n " << n << " block_max " << block_max;
+          auto ref = RefFineBlockGS(S.cl.A, nullptr, {}, S.hcell, S.gL, block_max, Sweep::Forward, omega, b, std::vector<Scalar>(n, 0.0));
+          EXPECT_LT(RelErr(ToHost(dx), ref), 1e-12) << "dim " << dim << " n " << n << " block_max " << block_max;
         }
       }
 }

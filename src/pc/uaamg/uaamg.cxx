@@ -324,6 +324,68 @@ public:
     PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* the first smoothing of a cycle from zero with the zeroing folded into the first kernel of the sweep: the
+     coloured Gauss-Seidel of the stencil levels, and the fine block Gauss-Seidel on one process (forward) */
+  PetscErrorCode SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir) override
+  {
+    UAAMGLevel               &G    = ua_->lev[l];
+    const PCUAAMGSmootherType type = l == 0 ? ua_->fine_smoother : ua_->smoother;
+    const bool                gs   = type == PC_UAAMG_SMOOTHER_GS || type == PC_UAAMG_SMOOTHER_BLOCK_GS;
+    const bool                back = dir == MGSweepDirection::Backward;
+    const bool fine1 = G.kind == LevelKind::Fine && DeviceMatGhostCsr(ua_->H.levels[0].Ad).nrows == 0 && !back;
+    DeviceVec  bv, xv;
+
+    PetscFunctionBegin;
+    if (nsweeps <= 0 || !gs || !(G.kind == LevelKind::Stencil || fine1)) {
+      PetscCall(MGLevelOps::SmoothFromZero(l, b, x, nsweeps, dir));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::Write));
+    if (G.kind == LevelKind::Stencil) {
+      const ua::Sweep sd = back ? ua::Sweep::Backward : ua::Sweep::Forward;
+      PetscCallCXX(ua::StencilGaussSeidelFromZero(G.S, sd, ua_->omega, bv.cview(), xv.view()));
+      for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, sd, ua_->omega, bv.cview(), xv.view()));
+    } else {
+      const CsrMatrix &Ad = DeviceMatLocalCsr(ua_->H.levels[0].Ad);
+      PetscCallCXX(ua::FineBlockGaussSeidelFromZero(G.grid, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
+      for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(G.grid, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
+    }
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* the coarsest solve is direct: it does not read x */
+  bool CoarseSolveUsesGuess(PetscInt) const override { return false; }
+  /* bc = R (b - A x) in one kernel: stencil levels (a parent's children), and levels whose restriction is an
+     aggregation (the fine level of the stencil hierarchy, and the device-built CSR levels) */
+  PetscErrorCode ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc) override
+  {
+    MGLevel           &L   = ua_->H.levels[l];
+    const Aggregation *agg = nullptr;
+    DeviceVec          bv, xv, cv;
+
+    PetscFunctionBegin;
+    if (ua_->lev[l].kind != LevelKind::Stencil) {
+      if (ua_->stencil && l == 0) agg = &ua_->aggfull;
+      else if (!ua_->stencil && L.aggregated) agg = &L.agg;
+      if (!agg || !L.Ad || DeviceMatGhostCsr(L.Ad).nrows > 0) {
+        PetscCall(MGLevelOps::ResidualRestrict(l, b, x, bc));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+    }
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::Read));
+    PetscCall(cv.Get(bc, Access::Write));
+    if (agg) PetscCallCXX(AggResidualRestrict(*agg, DeviceMatLocalCsr(L.Ad), CsrMatrix(), UView<const Scalar>(), bv.cview(), xv.cview(), cv.view()));
+    else PetscCallCXX(ua::StencilResidualRestrict(ua_->lev[l].S, bv.cview(), xv.cview(), cv.view()));
+    PetscCall(cv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscErrorCode Mult(PetscInt l, Vec x, Vec y) override
   {
     PetscFunctionBegin;

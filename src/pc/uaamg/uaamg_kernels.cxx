@@ -594,6 +594,20 @@ void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<con
   for (Int q = 0; q < nk; q++) StencilGaussSeidelColour(A, dir == Sweep::Forward ? q : nk - 1 - q, omega, b, x);
 }
 
+void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  const StencilGrid g  = A.grid;
+  const Int         nk = g.ncolours(), k0 = dir == Sweep::Forward ? 0 : nk - 1;
+  const size_t      d  = (size_t)g.centre() * g.ncells();
+  auto              vals = A.vals;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::StencilGaussSeidelFromZero", range(g.ncells()), KOKKOS_LAMBDA(Int c) {
+      const Scalar dc = vals(d + c);
+      x(c)            = dc != Scalar(0) && g.colour(c) == k0 ? Scalar(0) + omega * b(c) / dc : Scalar(0);
+    });
+  for (Int q = 1; q < nk; q++) StencilGaussSeidelColour(A, dir == Sweep::Forward ? q : nk - 1 - q, omega, b, x);
+}
+
 void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y)
 {
   const StencilGrid g  = A.grid;
@@ -768,6 +782,23 @@ void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const Fin
   if (dir == Sweep::Forward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
   for (Int q = 0; q < nk; q++) FineBlockGaussSeidelColour(gL, P, B, Ad, Ao, g, dir == Sweep::Forward ? q : nk - 1 - q, dir, omega, b, x);
   if (dir == Sweep::Backward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
+}
+
+void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  auto agg = P.agg;
+  auto rp  = Ad.rowptr;
+  auto ci  = Ad.colidx;
+  auto av  = Ad.vals;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::FineLooseFromZero", range(Ad.nrows), KOKKOS_LAMBDA(Int i) {
+      Scalar d = 0;
+      if (agg(i) < 0)
+        for (Int k = rp(i); k < rp(i + 1); k++)
+          if (ci(k) == (Ordinal)i) d += av(k);
+      x(i) = d != Scalar(0) ? Scalar(0) + omega * b(i) / d : Scalar(0);
+    });
+  for (Int k = 0; k < gL.ncolours(); k++) FineBlockGaussSeidelColour(gL, P, B, Ad, CsrMatrix(), UView<const Scalar>(), k, Sweep::Forward, omega, b, x);
 }
 
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y)

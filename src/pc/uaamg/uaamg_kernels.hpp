@@ -276,6 +276,10 @@ enum class Sweep {
 void StencilGaussSeidelColour(const StencilMatrix &A, Int k, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* one sweep over all colours */
 void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one sweep from x = 0, x not read: the first colour k of the sweep (0 forward, the last backward) and the zeroing in
+   one kernel, x_c = 0 + omega b_c / a_cc on the active cells of colour k and 0 on every other cell (the values
+   StencilGaussSeidelColour gives on x = 0), then the other colours as StencilGaussSeidel */
+void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* weighted Jacobi: y = x + omega D^-1 (b - A x) (y = x on inactive cells); y must not alias x */
 void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
 
@@ -307,6 +311,10 @@ void FineLooseUpdate(const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &
 /* one sweep: Forward = loose rows, then colours ascending; Backward = colours descending, then loose rows (with
    fixed ghost values g; under MPI the caller runs the colours itself with a ghost update after each) */
 void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one forward sweep from x = 0 on one process (no off-process block), x not read: the loose rows' update and the
+   zeroing in one kernel (x_i = 0 + omega b_i / a_ii on the loose rows with a nonzero diagonal, 0 elsewhere: what
+   FineLooseUpdate gives on x = 0), then the colours ascending as FineBlockGaussSeidel */
+void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* pointwise weighted Jacobi on the fine level: y = x + omega D^-1 (b - Ad x - Ao g) (y = x where a_ii == 0); y must
    not alias x */
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
