@@ -55,8 +55,8 @@ void KCycleScalarsCreate(Int n, KCycleScalars &S)
   S.step       = View<Sums4>("petsckp::KCycle step sums", 1 + n);
   S.ortho      = View<Sums4>("petsckp::KCycle orthogonalisation sums", (n + 2) / 4 + 1);
   S.breakdowns = View<Int>("petsckp::KCycle breakdowns", 1);
-  S.hstep      = HostView<Sums4>("petsckp::KCycle step sums (host)", 1 + n);
-  S.hortho     = HostView<Sums4>("petsckp::KCycle orthogonalisation sums (host)", S.ortho.extent(0));
+  S.hstep      = Kokkos::View<Sums4 *, KCycleHostSpace>("petsckp::KCycle step sums (host)", 1 + n);
+  S.hortho     = Kokkos::View<Sums4 *, KCycleHostSpace>("petsckp::KCycle orthogonalisation sums (host)", S.ortho.extent(0));
 }
 
 void KCycleStepDots(const KCycleScalars &S, Int i, UView<const Scalar> p, UView<const Scalar> Ap, UView<const Scalar> r, bool rr)

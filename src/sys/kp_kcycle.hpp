@@ -22,7 +22,7 @@
    on into u, where the outer Krylov method sees it.
 
    Real scalars: inner products without conjugation. Every reduction of this file leaves its result on the device
-   (no fence) and has a label starting with "petsckp::KCycle".
+   (no fence) and has a label that contains "KCycle".
 */
 #pragma once
 
@@ -63,12 +63,18 @@ namespace petsckp
      step(1 + i) = {(p_i, A p_i), (p_i, r_i), (r_0, r_0) at i = 0 with the early exit, else 0, 0}
      ortho(c)    = {(p_i, A p_j) : j = 4c .. 4c + 3}          (the current step i's orthogonalisation)
      breakdowns  = the breakdowns counted so far
-   hstep and hortho are host mirrors for the reads of the host. */
+   hstep and hortho are host mirrors for the reads of the host (page-locked memory with CUDA: a small copy from the
+   device is then one asynchronous transfer). */
+#if defined(KOKKOS_ENABLE_CUDA)
+using KCycleHostSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using KCycleHostSpace = Kokkos::HostSpace;
+#endif
 struct KCycleScalars {
-  Int             n = 0;
-  View<Sums4>     step, ortho;
-  View<Int>       breakdowns;
-  HostView<Sums4> hstep, hortho;
+  Int                                   n = 0;
+  View<Sums4>                           step, ortho;
+  View<Int>                             breakdowns;
+  Kokkos::View<Sums4 *, KCycleHostSpace> hstep, hortho;
 };
 
 /* allocates S for n >= 1 steps (the breakdown count starts at 0) */
@@ -90,6 +96,13 @@ void KCycleOrthogonalise(const KCycleScalars &S, Int i, Int c, int k, const UVie
    (rout may alias rin); when it stops at step i, u = 0 (i == 0) or unchanged, and rout = rin. With norm,
    step(0) = {(rout, rout), 0, 0, 0} (rout must not be empty). A breakdown at step i is counted. */
 void KCycleUpdate(const KCycleScalars &S, Int i, UView<const Scalar> p, UView<const Scalar> Ap, UView<const Scalar> rin, UView<Scalar> rout, UView<Scalar> u, bool norm);
+
+/* the reducer whose result is step(1 + i) of S, on the device (no fence): for a PC's kernel that fuses a level's
+   product with the step's inner products (MGLevelOps::KCycleMultDots); its label should contain "KCycle" */
+inline Kokkos::Sum<Sums4, MemSpace> KCycleStepReducer(const KCycleScalars &S, Int i)
+{
+  return Kokkos::Sum<Sums4, MemSpace>(Kokkos::View<Sums4, MemSpace>(S.step.data() + 1 + i));
+}
 
 /* the breakdown rule (host and device): (p_i, A p_i) <= 0 and finite */
 KOKKOS_INLINE_FUNCTION bool KCycleStops(const Sums4 &s)

@@ -506,6 +506,40 @@ PetscErrorCode MGLevelOps::SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsw
 
 bool MGLevelOps::CoarseSolveUsesGuess(PetscInt) const { return true; }
 
+PetscErrorCode MGLevelOps::SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc)
+{
+  PetscFunctionBegin;
+  if (zero) PetscCall(SmoothFromZero(l, b, x, nsweeps, MGSweepDirection::Forward));
+  else PetscCall(Smooth(l, b, x, nsweeps, MGSweepDirection::Forward, false));
+  PetscCall(ResidualRestrict(l, b, x, bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps)
+{
+  PetscFunctionBegin;
+  PetscCall(ProlongAdd(l, ec, x));
+  PetscCall(EndCoarse(l, b, x));
+  PetscCall(Smooth(l, b, x, nsweeps, MGSweepDirection::Backward, false));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i)
+{
+  DeviceVec pw, aw, rw;
+
+  PetscFunctionBegin;
+  PetscCall(Mult(l, p, Ap));
+  PetscCall(pw.Get(p, Access::Read));
+  PetscCall(aw.Get(Ap, Access::Read));
+  PetscCall(rw.Get(r, Access::Read));
+  PetscCallCXX(KCycleStepDots(S, i, pw.cview(), aw.cview(), rw.cview(), rr));
+  PetscCall(rw.Restore());
+  PetscCall(aw.Restore());
+  PetscCall(pw.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGLevelOps::ProlongAdd(PetscInt l, Vec ec, Vec x)
 {
   MGLevel &L = H_.levels[l];
@@ -545,7 +579,7 @@ static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
 
 /* under MPI: adds the ranks' partial sums v(first .. first + count - 1) (through the host; the host mirror h keeps
    them); on one process nothing */
-static PetscErrorCode KCycleAllreduce(MPI_Comm comm, const View<Sums4> &v, Int first, Int count, const HostView<Sums4> &h)
+static PetscErrorCode KCycleAllreduce(MPI_Comm comm, const View<Sums4> &v, Int first, Int count, const Kokkos::View<Sums4 *, KCycleHostSpace> &h)
 {
   PetscMPIInt size, cnt;
 
@@ -628,15 +662,14 @@ static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParam
 
     PetscCall(Cycle(H, ops, p, l, ri, pv[i], true));              /* p_i = Bhat[r_i] */
     if (i > 0) PetscCall(KCycleOrthogonalise(H, L, i, pv, Apv)); /* A-orthogonal to every earlier direction */
-    PetscCall(ops.Mult(l, pv[i], Apv[i]));
+    /* A p_i; (p_i, A p_i), (p_i, r_i) and, for the early exit, (r_0, r_0) */
+    PetscCall(ops.KCycleMultDots(l, pv[i], Apv[i], ri, norm, L.ks, i));
+    PetscCall(KCycleAllreduce(H.comm, L.ks.step, 1 + i, 1, L.ks.hstep));
     {
       DeviceVec pw, aw, rw, uw, rinw;
       PetscCall(pw.Get(pv[i], Access::Read));
       PetscCall(aw.Get(Apv[i], Access::Read));
       PetscCall(rinw.Get(ri, last || i == 0 ? Access::Read : Access::ReadWrite));
-      /* (p_i, A p_i), (p_i, r_i) and, for the early exit, (r_0, r_0) */
-      PetscCallCXX(KCycleStepDots(L.ks, i, pw.cview(), aw.cview(), rinw.cview(), norm));
-      PetscCall(KCycleAllreduce(H.comm, L.ks.step, 1 + i, 1, L.ks.hstep));
       /* u_{i+1} = u_i + alpha_i p_i, r_{i+1} = r_i - alpha_i A p_i (not after the last step) */
       PetscCall(uw.Get(u, i == 0 ? Access::Write : Access::ReadWrite));
       if (!last && i == 0) PetscCall(rw.Get(r, Access::Write));
@@ -674,17 +707,13 @@ static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   MGLevel &C = H.levels[l + 1];
-  if (zero) PetscCall(ops.SmoothFromZero(l, b, x, p.pre, MGSweepDirection::Forward));
-  else PetscCall(ops.Smooth(l, b, x, p.pre, MGSweepDirection::Forward, false));
-  PetscCall(ops.ResidualRestrict(l, b, x, C.b)); /* b_c = R (b - A x) */
+  PetscCall(ops.SmoothResidualRestrict(l, b, x, p.pre, zero, C.b)); /* smooth; b_c = R (b - A x) */
   PetscCall(ops.BeginCoarse(l, b, x));
   if (p.type == MGCycleType::K && (p.kcycle_last < 0 || l + 1 <= p.kcycle_last)) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
   else if (p.type == MGCycleType::K) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, true)); /* a V-cycle below kcycle_last */
   else
     for (PetscInt g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, g == 0));
-  PetscCall(ops.ProlongAdd(l, C.x, x)); /* x += P e */
-  PetscCall(ops.EndCoarse(l, b, x));
-  PetscCall(ops.Smooth(l, b, x, p.post, MGSweepDirection::Backward, false));
+  PetscCall(ops.ProlongSmooth(l, C.x, b, x, p.post)); /* x += P e; smooth */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -32,10 +32,10 @@
       are stencil arrays (views) gets the views of its level Vecs with DeviceVec in its MGLevelOps callbacks.
 
    3. Cycles (MGCycleApply: one application on level 0, B[b] or an iteration from x). On level l < coarsest:
-        Smooth(pre sweeps, forward); b_{l+1} = R (b - A x) (ResidualRestrict); BeginCoarse(l) hook;
+        Smooth(pre sweeps, forward); b_{l+1} = R (b - A x) (SmoothResidualRestrict); BeginCoarse(l) hook;
         coarse correction x_{l+1}: V: one cycle from zero; W: two cycles, the first from zero; K: the nonlinear
           PCG of Algorithm 2.1 on level l+1 (below);
-        x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward).
+        x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward) (ProlongSmooth).
       On the coarsest level: CoarseSolve(b, x) (default: the direct solve of 4.).
       With a symmetric smoother (the backward sweep the adjoint of the forward one, pre == post sweeps), an exact
       (or symmetric) coarsest solve and R = P^T, the V- and W-cycles from x = 0 are linear, symmetric positive
@@ -236,6 +236,18 @@ public:
      e.g. to restrict the gaps of the bounds), and after x += P e on level l (e.g. to project x onto the bounds) */
   virtual PetscErrorCode BeginCoarse(PetscInt l, Vec b, Vec x);
   virtual PetscErrorCode EndCoarse(PetscInt l, Vec b, Vec x);
+
+  /* The two halves of a cycle on a level l below the coarsest, as the cycles call them; a PC overrides them to do a
+     half in one kernel on small levels, where a GPU is bound by kernel launches.
+     SmoothResidualRestrict: nsweeps forward sweeps (from x = 0 when zero), then bc = R_l (b - A_l x); default:
+     SmoothFromZero (zero) or Smooth, then ResidualRestrict.
+     ProlongSmooth: x += P_l ec, the EndCoarse hook, nsweeps backward sweeps; default: ProlongAdd, EndCoarse, Smooth. */
+  virtual PetscErrorCode SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc);
+  virtual PetscErrorCode ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps);
+  /* The K-cycle's product and inner products of its step i on level l: Ap = A_l p, then step i's sums of S
+     (KCycleStepDots: (p, Ap), (p, r) and, when rr, (r, r)), left on the device; default: Mult, then KCycleStepDots.
+     A PC overrides it with one kernel where it can. */
+  virtual PetscErrorCode KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i);
 
 private:
   MGHierarchy &H_;

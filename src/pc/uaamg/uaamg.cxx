@@ -357,6 +357,77 @@ public:
     PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* a small stencil level smoothed by Gauss-Seidel: each half of its cycle in one kernel of one team of threads
+     (uaamg_kernels' StencilSmoothRestrictTeam, StencilProlongSmoothTeam: the same values as the kernel per colour).
+     On a GPU a level of a few thousand cells takes one multiprocessor a few microseconds per sweep, less than the
+     launches of its colours cost; larger levels keep one kernel per colour. */
+  static constexpr Int kTeamCells = 4096;
+  bool                 TeamLevel(PetscInt l) const
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    return l > 0 && G.kind == LevelKind::Stencil && ua_->smoother == PC_UAAMG_SMOOTHER_GS && G.grid.ncells() <= kTeamCells;
+  }
+  PetscErrorCode SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc) override
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    DeviceVec         bv, xv, cv;
+
+    PetscFunctionBegin;
+    if (!TeamLevel(l)) {
+      PetscCall(MGLevelOps::SmoothResidualRestrict(l, b, x, nsweeps, zero, bc));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, zero ? Access::Write : Access::ReadWrite));
+    PetscCall(cv.Get(bc, Access::Write));
+    PetscCallCXX(ua::StencilSmoothRestrictTeam(G.S, ua::Sweep::Forward, ua_->omega, nsweeps, zero, bv.cview(), xv.view(), cv.view()));
+    PetscCall(cv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps) override
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    DeviceVec         ev, bv, xv;
+
+    PetscFunctionBegin;
+    if (!TeamLevel(l)) {
+      PetscCall(MGLevelOps::ProlongSmooth(l, ec, b, x, nsweeps));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(ev.Get(ec, Access::Read));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    PetscCallCXX(ua::StencilProlongSmoothTeam(G.S, ev.cview(), ua::Sweep::Backward, ua_->omega, nsweeps, bv.cview(), xv.view()));
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(ev.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* the stencil levels' product and the K-cycle's inner products in one kernel */
+  PetscErrorCode KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i) override
+  {
+    DeviceVec pv, av, rv;
+
+    PetscFunctionBegin;
+    if (ua_->lev[l].kind != LevelKind::Stencil) {
+      PetscCall(MGLevelOps::KCycleMultDots(l, p, Ap, r, rr, S, i));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(pv.Get(p, Access::Read));
+    PetscCall(av.Get(Ap, Access::Write));
+    PetscCall(rv.Get(r, Access::Read));
+    PetscCallCXX(ua::StencilKCycleMultDots(ua_->lev[l].S, pv.cview(), av.view(), rv.cview(), rr, S, i));
+    PetscCall(rv.Restore());
+    PetscCall(av.Restore());
+    PetscCall(pv.Restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* the coarsest solve is direct: it does not read x */
   bool CoarseSolveUsesGuess(PetscInt) const override { return false; }
   /* bc = R (b - A x) in one kernel: stencil levels (a parent's children), and levels whose restriction is an

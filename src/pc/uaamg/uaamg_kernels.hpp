@@ -63,6 +63,7 @@
 #pragma once
 
 #include "kp_galerkin.hpp"
+#include "kp_kcycle.hpp"
 #include <cstdint>
 
 namespace petsckp
@@ -280,6 +281,21 @@ void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<con
    one kernel, x_c = 0 + omega b_c / a_cc on the active cells of colour k and 0 on every other cell (the values
    StencilGaussSeidelColour gives on x = 0), then the other colours as StencilGaussSeidel */
 void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* Small stencil levels (a few thousand cells), where a GPU is bound by kernel launches: a half of a cycle in one
+   kernel run by one team of threads, a team barrier between the colours (and between the phases). The values are
+   those of the kernels it replaces, in the same order.
+   StencilSmoothRestrictTeam: nsweeps Gauss-Seidel sweeps in direction dir (from x = 0 when zero: x is not read; zero
+   with nsweeps == 0 sets x = 0), then yc = P^T (b - A x) on StencilGridCoarsen(A.grid) when yc is not empty: what
+   StencilGaussSeidelFromZero / StencilGaussSeidel and StencilResidualRestrict give.
+   StencilProlongSmoothTeam: x += P ec (TreeProlong with alpha = beta = 1), then nsweeps sweeps in direction dir. */
+void StencilSmoothRestrictTeam(const StencilMatrix &A, Sweep dir, Real omega, Int nsweeps, bool zero, UView<const Scalar> b, UView<Scalar> x, UView<Scalar> yc);
+void StencilProlongSmoothTeam(const StencilMatrix &A, UView<const Scalar> ec, Sweep dir, Real omega, Int nsweeps, UView<const Scalar> b, UView<Scalar> x);
+
+/* The K-cycle's product and inner products of its step i on a stencil level in one kernel (MGLevelOps::KCycleMultDots):
+   Ap = A p and step(1 + i) of S = {(p, Ap), (p, r), rr ? (r, r) : 0, 0}, left on the device (kp_kcycle); Ap must not
+   alias p */
+void StencilKCycleMultDots(const StencilMatrix &A, UView<const Scalar> p, UView<Scalar> Ap, UView<const Scalar> r, bool rr, const KCycleScalars &S, Int i);
+
 /* weighted Jacobi: y = x + omega D^-1 (b - A x) (y = x on inactive cells); y must not alias x */
 void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
 
