@@ -73,7 +73,9 @@
         MGCoarseDirectSetUp with the PC's coarsest rows as CSR with global columns (its own storage);
       - a subclass of MGLevelOps: Smooth always; Mult, Restrict, ProlongAdd (and CoarseSolve with its own
         MGCoarseDirect) for the levels in its own storage, reading the level Vecs through DeviceVec; the hooks
-        only for a constrained cycle;
+        only for a constrained cycle; optionally the fused steps, for fewer kernel launches where a GPU is
+        latency-bound (ResidualRestrict, SmoothFromZero, SmoothResidualRestrict, ProlongSmooth, KCycleMultDots,
+        CoarseSolveUsesGuess: the defaults call the separate steps, in the cycles' order);
       - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
       - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
         MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
