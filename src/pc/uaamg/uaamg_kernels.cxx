@@ -608,8 +608,13 @@ void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, U
   for (Int q = 1; q < nk; q++) StencilGaussSeidelColour(A, dir == Sweep::Forward ? q : nk - 1 - q, omega, b, x);
 }
 
-/* threads of the one team of a small-level kernel */
-static int SmallLevelTeamSize() { return kDeviceExec ? 256 : 1; }
+/* the policy of a small-level kernel: one team of at most 256 threads (fewer when the kernel's registers allow fewer) */
+template <class F>
+static TeamPolicy SmallLevelPolicy(const F &f)
+{
+  const int most = TeamPolicy(exec(), 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+  return TeamPolicy(exec(), 1, std::max(1, std::min(kDeviceExec ? 256 : 1, most)));
+}
 
 /* nsweeps coloured Gauss-Seidel sweeps by the threads of one team, a barrier after each colour; the first colour from
    x = 0 when zero (every cell written) */
@@ -642,28 +647,29 @@ void StencilSmoothRestrictTeam(const StencilMatrix &A, Sweep dir, Real omega, In
   const Int         nc = g.ncells(), sh0 = g.n[0] > 1, sh1 = g.n[1] > 1, sh2 = g.n[2] > 1;
   const bool        restrict_ = yc.extent(0) > 0;
   auto              vals      = A.vals;
-  Kokkos::parallel_for(
-    "petsckp::uaamg::StencilSmoothRestrictTeam", Kokkos::TeamPolicy<ExecSpace>(exec(), 1, SmallLevelTeamSize()), KOKKOS_LAMBDA(const Member &t) {
-      if (zero && nsweeps <= 0) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = 0; });
-        t.team_barrier();
-      }
-      TeamSweeps(t, g, vals, dir, omega, nsweeps, zero, b, x);
-      if (!restrict_) return;
-      /* yc = P^T (b - A x): as StencilResidualRestrict, children in ascending id */
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, gc.ncells()), [&](const Int P) {
-        Int T[3];
-        gc.coords(P, T);
-        Scalar s = 0;
-        for (Int c2 = 0; c2 <= sh2; c2++)
-          for (Int c1 = 0; c1 <= sh1; c1++)
-            for (Int c0 = 0; c0 <= sh0; c0++) {
-              const Int c = g.cell((T[0] << sh0) + c0, (T[1] << sh1) + c1, (T[2] << sh2) + c2);
-              s += b(c) - StencilRowDot(g, vals, c, x);
-            }
-        yc(P) = s;
-      });
+  const auto        f         = KOKKOS_LAMBDA(const Member &t)
+  {
+    if (zero && nsweeps <= 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = 0; });
+      t.team_barrier();
+    }
+    TeamSweeps(t, g, vals, dir, omega, nsweeps, zero, b, x);
+    if (!restrict_) return;
+    /* yc = P^T (b - A x): as StencilResidualRestrict, children in ascending id */
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, gc.ncells()), [&](const Int P) {
+      Int T[3];
+      gc.coords(P, T);
+      Scalar s = 0;
+      for (Int c2 = 0; c2 <= sh2; c2++)
+        for (Int c1 = 0; c1 <= sh1; c1++)
+          for (Int c0 = 0; c0 <= sh0; c0++) {
+            const Int c = g.cell((T[0] << sh0) + c0, (T[1] << sh1) + c1, (T[2] << sh2) + c2);
+            s += b(c) - StencilRowDot(g, vals, c, x);
+          }
+      yc(P) = s;
     });
+  };
+  Kokkos::parallel_for("petsckp::uaamg::StencilSmoothRestrictTeam", SmallLevelPolicy(f), f);
 }
 
 void StencilProlongSmoothTeam(const StencilMatrix &A, UView<const Scalar> ec, Sweep dir, Real omega, Int nsweeps, UView<const Scalar> b, UView<Scalar> x)
@@ -671,13 +677,14 @@ void StencilProlongSmoothTeam(const StencilMatrix &A, UView<const Scalar> ec, Sw
   const StencilGrid g  = A.grid;
   const Int         nc = g.ncells();
   auto              vals = A.vals;
-  Kokkos::parallel_for(
-    "petsckp::uaamg::StencilProlongSmoothTeam", Kokkos::TeamPolicy<ExecSpace>(exec(), 1, SmallLevelTeamSize()), KOKKOS_LAMBDA(const Member &t) {
-      /* x += P ec: the sum TreeProlong forms with alpha = beta = 1 */
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = ec(g.parent(c)) + x(c); });
-      t.team_barrier();
-      TeamSweeps(t, g, vals, dir, omega, nsweeps, false, b, x);
-    });
+  const auto        f    = KOKKOS_LAMBDA(const Member &t)
+  {
+    /* x += P ec: the sum TreeProlong forms with alpha = beta = 1 */
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = ec(g.parent(c)) + x(c); });
+    t.team_barrier();
+    TeamSweeps(t, g, vals, dir, omega, nsweeps, false, b, x);
+  };
+  Kokkos::parallel_for("petsckp::uaamg::StencilProlongSmoothTeam", SmallLevelPolicy(f), f);
 }
 
 void StencilKCycleMultDots(const StencilMatrix &A, UView<const Scalar> p, UView<Scalar> Ap, UView<const Scalar> r, bool rr, const KCycleScalars &S, Int i)
