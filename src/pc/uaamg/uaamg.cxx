@@ -332,7 +332,7 @@ public:
     const PCUAAMGSmootherType type = l == 0 ? ua_->fine_smoother : ua_->smoother;
     const bool                gs   = type == PC_UAAMG_SMOOTHER_GS || type == PC_UAAMG_SMOOTHER_BLOCK_GS;
     const bool                back = dir == MGSweepDirection::Backward;
-    const bool fine1 = G.kind == LevelKind::Fine && DeviceMatGhostCsr(ua_->H.levels[0].Ad).nrows == 0 && !back;
+    const bool fine1 = G.kind == LevelKind::Fine && !ua_->H.levels[0].Ad->mpi && !back; /* no ghost exchanges between colours */
     DeviceVec  bv, xv;
 
     PetscFunctionBegin;
@@ -442,7 +442,7 @@ public:
     if (ua_->lev[l].kind != LevelKind::Stencil) {
       if (ua_->stencil && l == 0) agg = &ua_->aggfull;
       else if (!ua_->stencil && L.aggregated) agg = &L.agg;
-      if (!agg || !L.Ad || DeviceMatGhostCsr(L.Ad).nrows > 0) {
+      if (!agg || !L.Ad || L.Ad->mpi) { /* the same choice on every process: the default exchanges ghosts */
         PetscCall(MGLevelOps::ResidualRestrict(l, b, x, bc));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
