@@ -93,6 +93,31 @@ void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc)
     });
 }
 
+void AggResidualRestrict(const Aggregation &P, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> yc)
+{
+  const bool hasAo = Ao.nrows > 0;
+  auto       ptr = P.ptr, rows = P.rows;
+  auto       rp = Ad.rowptr, orp = Ao.rowptr;
+  auto       ci = Ad.colidx, oci = Ao.colidx;
+  auto       av = Ad.vals, ov = Ao.vals;
+  Kokkos::parallel_for(
+    "petsckp::AggResidualRestrict", range(P.nagg), KOKKOS_LAMBDA(Int J) {
+      Scalar s = 0;
+      for (Int q = ptr(J); q < ptr(J + 1); q++) {
+        const Int i  = rows(q);
+        Scalar    ax = 0;
+        for (Int k = rp(i); k < rp(i + 1); k++) ax += av(k) * x(ci(k));
+        if (hasAo) {
+          Scalar ag = 0;
+          for (Int k = orp(i); k < orp(i + 1); k++) ag += ov(k) * g(oci(k));
+          ax = ag + ax;
+        }
+        s += b(i) - ax;
+      }
+      yc(J) = s;
+    });
+}
+
 void AggProlong(const Aggregation &P, Scalar alpha, UView<const Scalar> xc, Scalar beta, UView<Scalar> y)
 {
   auto agg = P.agg;

@@ -49,6 +49,12 @@ Int AggregationCompact(Aggregation &P, UView<Int> newid = UView<Int>());
 /* yc = P^T x (yc has nagg entries; x has n); yc must not alias x */
 void AggRestrict(const Aggregation &P, UView<const Scalar> x, UView<Scalar> yc);
 
+/* yc = P^T (b - Ad x - Ao g): the residual of a CSR level and its restriction in one kernel (one thread per
+   aggregate, members ascending; the residual is never stored). Ad: the local block (P.n rows, columns of x), Ao: the
+   off-process block with the ghost values g (Ao.nrows == 0 when there is none). Each residual entry is formed as
+   b_i - ((Ao g)_i + (Ad x)_i), each product summed in storage order, as Spmv and AggRestrict do one after the other */
+void AggResidualRestrict(const Aggregation &P, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> yc);
+
 /* y = alpha P xc + beta y (y has n entries, xc has nagg); beta == 0: y is not read. Rows in no aggregate get
    beta y(i). y must not alias xc */
 void AggProlong(const Aggregation &P, Scalar alpha, UView<const Scalar> xc, Scalar beta, UView<Scalar> y);

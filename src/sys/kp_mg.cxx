@@ -211,8 +211,7 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
   }
   PetscCallCXX(H.levels.clear());
   PetscCall(MGCoarseDirectReset(H.coarse));
-  H.device            = false;
-  H.kcycle_breakdowns = 0;
+  H.device = false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -410,6 +409,24 @@ PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MGHierarchyGetKCycleBreakdowns(MGHierarchy &H, PetscInt *n)
+{
+  PetscInt cnt = 0;
+
+  PetscFunctionBegin;
+  for (MGLevel &L : H.levels) {
+    Int c = 0;
+    if (!L.ks.breakdowns.data()) continue;
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&c, 1), L.ks.breakdowns));
+    PetscCallCXX(exec().fence());
+    cnt += c;
+  }
+  /* every rank with rows on a level counts the same (global) breakdowns; a rank without rows counts none */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &cnt, 1, MPIU_INT, MPI_MAX, H.comm));
+  *n = cnt;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz)
 {
   PetscInt v[2] = {0, 0};
@@ -471,6 +488,58 @@ PetscErrorCode MGLevelOps::Restrict(PetscInt l, Vec r, Vec bc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MGLevelOps::ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc)
+{
+  PetscFunctionBegin;
+  PetscCall(Residual(l, b, x, H_.levels[l].r));
+  PetscCall(Restrict(l, H_.levels[l].r, bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir)
+{
+  PetscFunctionBegin;
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(Smooth(l, b, x, nsweeps, dir, true));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+bool MGLevelOps::CoarseSolveUsesGuess(PetscInt) const { return true; }
+
+PetscErrorCode MGLevelOps::SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc)
+{
+  PetscFunctionBegin;
+  if (zero) PetscCall(SmoothFromZero(l, b, x, nsweeps, MGSweepDirection::Forward));
+  else PetscCall(Smooth(l, b, x, nsweeps, MGSweepDirection::Forward, false));
+  PetscCall(ResidualRestrict(l, b, x, bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps)
+{
+  PetscFunctionBegin;
+  PetscCall(ProlongAdd(l, ec, x));
+  PetscCall(EndCoarse(l, b, x));
+  PetscCall(Smooth(l, b, x, nsweeps, MGSweepDirection::Backward, false));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGLevelOps::KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i)
+{
+  DeviceVec pw, aw, rw;
+
+  PetscFunctionBegin;
+  PetscCall(Mult(l, p, Ap));
+  PetscCall(pw.Get(p, Access::Read));
+  PetscCall(aw.Get(Ap, Access::Read));
+  PetscCall(rw.Get(r, Access::Read));
+  PetscCallCXX(KCycleStepDots(S, i, pw.cview(), aw.cview(), rw.cview(), rr));
+  PetscCall(rw.Restore());
+  PetscCall(aw.Restore());
+  PetscCall(pw.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGLevelOps::ProlongAdd(PetscInt l, Vec ec, Vec x)
 {
   MGLevel &L = H_.levels[l];
@@ -508,14 +577,67 @@ PetscErrorCode MGLevelOps::EndCoarse(PetscInt, Vec, Vec)
 
 static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero);
 
+/* under MPI: adds the ranks' partial sums v(first .. first + count - 1) (through the host; the host mirror h keeps
+   them); on one process nothing */
+static PetscErrorCode KCycleAllreduce(MPI_Comm comm, const View<Sums4> &v, Int first, Int count, const Kokkos::View<Sums4 *, KCycleHostSpace> &h)
+{
+  PetscMPIInt size, cnt;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  const auto range = Kokkos::make_pair(first, first + count);
+  PetscCall(PetscMPIIntCast(4 * count, &cnt));
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(h, range), Kokkos::subview(v, range)));
+  PetscCallCXX(exec().fence());
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, (PetscScalar *)h.data() + 4 * first, cnt, MPIU_SCALAR, MPIU_SUM, comm));
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(v, range), Kokkos::subview(h, range)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* p_i -= sum_{j<i} ((p_i, A p_j) / (p_j, A p_j)) p_j, in groups of four directions: one fused reduction and one
+   update per group, the coefficients on the device */
+static PetscErrorCode KCycleOrthogonalise(MGHierarchy &H, MGLevel &L, PetscInt i, Vec *pv, Vec *Apv)
+{
+  DeviceVec pw;
+
+  PetscFunctionBegin;
+  PetscCall(pw.Get(pv[i], Access::ReadWrite));
+  for (PetscInt j0 = 0, c = 0; j0 < i; j0 += 4, c++) {
+    const int           k = (int)PetscMin(4, i - j0);
+    DeviceVec           a[4];
+    UView<const Scalar> av[4];
+    for (int q = 0; q < k; q++) {
+      PetscCall(a[q].Get(Apv[j0 + q], Access::Read));
+      av[q] = a[q].cview();
+    }
+    PetscCallCXX(KCycleOrthoDots(L.ks, c, pw.cview(), k, av));
+    for (int q = 0; q < k; q++) PetscCall(a[q].Restore());
+    PetscCall(KCycleAllreduce(H.comm, L.ks.ortho, c, 1, L.ks.hortho));
+  }
+  for (PetscInt j0 = 0, c = 0; j0 < i; j0 += 4, c++) {
+    const int           k = (int)PetscMin(4, i - j0);
+    DeviceVec           a[4];
+    UView<const Scalar> av[4];
+    for (int q = 0; q < k; q++) {
+      PetscCall(a[q].Get(pv[j0 + q], Access::Read));
+      av[q] = a[q].cview();
+    }
+    PetscCallCXX(KCycleOrthogonalise(L.ks, i, c, k, av, pw.view()));
+    for (int q = 0; q < k; q++) PetscCall(a[q].Restore());
+  }
+  PetscCall(pw.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Algorithm 2.1 of Wang, Hu, Cohen and Xu on level l: u = n steps of GCG for A_l u = f, preconditioned by the cycle
-   (Algorithm 2.2) on level l; the direct (coarsest) solve where l is the coarsest level */
+   (Algorithm 2.2) on level l; the direct (coarsest) solve where l is the coarsest level. The scalars stay on the
+   device (kp_kcycle); r_0 = f is read in place and u_0 = 0 is never stored (the first update writes u). */
 static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec f, Vec u)
 {
-  MGLevel                 &L = H.levels[l];
-  const PetscInt           n = p.kcycle_its;
-  std::vector<PetscScalar> pAp(n), beta(n), dots(2);
-  PetscReal                rho0 = 0, rho1;
+  MGLevel       &L     = H.levels[l];
+  const PetscInt n     = p.kcycle_its;
+  const bool     early = p.kcycle_rtol > 0 && n > 1; /* the early exit after the first step */
 
   PetscFunctionBegin;
   if (l == (PetscInt)H.levels.size() - 1) {
@@ -527,37 +649,49 @@ static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParam
     PetscCallCXX(L.kv.assign(1 + 2 * n, nullptr));
     for (Vec &v : L.kv) PetscCall(VecDuplicate(L.r, &v));
   }
+  if (L.ks.n < n) {
+    KCycleScalars old = L.ks;
+    PetscCallCXX(KCycleScalarsCreate(n, L.ks));
+    if (old.breakdowns.data()) PetscCallCXX(Kokkos::deep_copy(exec(), L.ks.breakdowns, old.breakdowns)); /* keep the count */
+  }
   Vec  r  = L.kv[0];
   Vec *pv = &L.kv[1], *Apv = &L.kv[1 + n];
-  PetscCall(VecCopy(f, r)); /* r_0 = f */
-  PetscCall(VecSet(u, 0.0)); /* u_0 = 0 */
-  if (p.kcycle_rtol > 0) PetscCall(VecNorm(r, NORM_2, &rho0));
   for (PetscInt i = 0; i < n; i++) {
-    PetscScalar alpha;
-    Vec         y[2] = {Apv[i], r};
+    const bool last = i + 1 == n, norm = i == 0 && early;
+    Vec        ri   = i == 0 ? f : r;
 
-    PetscCall(Cycle(H, ops, p, l, r, pv[i], true)); /* p_i = Bhat[r_i] */
-    if (i > 0) {                                       /* A-orthogonal to every earlier direction */
-      std::vector<PetscScalar> d(i);
-      PetscCall(VecMDot(pv[i], i, Apv, d.data()));
-      for (PetscInt j = 0; j < i; j++) beta[j] = -d[j] / pAp[j];
-      PetscCall(VecMAXPY(pv[i], i, beta.data(), pv));
+    PetscCall(Cycle(H, ops, p, l, ri, pv[i], true));              /* p_i = Bhat[r_i] */
+    if (i > 0) PetscCall(KCycleOrthogonalise(H, L, i, pv, Apv)); /* A-orthogonal to every earlier direction */
+    /* A p_i; (p_i, A p_i), (p_i, r_i) and, for the early exit, (r_0, r_0) */
+    PetscCall(ops.KCycleMultDots(l, pv[i], Apv[i], ri, norm, L.ks, i));
+    PetscCall(KCycleAllreduce(H.comm, L.ks.step, 1 + i, 1, L.ks.hstep));
+    {
+      DeviceVec pw, aw, rw, uw, rinw;
+      PetscCall(pw.Get(pv[i], Access::Read));
+      PetscCall(aw.Get(Apv[i], Access::Read));
+      PetscCall(rinw.Get(ri, last || i == 0 ? Access::Read : Access::ReadWrite));
+      /* u_{i+1} = u_i + alpha_i p_i, r_{i+1} = r_i - alpha_i A p_i (not after the last step) */
+      PetscCall(uw.Get(u, i == 0 ? Access::Write : Access::ReadWrite));
+      if (!last && i == 0) PetscCall(rw.Get(r, Access::Write));
+      const UView<Scalar> rout = last ? UView<Scalar>() : (i == 0 ? rw.view() : rinw.view());
+      PetscCallCXX(KCycleUpdate(L.ks, i, pw.cview(), aw.cview(), rinw.cview(), rout, uw.view(), norm));
+      PetscCall(rw.Restore());
+      PetscCall(uw.Restore());
+      PetscCall(rinw.Restore());
+      PetscCall(aw.Restore());
+      PetscCall(pw.Restore());
     }
-    PetscCall(ops.Mult(l, pv[i], Apv[i]));
-    PetscCall(VecMDot(pv[i], 2, y, dots.data())); /* (p_i, A p_i), (p_i, r_i) */
-    pAp[i] = dots[0];
-    if (PetscRealPart(pAp[i]) <= 0 && !PetscIsInfOrNanScalar(pAp[i])) {
-      /* p_i = 0 (r_i = 0: done), or a breakdown of a preconditioner that is not SPD: keep u_i */
-      if (PetscRealPart(pAp[i]) < 0 || PetscAbsScalar(dots[1]) > 0) H.kcycle_breakdowns++;
-      break;
-    }
-    alpha = dots[1] / pAp[i]; /* a NaN goes on into u: the outer method sees it */
-    PetscCall(VecAXPY(u, alpha, pv[i]));
-    if (i + 1 == n) break;
-    PetscCall(VecAXPY(r, -alpha, Apv[i]));
-    if (i == 0 && p.kcycle_rtol > 0) {
-      PetscCall(VecNorm(r, NORM_2, &rho1));
-      if (rho1 <= p.kcycle_rtol * rho0) break;
+    if (norm) {
+      /* the one read of the host: stop after a breakdown, or when ||r_1|| <= t ||r_0|| (Notay and Vassilevski) */
+      PetscMPIInt size;
+      PetscCallMPI(MPI_Comm_size(H.comm, &size));
+      if (size == 1) {
+        PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(L.ks.hstep, Kokkos::make_pair(0, 2)), Kokkos::subview(L.ks.step, Kokkos::make_pair(0, 2))));
+        PetscCallCXX(exec().fence());
+      } else PetscCall(KCycleAllreduce(H.comm, L.ks.step, 0, 1, L.ks.hstep));
+      const Sums4    &s0 = L.ks.hstep(1), &s1 = L.ks.hstep(0);
+      const PetscReal rho0 = PetscSqrtReal(PetscRealPart(s0.v[2])), rho1 = PetscSqrtReal(PetscRealPart(s1.v[0]));
+      if (KCycleStops(s0) || rho1 <= p.kcycle_rtol * rho0) break;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -567,23 +701,19 @@ static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParam
 static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero)
 {
   PetscFunctionBegin;
-  if (zero) PetscCall(VecSet(x, 0.0));
   if (l == (PetscInt)H.levels.size() - 1) {
+    if (zero && ops.CoarseSolveUsesGuess(l)) PetscCall(VecSet(x, 0.0));
     PetscCall(ops.CoarseSolve(l, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  MGLevel &L = H.levels[l], &C = H.levels[l + 1];
-  PetscCall(ops.Smooth(l, b, x, p.pre, MGSweepDirection::Forward, zero));
-  PetscCall(ops.Residual(l, b, x, L.r));   /* r = b - A x */
-  PetscCall(ops.Restrict(l, L.r, C.b));    /* b_c = R r */
+  MGLevel &C = H.levels[l + 1];
+  PetscCall(ops.SmoothResidualRestrict(l, b, x, p.pre, zero, C.b)); /* smooth; b_c = R (b - A x) */
   PetscCall(ops.BeginCoarse(l, b, x));
   if (p.type == MGCycleType::K && (p.kcycle_last < 0 || l + 1 <= p.kcycle_last)) PetscCall(KCycle(H, ops, p, l + 1, C.b, C.x));
   else if (p.type == MGCycleType::K) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, true)); /* a V-cycle below kcycle_last */
   else
     for (PetscInt g = 0; g < (p.type == MGCycleType::W ? 2 : 1); g++) PetscCall(Cycle(H, ops, p, l + 1, C.b, C.x, g == 0));
-  PetscCall(ops.ProlongAdd(l, C.x, x)); /* x += P e */
-  PetscCall(ops.EndCoarse(l, b, x));
-  PetscCall(ops.Smooth(l, b, x, p.post, MGSweepDirection::Backward, false));
+  PetscCall(ops.ProlongSmooth(l, C.x, b, x, p.post)); /* x += P e; smooth */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

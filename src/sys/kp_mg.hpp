@@ -32,10 +32,10 @@
       are stencil arrays (views) gets the views of its level Vecs with DeviceVec in its MGLevelOps callbacks.
 
    3. Cycles (MGCycleApply: one application on level 0, B[b] or an iteration from x). On level l < coarsest:
-        Smooth(pre sweeps, forward); r = b - A x; b_{l+1} = R r; BeginCoarse(l) hook;
+        Smooth(pre sweeps, forward); b_{l+1} = R (b - A x) (SmoothResidualRestrict); BeginCoarse(l) hook;
         coarse correction x_{l+1}: V: one cycle from zero; W: two cycles, the first from zero; K: the nonlinear
           PCG of Algorithm 2.1 on level l+1 (below);
-        x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward).
+        x += P x_{l+1}; EndCoarse(l) hook; Smooth(post sweeps, backward) (ProlongSmooth).
       On the coarsest level: CoarseSolve(b, x) (default: the direct solve of 4.).
       With a symmetric smoother (the backward sweep the adjoint of the forward one, pre == post sweeps), an exact
       (or symmetric) coarsest solve and R = P^T, the V- and W-cycles from x = 0 are linear, symmetric positive
@@ -52,8 +52,11 @@
       threshold t > 0 the iteration stops after the first step when ||r_1|| <= t ||r_0||. With kcycle_last = k >= 0 the
       levels below k get V-cycle corrections instead of GCG (MGCycleParams). The K-cycle is a
       nonlinear preconditioner: the outer Krylov method must be flexible (KSPFCG, KSPGCR, KSPFGMRES).
-      A breakdown of the inner iteration ((p, A p) <= 0 or not finite) stops it with the iterate it has and counts
-      in MGHierarchy::kcycle_breakdowns.
+      A breakdown of the inner iteration ((p, A p) <= 0 and finite) stops it with the iterate it has and is counted
+      (MGHierarchyGetKCycleBreakdowns); a (p, A p) that is not finite goes on into u, where the outer method sees it.
+      Every scalar of the inner iteration stays on the device (kp_kcycle: one fused reduction per inner product set,
+      the ratios read by the kernels that need them); the host reads them only for the early exit (one read per
+      K-cycle on a level, after its first step) and, under MPI, to add the ranks' partial sums.
 
    4. Coarse direct solve (MGCoarseDirect): the coarsest operator gathered to every rank as a dense matrix
       (MPI_Allgatherv of the local rows), factored by kp_dense (Cholesky of an SPD matrix, an explicit LU inverse of a
@@ -70,7 +73,9 @@
         MGCoarseDirectSetUp with the PC's coarsest rows as CSR with global columns (its own storage);
       - a subclass of MGLevelOps: Smooth always; Mult, Restrict, ProlongAdd (and CoarseSolve with its own
         MGCoarseDirect) for the levels in its own storage, reading the level Vecs through DeviceVec; the hooks
-        only for a constrained cycle;
+        only for a constrained cycle; optionally the fused steps, for fewer kernel launches where a GPU is
+        latency-bound (ResidualRestrict, SmoothFromZero, SmoothResidualRestrict, ProlongSmooth, KCycleMultDots,
+        CoarseSolveUsesGuess: the defaults call the separate steps, in the cycles' order);
       - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
       - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
         MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
@@ -83,6 +88,7 @@
 #include "kp_dense.hpp"
 #include "kp_galerkin.hpp"
 #include "kp_colour.hpp"
+#include "kp_kcycle.hpp"
 #include <vector>
 
 namespace petsckp
@@ -128,6 +134,7 @@ struct MGLevel {
   Vec              x = nullptr, b = nullptr; /* below level 0 only */
   Vec              r = nullptr, w = nullptr;
   std::vector<Vec> kv; /* K-cycle: residual, p_0 .. p_{n-1}, A p_0 .. A p_{n-1} */
+  KCycleScalars    ks; /* K-cycle: the inner products of the inner iteration, on the device (kp_kcycle) */
 };
 
 struct MGHierarchy {
@@ -136,7 +143,6 @@ struct MGHierarchy {
   bool                 device = false;      /* coarse operators formed on the device (section 1) */
   MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
   Real                 coarse_rtol = 1e-13; /* its singularity threshold */
-  PetscInt             kcycle_breakdowns = 0; /* inner GCG iterations of the K-cycle stopped by a breakdown */
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
@@ -170,6 +176,10 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
    and a positive diagonal. Errors name the first offending global row; name is the PC's ("PCPSORMG"), need says what
    the PC needs ("PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"). Collective. */
 PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[]);
+
+/* the number of inner GCG iterations of the K-cycle stopped by a breakdown since the hierarchy was made (counted on the
+   device, read here; collective) */
+PetscErrorCode MGHierarchyGetKCycleBreakdowns(MGHierarchy &H, PetscInt *n);
 
 /* sizes for views: global rows and nonzeros of level l (nnz -1 where the layer does not store the operator) */
 PetscErrorCode MGHierarchyLevelInfo(MGHierarchy &H, PetscInt l, PetscInt *rows, PetscInt *nnz);
@@ -213,12 +223,33 @@ public:
   virtual PetscErrorCode Residual(PetscInt l, Vec b, Vec x, Vec r);
   /* bc = R_l r (bc on level l+1) */
   virtual PetscErrorCode Restrict(PetscInt l, Vec r, Vec bc);
+  /* bc = R_l (b - A_l x) (bc on level l+1); default: Residual into level l's r, then Restrict. A PC overrides it
+     with one fused kernel where it can (fewer launches; level l's r is then not set) */
+  virtual PetscErrorCode ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc);
+  /* the first smoothing of a cycle from zero: x = 0, then Smooth(l, b, x, nsweeps, dir, true); default: VecSet and
+     Smooth. A PC overrides it to fold the zeroing into its first sweep (nsweeps may be 0: then x = 0 only) */
+  virtual PetscErrorCode SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir);
+  /* whether CoarseSolve reads its initial guess x (default true; the direct solve does not, and then the cycles do
+     not zero x before it) */
+  virtual bool CoarseSolveUsesGuess(PetscInt l) const;
   /* x += P_l ec (ec on level l+1; level l's w may be used as work) */
   virtual PetscErrorCode ProlongAdd(PetscInt l, Vec ec, Vec x);
   /* hooks of a projected (constrained) V/W cycle: after the restriction of the residual of level l (b_{l+1} set,
      e.g. to restrict the gaps of the bounds), and after x += P e on level l (e.g. to project x onto the bounds) */
   virtual PetscErrorCode BeginCoarse(PetscInt l, Vec b, Vec x);
   virtual PetscErrorCode EndCoarse(PetscInt l, Vec b, Vec x);
+
+  /* The two halves of a cycle on a level l below the coarsest, as the cycles call them; a PC overrides them to do a
+     half in one kernel on small levels, where a GPU is bound by kernel launches.
+     SmoothResidualRestrict: nsweeps forward sweeps (from x = 0 when zero), then bc = R_l (b - A_l x); default:
+     SmoothFromZero (zero) or Smooth, then ResidualRestrict.
+     ProlongSmooth: x += P_l ec, the EndCoarse hook, nsweeps backward sweeps; default: ProlongAdd, EndCoarse, Smooth. */
+  virtual PetscErrorCode SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc);
+  virtual PetscErrorCode ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps);
+  /* The K-cycle's product and inner products of its step i on level l: Ap = A_l p, then step i's sums of S
+     (KCycleStepDots: (p, Ap), (p, r) and, when rr, (r, r)), left on the device; default: Mult, then KCycleStepDots.
+     A PC overrides it with one kernel where it can. */
+  virtual PetscErrorCode KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i);
 
 private:
   MGHierarchy &H_;

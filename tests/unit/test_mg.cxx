@@ -793,7 +793,9 @@ TEST(MGMPI2, DistributedHierarchyMatchesSequential)
     StdToVec(std::vector<Scalar>(bs.begin() + fs, bs.begin() + fe), b);
     {
       JacobiOps ops(H);
-      for (auto p : {Params(MGCycleType::V, 2, 2), Params(MGCycleType::K, 1, 1)}) {
+      /* the K-cycle also with the early exit (the ranks' sums added before the host's test) and with six inner steps
+         (orthogonalisation against two groups of directions) */
+      for (auto p : {Params(MGCycleType::V, 2, 2), Params(MGCycleType::K, 1, 1), Params(MGCycleType::K, 1, 1, 2, 0.5), Params(MGCycleType::K, 1, 1, 6)}) {
         ASSERT_EQ((int)MGCycleApply(H, ops, p, b, x, true), 0);
         auto xl = VecToStd(x);
         if (dist) {
@@ -810,8 +812,10 @@ TEST(MGMPI2, DistributedHierarchyMatchesSequential)
     MGHierarchyReset(H);
     MatDestroy(&Aseq);
   }
-  ASSERT_EQ(results.size(), 4u);
-  EXPECT_LT(RelErr(results[0], results[2]), 1e-12) << "V-cycle, rank " << rank;
-  EXPECT_LT(RelErr(results[1], results[3]), 1e-12) << "K-cycle, rank " << rank;
+  ASSERT_EQ(results.size(), 8u);
+  EXPECT_LT(RelErr(results[0], results[4]), 1e-12) << "V-cycle, rank " << rank;
+  EXPECT_LT(RelErr(results[1], results[5]), 1e-12) << "K-cycle, rank " << rank;
+  EXPECT_LT(RelErr(results[2], results[6]), 1e-12) << "K-cycle with the early exit, rank " << rank;
+  EXPECT_LT(RelErr(results[3], results[7]), 1e-12) << "K-cycle with six inner steps, rank " << rank;
   MatDestroy(&A);
 }

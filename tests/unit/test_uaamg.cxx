@@ -1092,6 +1092,132 @@ TEST(UAAMG, StencilGaussSeidel)
   }
 }
 
+/* a sweep from zero (the first colour and the zeroing in one kernel) = zeroing, then a sweep: the same bits, and the
+   serial colour-ordered Gauss-Seidel; grids of 0, 1, 13, 597, 65536 and 32768 cells, reach 1 and 2 */
+TEST(UAAMG, StencilGaussSeidelFromZero)
+{
+  std::vector<StencilGrid> gs;
+  auto                     add = [&](int dim, Int n0, Int n1, Int n2, Int r0, Int r1, Int r2) {
+    StencilGrid g;
+    g.dim  = dim;
+    g.n[0] = n0, g.n[1] = n1, g.n[2] = n2;
+    g.r[0] = r0, g.r[1] = r1, g.r[2] = r2;
+    gs.push_back(g);
+  };
+  add(2, 0, 1, 1, 0, 0, 0);
+  add(2, 1, 1, 1, 0, 0, 0);
+  add(2, 13, 1, 1, 1, 0, 0);
+  add(2, 3, 199, 1, 1, 1, 0);
+  add(2, 256, 256, 1, 1, 1, 0);
+  add(3, 32, 32, 32, 1, 1, 1);
+  add(3, 16, 16, 8, 2, 2, 2);
+  unsigned seed = 450;
+  for (const StencilGrid &g : gs) {
+    const Int     nc = g.ncells();
+    auto          v  = RandomStencil(g, seed++, 0.15);
+    StencilMatrix A  = DeviceStencil(g, v);
+    auto          b  = RandomVector(nc, seed++);
+    auto          db = ToDevice(b);
+    for (Sweep dir : {Sweep::Forward, Sweep::Backward})
+      for (double omega : {1.0, 0.8}) {
+        auto dx = ToDevice(std::vector<Scalar>(nc, NAN)); /* x is not read */
+        StencilGaussSeidelFromZero(A, dir, omega, ucv(db), uv(dx));
+        View<Scalar> dz("z", nc);
+        StencilGaussSeidel(A, dir, omega, ucv(db), uv(dz));
+        EXPECT_EQ(ToHost(dx), ToHost(dz)) << "grid " << g.n[0] << "x" << g.n[1] << "x" << g.n[2];
+        auto ref = RefStencilGS(g, v, dir, omega, b, std::vector<Scalar>(nc, 0.0));
+        EXPECT_LT(RelErr(ToHost(dx), ref), 1e-13) << "grid " << g.n[0] << "x" << g.n[1] << "x" << g.n[2];
+      }
+  }
+}
+
+/* the small-level kernels of one team (a half cycle each) = the kernels per colour they replace, bit for bit, and the
+   stencil product fused with the K-cycle's inner products = StencilSpmv and KCycleStepDots; grids of 0, 1, 13, 597,
+   4096 (2D and 3D) and 65536 cells */
+TEST(UAAMG, SmallLevelTeamKernels)
+{
+  std::vector<StencilGrid> gs;
+  auto                     add = [&](int dim, Int n0, Int n1, Int n2, Int r0, Int r1, Int r2) {
+    StencilGrid g;
+    g.dim  = dim;
+    g.n[0] = n0, g.n[1] = n1, g.n[2] = n2;
+    g.r[0] = r0, g.r[1] = r1, g.r[2] = r2;
+    gs.push_back(g);
+  };
+  add(2, 0, 1, 1, 0, 0, 0);
+  add(2, 1, 1, 1, 0, 0, 0);
+  add(2, 13, 1, 1, 1, 0, 0);
+  add(2, 3, 199, 1, 1, 1, 0);
+  add(2, 64, 64, 1, 1, 1, 0);
+  add(3, 16, 16, 16, 1, 1, 1);
+  add(3, 8, 8, 4, 2, 2, 2);
+  add(2, 256, 256, 1, 1, 1, 0);
+  unsigned seed = 470;
+  for (const StencilGrid &g : gs) {
+    const StencilGrid gc = StencilGridCoarsen(g);
+    const Int         nc = g.ncells(), ncc = gc.ncells();
+    auto              v  = RandomStencil(g, seed++, 0.15);
+    StencilMatrix     A  = DeviceStencil(g, v);
+    auto              b = RandomVector(nc, seed++), x0 = RandomVector(nc, seed++), ec = RandomVector(ncc, seed++);
+    auto              db = ToDevice(b), dec = ToDevice(ec);
+    const std::string where = "grid " + std::to_string(g.n[0]) + "x" + std::to_string(g.n[1]) + "x" + std::to_string(g.n[2]);
+    for (bool zero : {false, true})
+      for (Int nsweeps : {0, 1, 2})
+        for (Sweep dir : {Sweep::Forward, Sweep::Backward}) {
+          /* the reference: the per-colour kernels, then StencilResidualRestrict */
+          auto         rx = ToDevice(zero ? std::vector<Scalar>(nc, 0.0) : x0);
+          View<Scalar> ryc("ryc", ncc);
+          for (Int s = 0; s < nsweeps; s++) {
+            if (zero && s == 0) StencilGaussSeidelFromZero(A, dir, 0.9, ucv(db), uv(rx));
+            else StencilGaussSeidel(A, dir, 0.9, ucv(db), uv(rx));
+          }
+          StencilResidualRestrict(A, ucv(db), ucv(rx), uv(ryc));
+          auto         tx = ToDevice(zero ? std::vector<Scalar>(nc, NAN) : x0); /* from zero x is not read */
+          View<Scalar> tyc("tyc", ncc);
+          StencilSmoothRestrictTeam(A, dir, 0.9, nsweeps, zero, ucv(db), uv(tx), uv(tyc));
+          EXPECT_EQ(ToHost(tx), ToHost(rx)) << where << " zero " << zero << " sweeps " << nsweeps;
+          EXPECT_EQ(ToHost(tyc), ToHost(ryc)) << where << " zero " << zero << " sweeps " << nsweeps;
+          /* without the restriction */
+          auto tx2 = ToDevice(zero ? std::vector<Scalar>(nc, NAN) : x0);
+          StencilSmoothRestrictTeam(A, dir, 0.9, nsweeps, zero, ucv(db), uv(tx2), UView<Scalar>());
+          EXPECT_EQ(ToHost(tx2), ToHost(rx)) << where;
+          if (zero) continue;
+          /* prolongation and sweeps: TreeProlong, then the per-colour kernels; and the serial reference */
+          auto px = ToDevice(x0), qx = ToDevice(x0);
+          TreeProlong(g, 1.0, ucv(dec), 1.0, uv(px));
+          auto xp = ToHost(px);
+          for (Int s = 0; s < nsweeps; s++) StencilGaussSeidel(A, dir, 0.9, ucv(db), uv(px));
+          StencilProlongSmoothTeam(A, ucv(dec), dir, 0.9, nsweeps, ucv(db), uv(qx));
+          EXPECT_EQ(ToHost(qx), ToHost(px)) << where << " sweeps " << nsweeps;
+          std::vector<Scalar> ref = xp;
+          for (Int s = 0; s < nsweeps; s++) ref = RefStencilGS(g, v, dir, 0.9, b, ref);
+          EXPECT_LT(RelErr(ToHost(qx), ref), 1e-13) << where;
+        }
+    /* the product with the K-cycle's inner products */
+    KCycleScalars S, R;
+    KCycleScalarsCreate(2, S);
+    KCycleScalarsCreate(2, R);
+    auto         p = RandomVector(nc, seed++), r = RandomVector(nc, seed++);
+    auto         dp = ToDevice(p), dr = ToDevice(r);
+    View<Scalar> ap("ap", nc), rap("rap", nc);
+    for (bool rr : {false, true}) {
+      StencilKCycleMultDots(A, ucv(dp), uv(ap), ucv(dr), rr, S, 1);
+      StencilSpmv(A, 1.0, ucv(dp), 0.0, uv(rap));
+      KCycleStepDots(R, 1, ucv(dp), ucv(rap), ucv(dr), rr);
+      EXPECT_EQ(ToHost(ap), ToHost(rap)) << where;
+      const auto s = ToHost(S.step)[2], t = ToHost(R.step)[2];
+      std::vector<Scalar> hap(nc);
+      for (Int c = 0; c < nc; c++) hap[c] = HostRowDot(g, v, c, p);
+      double pap = 0, pr = 0, rr2 = 0;
+      for (Int c = 0; c < nc; c++) pap += p[c] * hap[c], pr += p[c] * r[c], rr2 += r[c] * r[c];
+      for (int k = 0; k < 4; k++) EXPECT_NEAR(s.v[k], t.v[k], 1e-12 * (1 + nc)) << where;
+      EXPECT_NEAR(s.v[0], pap, 1e-11 * (1 + nc));
+      EXPECT_NEAR(s.v[1], pr, 1e-11 * (1 + nc));
+      EXPECT_NEAR(s.v[2], rr ? rr2 : 0.0, 1e-11 * (1 + nc));
+    }
+  }
+}
+
 TEST(UAAMG, StencilJacobi)
 {
   unsigned seed = 500;
@@ -1178,6 +1304,30 @@ TEST(UAAMG, FineBlockGaussSeidel)
             jr[i]          = d == 0 ? xl[i] : xl[i] + 0.6 * (bl[i] - s) / d;
           }
           EXPECT_LT(RelErr(ToHost(y), jr), 1e-14);
+        }
+      }
+}
+
+/* a forward sweep from zero (the loose rows' update and the zeroing in one kernel) = zeroing, then a forward sweep:
+   the same bits, and the serial reference; sizes 0, 1, 13, 597 and 100003 */
+TEST(UAAMG, FineBlockGaussSeidelFromZero)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (Int n : Sizes())
+      for (Int block_max : {(Int)3, (Int)64}) { /* point Gauss-Seidel in the larger blocks, exact blocks */
+        Pipeline   S = MakePipeline(dim, n, 171 + n + (unsigned)block_max, 1, block_max == 64, 8, 0);
+        FineBlocks B;
+        EXPECT_EQ(FineBlocksSetUp(S.A, S.P, block_max, B), 0);
+        auto b  = RandomVector(n, 15 + n);
+        auto db = ToDevice(b);
+        for (double omega : {0.9}) {
+          auto dx = ToDevice(std::vector<Scalar>(n, NAN)); /* x is not read */
+          FineBlockGaussSeidelFromZero(S.gL, S.P, B, S.A, omega, ucv(db), uv(dx));
+          View<Scalar> dz("z", n);
+          FineBlockGaussSeidel(S.gL, S.P, B, S.A, CsrMatrix(), UView<const Scalar>(), Sweep::Forward, omega, ucv(db), uv(dz));
+          EXPECT_EQ(ToHost(dx), ToHost(dz)) << "dim " << dim << " n " << n << " block_max " << block_max;
+          auto ref = RefFineBlockGS(S.cl.A, nullptr, {}, S.hcell, S.gL, block_max, Sweep::Forward, omega, b, std::vector<Scalar>(n, 0.0));
+          EXPECT_LT(RelErr(ToHost(dx), ref), 1e-12) << "dim " << dim << " n " << n << " block_max " << block_max;
         }
       }
 }

@@ -327,6 +327,139 @@ public:
     PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* the first smoothing of a cycle from zero with the zeroing folded into the first kernel of the sweep: the
+     coloured Gauss-Seidel of the stencil levels, and the fine block Gauss-Seidel on one process (forward) */
+  PetscErrorCode SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir) override
+  {
+    UAAMGLevel               &G    = ua_->lev[l];
+    const PCUAAMGSmootherType type = l == 0 ? ua_->fine_smoother : ua_->smoother;
+    const bool                gs   = type == PC_UAAMG_SMOOTHER_GS || type == PC_UAAMG_SMOOTHER_BLOCK_GS;
+    const bool                back = dir == MGSweepDirection::Backward;
+    const bool fine1 = G.kind == LevelKind::Fine && !ua_->H.levels[0].Ad->mpi && !back; /* no ghost exchanges between colours */
+    DeviceVec  bv, xv;
+
+    PetscFunctionBegin;
+    if (nsweeps <= 0 || !gs || !(G.kind == LevelKind::Stencil || fine1)) {
+      PetscCall(MGLevelOps::SmoothFromZero(l, b, x, nsweeps, dir));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::Write));
+    if (G.kind == LevelKind::Stencil) {
+      const ua::Sweep sd = back ? ua::Sweep::Backward : ua::Sweep::Forward;
+      PetscCallCXX(ua::StencilGaussSeidelFromZero(G.S, sd, ua_->omega, bv.cview(), xv.view()));
+      for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, sd, ua_->omega, bv.cview(), xv.view()));
+    } else {
+      const CsrMatrix &Ad = DeviceMatLocalCsr(ua_->H.levels[0].Ad);
+      PetscCallCXX(ua::FineBlockGaussSeidelFromZero(G.grid, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
+      for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(G.grid, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
+    }
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* a small stencil level smoothed by Gauss-Seidel: each half of its cycle in one kernel of one team of threads
+     (uaamg_kernels' StencilSmoothRestrictTeam, StencilProlongSmoothTeam: the same values as the kernel per colour).
+     On a GPU a level of a few thousand cells takes one multiprocessor a few microseconds per sweep, less than the
+     launches of its colours cost; larger levels keep one kernel per colour. */
+  static constexpr Int kTeamCells = 4096;
+  bool                 TeamLevel(PetscInt l) const
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    return l > 0 && G.kind == LevelKind::Stencil && ua_->smoother == PC_UAAMG_SMOOTHER_GS && G.grid.ncells() <= kTeamCells;
+  }
+  PetscErrorCode SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc) override
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    DeviceVec         bv, xv, cv;
+
+    PetscFunctionBegin;
+    if (!TeamLevel(l)) {
+      PetscCall(MGLevelOps::SmoothResidualRestrict(l, b, x, nsweeps, zero, bc));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, zero ? Access::Write : Access::ReadWrite));
+    PetscCall(cv.Get(bc, Access::Write));
+    PetscCallCXX(ua::StencilSmoothRestrictTeam(G.S, ua::Sweep::Forward, ua_->omega, nsweeps, zero, bv.cview(), xv.view(), cv.view()));
+    PetscCall(cv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps) override
+  {
+    const UAAMGLevel &G = ua_->lev[l];
+    DeviceVec         ev, bv, xv;
+
+    PetscFunctionBegin;
+    if (!TeamLevel(l)) {
+      PetscCall(MGLevelOps::ProlongSmooth(l, ec, b, x, nsweeps));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscCall(ev.Get(ec, Access::Read));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    PetscCallCXX(ua::StencilProlongSmoothTeam(G.S, ev.cview(), ua::Sweep::Backward, ua_->omega, nsweeps, bv.cview(), xv.view()));
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(ev.Restore());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* the stencil levels' product and the K-cycle's inner products in one kernel */
+  PetscErrorCode KCycleMultDots(PetscInt l, Vec p, Vec Ap, Vec r, bool rr, const KCycleScalars &S, PetscInt i) override
+  {
+    DeviceVec pv, av, rv;
+
+    PetscFunctionBegin;
+    if (ua_->lev[l].kind != LevelKind::Stencil) {
+      PetscCall(MGLevelOps::KCycleMultDots(l, p, Ap, r, rr, S, i));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(pv.Get(p, Access::Read));
+    PetscCall(av.Get(Ap, Access::Write));
+    PetscCall(rv.Get(r, Access::Read));
+    PetscCallCXX(ua::StencilKCycleMultDots(ua_->lev[l].S, pv.cview(), av.view(), rv.cview(), rr, S, i));
+    PetscCall(rv.Restore());
+    PetscCall(av.Restore());
+    PetscCall(pv.Restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* the coarsest solve is direct: it does not read x */
+  bool CoarseSolveUsesGuess(PetscInt) const override { return false; }
+  /* bc = R (b - A x) in one kernel: stencil levels (a parent's children), and levels whose restriction is an
+     aggregation (the fine level of the stencil hierarchy, and the device-built CSR levels) */
+  PetscErrorCode ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc) override
+  {
+    MGLevel           &L   = ua_->H.levels[l];
+    const Aggregation *agg = nullptr;
+    DeviceVec          bv, xv, cv;
+
+    PetscFunctionBegin;
+    if (ua_->lev[l].kind != LevelKind::Stencil) {
+      if (ua_->stencil && l == 0) agg = &ua_->aggfull;
+      else if (!ua_->stencil && L.aggregated) agg = &L.agg;
+      if (!agg || !L.Ad || L.Ad->mpi) { /* the same choice on every process: the default exchanges ghosts */
+        PetscCall(MGLevelOps::ResidualRestrict(l, b, x, bc));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+    }
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::Read));
+    PetscCall(cv.Get(bc, Access::Write));
+    if (agg) PetscCallCXX(AggResidualRestrict(*agg, DeviceMatLocalCsr(L.Ad), CsrMatrix(), UView<const Scalar>(), bv.cview(), xv.cview(), cv.view()));
+    else PetscCallCXX(ua::StencilResidualRestrict(ua_->lev[l].S, bv.cview(), xv.cview(), cv.view()));
+    PetscCall(cv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscErrorCode Mult(PetscInt l, Vec x, Vec y) override
   {
     PetscFunctionBegin;
@@ -1325,7 +1458,11 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level: dense Cholesky factorisation of %" PetscInt_FMT " rows on every process%s\n", ua->lev.back().rows, ua->lev.back().kind == LevelKind::Stencil ? " (empty cells: unit rows)" : ""));
-  if (ua->H.kcycle_breakdowns) PetscCall(PetscViewerASCIIPrintf(viewer, "K-cycle inner iterations stopped by a breakdown so far: %" PetscInt_FMT "\n", ua->H.kcycle_breakdowns));
+  {
+    PetscInt nbreak;
+    PetscCall(MGHierarchyGetKCycleBreakdowns(ua->H, &nbreak));
+    if (nbreak) PetscCall(PetscViewerASCIIPrintf(viewer, "K-cycle inner iterations stopped by a breakdown so far: %" PetscInt_FMT "\n", nbreak));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -594,6 +594,115 @@ void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<con
   for (Int q = 0; q < nk; q++) StencilGaussSeidelColour(A, dir == Sweep::Forward ? q : nk - 1 - q, omega, b, x);
 }
 
+void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  const StencilGrid g  = A.grid;
+  const Int         nk = g.ncolours(), k0 = dir == Sweep::Forward ? 0 : nk - 1;
+  const size_t      d  = (size_t)g.centre() * g.ncells();
+  auto              vals = A.vals;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::StencilGaussSeidelFromZero", range(g.ncells()), KOKKOS_LAMBDA(Int c) {
+      const Scalar dc = vals(d + c);
+      x(c)            = dc != Scalar(0) && g.colour(c) == k0 ? Scalar(0) + omega * b(c) / dc : Scalar(0);
+    });
+  for (Int q = 1; q < nk; q++) StencilGaussSeidelColour(A, dir == Sweep::Forward ? q : nk - 1 - q, omega, b, x);
+}
+
+/* the policy of a small-level kernel: one team of at most 256 threads (fewer when the kernel's registers allow fewer) */
+template <class F>
+static TeamPolicy SmallLevelPolicy(const F &f)
+{
+  const int most = TeamPolicy(exec(), 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+  return TeamPolicy(exec(), 1, std::max(1, std::min(kDeviceExec ? 256 : 1, most)));
+}
+
+/* nsweeps coloured Gauss-Seidel sweeps by the threads of one team, a barrier after each colour; the first colour from
+   x = 0 when zero (every cell written) */
+template <class Member, class VV>
+KOKKOS_INLINE_FUNCTION void TeamSweeps(const Member &t, const StencilGrid &g, const VV &vals, Sweep dir, Real omega, Int nsweeps, bool zero, const UView<const Scalar> &b, const UView<Scalar> &x)
+{
+  const Int    nk = g.ncolours(), nc = g.ncells();
+  const size_t d  = (size_t)g.centre() * nc;
+  for (Int s = 0; s < nsweeps; s++)
+    for (Int q = 0; q < nk; q++) {
+      const Int k = dir == Sweep::Forward ? q : nk - 1 - q;
+      if (zero && s == 0 && q == 0)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) {
+          const Scalar dc = vals(d + c);
+          x(c)            = dc != Scalar(0) && g.colour(c) == k ? Scalar(0) + omega * b(c) / dc : Scalar(0);
+        });
+      else
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(t, g.colourSize(k)), [&](const Int idx) {
+          const Int    c  = g.colourCell(k, idx);
+          const Scalar dc = vals(d + c);
+          if (dc != Scalar(0)) x(c) += omega * (b(c) - StencilRowDot(g, vals, c, x)) / dc;
+        });
+      t.team_barrier();
+    }
+}
+
+void StencilSmoothRestrictTeam(const StencilMatrix &A, Sweep dir, Real omega, Int nsweeps, bool zero, UView<const Scalar> b, UView<Scalar> x, UView<Scalar> yc)
+{
+  const StencilGrid g = A.grid, gc = StencilGridCoarsen(g);
+  const Int         nc = g.ncells(), sh0 = g.n[0] > 1, sh1 = g.n[1] > 1, sh2 = g.n[2] > 1;
+  const bool        restrict_ = yc.extent(0) > 0;
+  auto              vals      = A.vals;
+  const auto        f         = KOKKOS_LAMBDA(const Member &t)
+  {
+    if (zero && nsweeps <= 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = 0; });
+      t.team_barrier();
+    }
+    TeamSweeps(t, g, vals, dir, omega, nsweeps, zero, b, x);
+    if (!restrict_) return;
+    /* yc = P^T (b - A x): as StencilResidualRestrict, children in ascending id */
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, gc.ncells()), [&](const Int P) {
+      Int T[3];
+      gc.coords(P, T);
+      Scalar s = 0;
+      for (Int c2 = 0; c2 <= sh2; c2++)
+        for (Int c1 = 0; c1 <= sh1; c1++)
+          for (Int c0 = 0; c0 <= sh0; c0++) {
+            const Int c = g.cell((T[0] << sh0) + c0, (T[1] << sh1) + c1, (T[2] << sh2) + c2);
+            s += b(c) - StencilRowDot(g, vals, c, x);
+          }
+      yc(P) = s;
+    });
+  };
+  Kokkos::parallel_for("petsckp::uaamg::StencilSmoothRestrictTeam", SmallLevelPolicy(f), f);
+}
+
+void StencilProlongSmoothTeam(const StencilMatrix &A, UView<const Scalar> ec, Sweep dir, Real omega, Int nsweeps, UView<const Scalar> b, UView<Scalar> x)
+{
+  const StencilGrid g  = A.grid;
+  const Int         nc = g.ncells();
+  auto              vals = A.vals;
+  const auto        f    = KOKKOS_LAMBDA(const Member &t)
+  {
+    /* x += P ec: the sum TreeProlong forms with alpha = beta = 1 */
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nc), [&](const Int c) { x(c) = ec(g.parent(c)) + x(c); });
+    t.team_barrier();
+    TeamSweeps(t, g, vals, dir, omega, nsweeps, false, b, x);
+  };
+  Kokkos::parallel_for("petsckp::uaamg::StencilProlongSmoothTeam", SmallLevelPolicy(f), f);
+}
+
+void StencilKCycleMultDots(const StencilMatrix &A, UView<const Scalar> p, UView<Scalar> Ap, UView<const Scalar> r, bool rr, const KCycleScalars &S, Int i)
+{
+  const StencilGrid g    = A.grid;
+  auto              vals = A.vals;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::KCycleStencilMultDots", range(g.ncells()),
+    KOKKOS_LAMBDA(Int c, Sums4 & s) {
+      const Scalar a = StencilRowDot(g, vals, c, p), pc = p(c), rc = r(c);
+      Ap(c) = a;
+      s.v[0] += pc * a;
+      s.v[1] += pc * rc;
+      if (rr) s.v[2] += rc * rc;
+    },
+    KCycleStepReducer(S, i));
+}
+
 void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y)
 {
   const StencilGrid g  = A.grid;
@@ -789,6 +898,23 @@ void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const Fin
   if (dir == Sweep::Forward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
   for (Int q = 0; q < nk; q++) FineBlockGaussSeidelColour(gL, P, B, Ad, Ao, g, dir == Sweep::Forward ? q : nk - 1 - q, dir, omega, b, x);
   if (dir == Sweep::Backward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
+}
+
+void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  auto agg = P.agg;
+  auto rp  = Ad.rowptr;
+  auto ci  = Ad.colidx;
+  auto av  = Ad.vals;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::FineLooseFromZero", range(Ad.nrows), KOKKOS_LAMBDA(Int i) {
+      Scalar d = 0;
+      if (agg(i) < 0)
+        for (Int k = rp(i); k < rp(i + 1); k++)
+          if (ci(k) == (Ordinal)i) d += av(k);
+      x(i) = d != Scalar(0) ? Scalar(0) + omega * b(i) / d : Scalar(0);
+    });
+  for (Int k = 0; k < gL.ncolours(); k++) FineBlockGaussSeidelColour(gL, P, B, Ad, CsrMatrix(), UView<const Scalar>(), k, Sweep::Forward, omega, b, x);
 }
 
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y)

@@ -63,6 +63,7 @@
 #pragma once
 
 #include "kp_galerkin.hpp"
+#include "kp_kcycle.hpp"
 #include <cstdint>
 
 namespace petsckp
@@ -276,6 +277,25 @@ enum class Sweep {
 void StencilGaussSeidelColour(const StencilMatrix &A, Int k, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* one sweep over all colours */
 void StencilGaussSeidel(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one sweep from x = 0, x not read: the first colour k of the sweep (0 forward, the last backward) and the zeroing in
+   one kernel, x_c = 0 + omega b_c / a_cc on the active cells of colour k and 0 on every other cell (the values
+   StencilGaussSeidelColour gives on x = 0), then the other colours as StencilGaussSeidel */
+void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* Small stencil levels (a few thousand cells), where a GPU is bound by kernel launches: a half of a cycle in one
+   kernel run by one team of threads, a team barrier between the colours (and between the phases). The values are
+   those of the kernels it replaces, in the same order.
+   StencilSmoothRestrictTeam: nsweeps Gauss-Seidel sweeps in direction dir (from x = 0 when zero: x is not read; zero
+   with nsweeps == 0 sets x = 0), then yc = P^T (b - A x) on StencilGridCoarsen(A.grid) when yc is not empty: what
+   StencilGaussSeidelFromZero / StencilGaussSeidel and StencilResidualRestrict give.
+   StencilProlongSmoothTeam: x += P ec (TreeProlong with alpha = beta = 1), then nsweeps sweeps in direction dir. */
+void StencilSmoothRestrictTeam(const StencilMatrix &A, Sweep dir, Real omega, Int nsweeps, bool zero, UView<const Scalar> b, UView<Scalar> x, UView<Scalar> yc);
+void StencilProlongSmoothTeam(const StencilMatrix &A, UView<const Scalar> ec, Sweep dir, Real omega, Int nsweeps, UView<const Scalar> b, UView<Scalar> x);
+
+/* The K-cycle's product and inner products of its step i on a stencil level in one kernel (MGLevelOps::KCycleMultDots):
+   Ap = A p and step(1 + i) of S = {(p, Ap), (p, r), rr ? (r, r) : 0, 0}, left on the device (kp_kcycle); Ap must not
+   alias p */
+void StencilKCycleMultDots(const StencilMatrix &A, UView<const Scalar> p, UView<Scalar> Ap, UView<const Scalar> r, bool rr, const KCycleScalars &S, Int i);
+
 /* weighted Jacobi: y = x + omega D^-1 (b - A x) (y = x on inactive cells); y must not alias x */
 void StencilJacobi(const StencilMatrix &A, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
 
@@ -307,6 +327,10 @@ void FineLooseUpdate(const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &
 /* one sweep: Forward = loose rows, then colours ascending; Backward = colours descending, then loose rows (with
    fixed ghost values g; under MPI the caller runs the colours itself with a ghost update after each) */
 void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* one forward sweep from x = 0 on one process (no off-process block), x not read: the loose rows' update and the
+   zeroing in one kernel (x_i = 0 + omega b_i / a_ii on the loose rows with a nonzero diagonal, 0 elsewhere: what
+   FineLooseUpdate gives on x = 0), then the colours ascending as FineBlockGaussSeidel */
+void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* pointwise weighted Jacobi on the fine level: y = x + omega D^-1 (b - Ad x - Ao g) (y = x where a_ii == 0); y must
    not alias x */
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
