@@ -186,6 +186,41 @@ TEST_P(PsormgSizes, LcpMeasuresMatchReference)
   EXPECT_NEAR(u.pnorm2, r2, 1e-12 * (1 + r2));
 }
 
+/* the truncation mask: 0 at the points on a bound (the active test of the LCP measures), 1 elsewhere; the moves
+   against the mask on entry and the size of the active set */
+TEST_P(PsormgSizes, TruncationMaskMatchesReference)
+{
+  const Int n  = GetParam();
+  auto      x  = RandomVector(n, 61);
+  auto      lo = WithInfinities(RandomVector(n, 67, -2, -1), -INFINITY, 6), up = WithInfinities(RandomVector(n, 71, 1, 2), INFINITY, 5);
+  for (Int i = 0; i < n; i += 3) x[i] = lo[i] == -INFINITY ? x[i] : lo[i];
+  for (Int i = 1; i < n; i += 7) x[i] = up[i] == INFINITY ? x[i] : up[i];
+  for (Int i = 2; i < n; i += 11) x[i] = lo[i] == -INFINITY ? x[i] : lo[i] + 1e-15; /* within the tolerance */
+  for (Int i = 4; i < n; i += 13) x[i] = lo[i] == -INFINITY ? x[i] : lo[i] + 1e-6;  /* not */
+  for (int sides = 1; sides < 4; sides++) {
+    const bool          havelo = sides & 1, haveup = sides & 2;
+    std::vector<Scalar> keep0(n), ref(n);
+    Int                 changed = 0, active = 0;
+    for (Int i = 0; i < n; i++) {
+      keep0[i]        = i % 4 ? 1.0 : 0.0;
+      const bool atlo = havelo && std::isfinite(lo[i]) && std::abs(x[i] - lo[i]) <= 1e-14 * std::max(1.0, std::abs(lo[i]));
+      const bool atup = haveup && std::isfinite(up[i]) && std::abs(up[i] - x[i]) <= 1e-14 * std::max(1.0, std::abs(up[i]));
+      ref[i]          = atlo || atup ? 0.0 : 1.0;
+      changed += ref[i] != keep0[i];
+      active += ref[i] == 0.0;
+    }
+    auto           dx = ToDevice(x), dl = ToDevice(lo), du = ToDevice(up), dk = ToDevice(keep0);
+    TruncationInfo info = TruncationMask(UView<const Scalar>(dx.data(), n), havelo ? UView<const Scalar>(dl.data(), n) : UView<const Scalar>(), haveup ? UView<const Scalar>(du.data(), n) : UView<const Scalar>(), 1e-14, UView<Scalar>(dk.data(), n));
+    EXPECT_EQ(ToHost(dk), ref) << "sides " << sides;
+    EXPECT_EQ(info.changed, changed);
+    EXPECT_EQ(info.active, active);
+    /* the same point again: nothing moves */
+    info = TruncationMask(UView<const Scalar>(dx.data(), n), havelo ? UView<const Scalar>(dl.data(), n) : UView<const Scalar>(), haveup ? UView<const Scalar>(du.data(), n) : UView<const Scalar>(), 1e-14, UView<Scalar>(dk.data(), n));
+    EXPECT_EQ(info.changed, 0);
+    EXPECT_EQ(info.active, active);
+  }
+}
+
 TEST_P(PsormgSizes, ColoursAndConflicts)
 {
   /* the colourings PCPSORMG takes from kp_colour: StructuredColour of the 3D index space with width 1 (star:

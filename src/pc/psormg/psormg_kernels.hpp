@@ -40,6 +40,15 @@ struct LcpMeasures {
 };
 LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all);
 
+/* The fine points kept by the truncated coarse-grid correction (truncated monotone multigrid, Kornhuber): keep_i = 0
+   where x_i lies on a bound (|x_i - bound_i| <= acttol max(1, |bound_i|), the test of the active set of
+   ComputeLcpMeasures), 1 elsewhere (keep holds the mask of the last call on entry). Returns the number of entries of
+   keep that changed (the moves of the active set since the last call) and the number of zeros (the active set). */
+struct TruncationInfo {
+  Int changed = 0, active = 0;
+};
+TruncationInfo TruncationMask(UView<const Scalar> x, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, UView<Scalar> keep);
+
 /* Checks of the bounds of an LCP (local part; lo / up empty = absent): the smallest index with a NaN lower bound,
    a NaN upper bound, a lower bound +inf, an upper bound -inf, and lo_i > up_i (with lo and up there); -1 where
    there is no such index. */
