@@ -492,6 +492,8 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
     PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
     if (keep) PetscCall(MatDiagonalScale(F.Ph, keep, NULL));
     PetscCall(RefreshCoarseFrom(H, (size_t)l));
+    for (size_t m = l + 1; m < H.levels.size(); m++) H.truncated_refresh_rows += H.levels[m].nlocal;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &H.truncated_refresh_rows, 1, MPIU_INT, MPI_SUM, H.comm));
   }
   if (!keep) PetscCallCXX(F.keep = View<Scalar>()); /* the setup's transfers again */
   PetscFunctionReturn(PETSC_SUCCESS);

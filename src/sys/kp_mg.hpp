@@ -151,7 +151,7 @@ struct MGHierarchy {
   MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
   Real                 coarse_rtol = 1e-13; /* its singularity threshold */
   PetscInt             kcycle_breakdowns = 0; /* inner GCG iterations of the K-cycle stopped by a breakdown */
-  PetscInt             truncated_refresh_rows = 0; /* coarse rows recomputed by the last MGHierarchyTruncate (device setup) */
+  PetscInt             truncated_refresh_rows = 0; /* coarse rows recomputed by the last MGHierarchyTruncate (all of them on the host path) */
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.

@@ -1,7 +1,8 @@
 /* Unit tests of src/pc/psormg/psormg_kernels against plain serial references: coloured projected SOR sweep,
    obstacle restriction (monotone, linear), LCP measures, the structured colourings it takes from kp_colour, row
-   lists, interpolation stencil, checks of the operator and of the bounds; and of PCPSORMG itself: bad data (NaN/Inf in b, A or the bounds,
-   non-positive diagonals, crossing bounds) is reported, and every option is checked by its setter. */
+   lists, interpolation stencil, checks of the operator and of the bounds, the truncation mask; and of PCPSORMG itself:
+   bad data (NaN/Inf in b, A or the bounds, non-positive diagonals, crossing bounds) is reported, every option is
+   checked by its setter, and the truncated restriction is undone for the other restrictions and PCApply(). */
 #include "kp_test.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
 #include "kp_colour.hpp"
@@ -708,6 +709,80 @@ TEST_P(PsormgPC, BadBoundsAreAnErrorNamingTheEntry)
   }
 }
 
+/* The truncation of the hierarchy is kept between solves (a later solve with the same active set costs no Galerkin
+   products) and must be undone for another restriction and for PCApply() without bounds: both then give what a
+   fresh PC gives */
+TEST_P(PsormgPC, TruncationIsUndoneForOtherRestrictionsAndPCApply)
+{
+  const PetscBool dev = GetParam() ? PETSC_TRUE : PETSC_FALSE;
+  for (auto second : {PC_PSORMG_OBSTACLE_MONOTONE, PC_PSORMG_OBSTACLE_LINEAR}) {
+    PsormgLcp   p, q;
+    std::string msg;
+    PetscInt    itp, itq;
+    PetscReal   d;
+    ASSERT_NO_FATAL_FAILURE(p.Create(33, dev, PETSC_TRUE));
+    ASSERT_NO_FATAL_FAILURE(q.Create(33, dev, PETSC_TRUE));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg; /* truncated */
+    KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+    EXPECT_GT(itp, 0);
+    KP_OK(PCPSORMGSetObstacleRestriction(p.pc, second));
+    KP_OK(PCPSORMGSetObstacleRestriction(q.pc, second));
+    KP_OK(VecSet(p.x, 0.0));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    ASSERT_EQ((int)q.Solve(&msg), 0) << msg;
+    KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+    KP_OK(KSPGetIterationNumber(q.ksp, &itq));
+    EXPECT_EQ(itp, itq) << PCPSORMGObstacleRestrictions[second];
+    KP_OK(VecAXPY(p.x, -1.0, q.x));
+    KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
+    EXPECT_LE(d, 1e-14) << PCPSORMGObstacleRestrictions[second];
+  }
+  {
+    PsormgLcp   p, q;
+    std::string msg;
+    Vec         y, z;
+    PetscReal   d, nz;
+    ASSERT_NO_FATAL_FAILURE(p.Create(33, dev, PETSC_TRUE));
+    ASSERT_NO_FATAL_FAILURE(q.Create(33, dev, PETSC_TRUE));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg; /* leaves the hierarchy truncated */
+    ASSERT_EQ((int)q.Solve(&msg, PETSC_TRUE), 0) << msg;
+    KP_OK(PCPSORMGSetVariableBounds(p.pc, NULL, NULL));
+    KP_OK(PCPSORMGSetVariableBounds(q.pc, NULL, NULL));
+    KP_OK(VecDuplicate(p.b, &y));
+    KP_OK(VecDuplicate(p.b, &z));
+    KP_OK(PCApply(p.pc, p.b, y));
+    KP_OK(PCApply(q.pc, q.b, z));
+    KP_OK(VecNorm(z, NORM_INFINITY, &nz));
+    KP_OK(VecAXPY(y, -1.0, z));
+    KP_OK(VecNorm(y, NORM_INFINITY, &d));
+    EXPECT_LE(d, 1e-14 * nz);
+    VecDestroy(&y);
+    VecDestroy(&z);
+  }
+}
+
+/* the truncated and the monotone restriction solve the same LCP (to the tolerance), the truncated one in no more
+   cycles (the examples' tests check the cycles on problems where they differ) */
+TEST_P(PsormgPC, TruncatedAndMonotoneAgree)
+{
+  PsormgLcp   p, q;
+  std::string msg;
+  PetscInt    itp, itq;
+  PetscReal   d, nx;
+  ASSERT_NO_FATAL_FAILURE(p.Create(65, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  ASSERT_NO_FATAL_FAILURE(q.Create(65, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  KP_OK(PCPSORMGSetObstacleRestriction(q.pc, PC_PSORMG_OBSTACLE_MONOTONE));
+  ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+  ASSERT_EQ((int)q.Solve(&msg), 0) << msg;
+  KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+  KP_OK(KSPGetIterationNumber(q.ksp, &itq));
+  EXPECT_LE(itp, itq);
+  KP_OK(VecNorm(q.x, NORM_INFINITY, &nx));
+  KP_OK(VecAXPY(p.x, -1.0, q.x));
+  KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
+  EXPECT_LE(d, 1e-7 * nx);
+}
+
 INSTANTIATE_TEST_SUITE_P(DeviceSetup, PsormgPC, ::testing::Bool());
 
 /* every setter checks its argument and names the option with the PC's prefix; getters return what was set */
@@ -737,8 +812,17 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
   expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, (PetscReal)NAN), "coarse_rtol");
   expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, -1.0), "coarse_rtol");
   expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)5), "obstacle_restriction");
+  expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)3), "obstacle_restriction");
+  expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)-1), "obstacle_restriction");
   expect_error(PCPSORMGSetEdgeInterpolation(pc, (PCPSORMGEdgeInterpolation)-1), "edge_interpolation");
   PetscPopErrorHandler();
+
+  /* the default restriction is the truncated one */
+  {
+    PCPSORMGObstacleRestriction r;
+    KP_OK(PCPSORMGGetObstacleRestriction(pc, &r));
+    EXPECT_EQ(r, PC_PSORMG_OBSTACLE_TRUNCATED);
+  }
 
   /* set, then get */
   {
@@ -808,6 +892,15 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
     EXPECT_EQ(msg.find("-sub_pc_psormg_cycle_type must be"), std::string::npos) << "'invalid' was offered as a cycle type: " << msg;
     msg.clear();
     KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_cycle_type"));
+    /* the restrictions by name */
+    for (auto rr : {PC_PSORMG_OBSTACLE_MONOTONE, PC_PSORMG_OBSTACLE_TRUNCATED, PC_PSORMG_OBSTACLE_LINEAR}) {
+      PCPSORMGObstacleRestriction got;
+      KP_OK(PetscOptionsSetValue(NULL, "-sub_pc_psormg_obstacle_restriction", PCPSORMGObstacleRestrictions[rr]));
+      KP_OK(PCSetFromOptions(pc));
+      KP_OK(PCPSORMGGetObstacleRestriction(pc, &got));
+      EXPECT_EQ(got, rr) << PCPSORMGObstacleRestrictions[rr];
+    }
+    KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_obstacle_restriction"));
   }
   KP_OK(PCDestroy(&pc));
 }

@@ -88,7 +88,7 @@ struct PC_PSORMG {
      truncated with it, and its size and moves in the last cycle (monitor) */
   Vec       tkeep         = nullptr;
   PetscBool trunc_on      = PETSC_FALSE;
-  PetscInt  trunc_changed = 0, trunc_active = 0;
+  PetscInt  trunc_changed = 0, trunc_active = 0, trunc_rows = 0;
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
@@ -435,13 +435,17 @@ static PetscErrorCode LevelTruncate(PC pc, Vec x)
   PetscCall(xv.Restore());
   c[0] = info.changed, c[1] = info.active;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c, 2, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-  mg->trunc_changed = c[0], mg->trunc_active = c[1];
+  mg->trunc_changed = c[0], mg->trunc_active = c[1], mg->trunc_rows = 0;
   if (c[0] <= PSORMG_TRUNCATION_SETTLED * c[1]) {
-    if (c[0] || !mg->trunc_on) PetscCall(MGHierarchyTruncate(mg->H, 0, mg->tkeep)); /* recomputes what changed */
+    if (c[0] || !mg->trunc_on) {
+      PetscCall(MGHierarchyTruncate(mg->H, 0, mg->tkeep)); /* recomputes what changed */
+      mg->trunc_rows = mg->H.truncated_refresh_rows;
+    }
     mg->trunc_on = PETSC_TRUE;
   } else if (mg->trunc_on) {
     PetscCall(MGHierarchyTruncate(mg->H, 0, nullptr));
-    mg->trunc_on = PETSC_FALSE;
+    mg->trunc_rows = mg->H.truncated_refresh_rows;
+    mg->trunc_on   = PETSC_FALSE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -997,7 +1001,7 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
     PetscCall(LevelMeasures(pc, 0, b, x, all, &m));
     pn      = PetscSqrtReal(m.pnorm2);
     *outits = k + 1;
-    if (mg->restriction == PC_PSORMG_OBSTACLE_TRUNCATED) PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "    truncation: %s, active-set moves %" PetscInt_FMT " of %" PetscInt_FMT "\n", mg->trunc_on ? "on" : "off", mg->trunc_changed, mg->trunc_active));
+    if (mg->restriction == PC_PSORMG_OBSTACLE_TRUNCATED) PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "    truncation: %s, active-set moves %" PetscInt_FMT " of %" PetscInt_FMT ", coarse rows recomputed %" PetscInt_FMT "\n", mg->trunc_on ? "on" : "off", mg->trunc_changed, mg->trunc_active, mg->trunc_rows));
     PetscCall(MonitorPrintf((PetscObject)pc, mg->monitor, "%3" PetscInt_FMT " PSORMG projected residual %14.12e complementarity %g infeasibility %g energy %.10e active %" PetscInt_FMT "\n", k + 1, (double)pn, (double)m.comp, (double)m.infeas, (double)m.energy, (PetscInt)m.nactive));
     PetscCheck(!PetscIsInfOrNanReal(pn), PetscObjectComm((PetscObject)pc), PETSC_ERR_FP, "PCPSORMG: the projected residual is %g after cycle %" PetscInt_FMT "; check the operator (SPD M-matrix expected), the bounds and omega", (double)pn, k + 1);
     if (pn <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
