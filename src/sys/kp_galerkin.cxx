@@ -297,7 +297,7 @@ void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix 
   SpgemmNumeric(R, work.AP, C);
 }
 
-Int MaskChanges(UView<Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag)
+Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag)
 {
   const Int  n    = (Int)keep.extent(0);
   const bool ones = newkeep.extent(0) == 0;
@@ -307,10 +307,8 @@ Int MaskChanges(UView<Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag
   Kokkos::parallel_reduce(
     "petsckp::MaskChanges", range(n),
     KOKKOS_LAMBDA(Int i, Int & c) {
-      const Scalar k = ones ? Scalar(1) : newkeep(i);
-      const Int    f = keep(i) != k ? 1 : 0;
-      flag(i)        = f;
-      keep(i)        = k;
+      const Int f = keep(i) != (ones ? Scalar(1) : newkeep(i)) ? 1 : 0;
+      flag(i)     = f;
       c += f;
     },
     cnt);

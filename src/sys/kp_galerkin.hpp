@@ -97,6 +97,6 @@ bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix
 void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
 
 /* The change flags of a 0/1 mask (e.g. the kept points of truncated transfers): flag(i) = 1 where newkeep(i) differs
-   from keep(i), else 0; keep is then set to newkeep (an empty newkeep: all ones). Returns the number of changes. */
-Int MaskChanges(UView<Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
+   from keep(i), else 0 (an empty newkeep: all ones). Returns the number of changes. */
+Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
 } // namespace petsckp

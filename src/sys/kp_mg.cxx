@@ -431,7 +431,8 @@ static PetscErrorCode RefreshCoarseTruncated(MGHierarchy &H, size_t l, PetscInt 
        below it the changed rows of A_m themselves (flagged by the level above) */
     if (m == l) {
       Int nap;
-      PetscCallCXX(apflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg refresh flags")), A.nrows));
+      if (F.rflag.extent(0) != (size_t)A.nrows) PetscCallCXX(F.rflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg refresh flags")), A.nrows));
+      apflag = F.rflag;
       PetscCallCXX(nap = CsrFlagRows(A, ucv(F.tflag), true, apflag));
       if (!nap) break;
     }
@@ -457,16 +458,16 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   PetscCheck(l >= 0 && l + 1 < (PetscInt)H.levels.size(), H.comm, PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " has no transfers to truncate (the hierarchy has %" PetscInt_FMT " levels)", l, (PetscInt)H.levels.size());
   MGLevel &F = H.levels[l];
   PetscCheck(F.Pd && F.Rd && !F.aggregated, H.comm, PETSC_ERR_SUP, "Level %" PetscInt_FMT ": only interpolation transfers (device CSR P and R) can be truncated", l);
-  if (!keep && !F.keep.extent(0)) PetscFunctionReturn(PETSC_SUCCESS); /* not truncated */
-  if (!F.keep.extent(0)) {
-    /* the setup's values, and the mask they stand for */
+  if (!keep && !F.truncated) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!F.keep.extent(0) && F.nlocal) {
+    /* once: the setup's values of the transfers, and the mask they stand for */
     PetscCallCXX(KeepValues(F.Pd, F.pvals0));
     PetscCallCXX(KeepValues(F.Rd, F.rvals0));
-    if (!H.device && !F.Ph0) PetscCall(MatDuplicate(F.Ph, MAT_COPY_VALUES, &F.Ph0));
     PetscCallCXX(F.keep = View<Scalar>(std::string("mg truncation mask"), F.nlocal));
     PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
     PetscCallCXX(F.tflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg truncation flags")), F.nlocal));
   }
+  if (!H.device && !F.Ph0) PetscCall(MatDuplicate(F.Ph, MAT_COPY_VALUES, &F.Ph0)); /* collective */
   /* P^t = D P (rows), R^t = R D (columns; the ghost columns of R with the ghost values of keep); keep NULL: D = I */
   if (keep) {
     PetscCall(DeviceMatGhostUpdate(F.Rd, keep, &g));
@@ -474,9 +475,14 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
     PetscCall(kv.Get(keep, Access::Read));
     PetscCheck(kv.size() == F.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The truncation mask has %" PetscInt_FMT " local entries, level %" PetscInt_FMT " %" PetscInt_FMT " rows", kv.size(), l, (PetscInt)F.nlocal);
   }
-  /* the points whose mask changed since the last truncation (none: nothing to do) */
-  PetscCallCXX(nchanged = MaskChanges(F.keep, kv.cview(), F.tflag));
+  /* the points whose mask differs from the one in use (none: nothing to do) */
+  PetscCallCXX(nchanged = MaskChanges(ucv(F.keep), kv.cview(), F.tflag));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nchanged, 1, MPIU_INT, MPI_SUM, H.comm));
+  H.truncated_refresh_rows = 0;
+  if (nchanged && F.keep.extent(0)) {
+    if (keep) PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, kv.cview()));
+    else PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
+  }
   if (nchanged) {
     PetscCallCXX(CsrScaleValues(DeviceMatLocalCsr(F.Pd), ucv(F.pvals0[0]), kv.cview(), UView<const Scalar>()));
     PetscCallCXX(CsrScaleValues(DeviceMatGhostCsr(F.Pd), ucv(F.pvals0[1]), kv.cview(), UView<const Scalar>()));
@@ -486,7 +492,6 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   PetscCall(kv.Restore());
   PetscCall(gv.Restore());
   /* the coarse operators were those of the last mask: recompute what changed */
-  H.truncated_refresh_rows = 0;
   if (nchanged && H.device) PetscCall(RefreshCoarseTruncated(H, (size_t)l, &H.truncated_refresh_rows));
   else if (nchanged) {
     PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
@@ -495,7 +500,7 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
     for (size_t m = l + 1; m < H.levels.size(); m++) H.truncated_refresh_rows += H.levels[m].nlocal;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &H.truncated_refresh_rows, 1, MPIU_INT, MPI_SUM, H.comm));
   }
-  if (!keep) PetscCallCXX(F.keep = View<Scalar>()); /* the setup's transfers again */
+  F.truncated = keep ? true : false; /* keep NULL: the setup's transfers again (and keep all ones) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -504,7 +509,7 @@ PetscErrorCode MGHierarchyUntruncate(MGHierarchy &H, bool refresh)
   PetscFunctionBegin;
   for (size_t l = 0; l < H.levels.size(); l++) {
     MGLevel &F = H.levels[l];
-    if (!F.keep.extent(0)) continue;
+    if (!F.truncated) continue;
     if (refresh) PetscCall(MGHierarchyTruncate(H, (PetscInt)l, nullptr)); /* the products that change, from the transfers of the setup */
     else {
       for (int b = 0; b < 2; b++) {
@@ -513,8 +518,9 @@ PetscErrorCode MGHierarchyUntruncate(MGHierarchy &H, bool refresh)
         if (P.nnz) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(P.vals, Kokkos::make_pair((Int)0, P.nnz)), F.pvals0[b]));
         if (R.nnz) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(R.vals, Kokkos::make_pair((Int)0, R.nnz)), F.rvals0[b]));
       }
+      if (F.keep.extent(0)) PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
       if (F.Ph0) PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
-      PetscCallCXX(F.keep = View<Scalar>());
+      F.truncated = false;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -523,7 +529,7 @@ PetscErrorCode MGHierarchyUntruncate(MGHierarchy &H, bool refresh)
 /* whether the transfers of level l are truncated */
 bool MGHierarchyTruncated(const MGHierarchy &H, PetscInt l)
 {
-  return l >= 0 && l < (PetscInt)H.levels.size() && H.levels[l].keep.extent(0) > 0;
+  return l >= 0 && l < (PetscInt)H.levels.size() && H.levels[l].truncated;
 }
 
 PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[])

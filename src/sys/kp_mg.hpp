@@ -133,11 +133,13 @@ struct MGLevel {
   GalerkinRap rap;
   GalerkinMap gmap;
   /* truncated transfers (MGHierarchyTruncate): the values of P and R (local and ghost blocks) and Ph of the setup,
-     the mask the transfers are truncated with (empty: not truncated), and row flags of the incremental refresh */
+     the mask the transfers are truncated with (all ones when not truncated), and the row flags of the incremental
+     refresh (changed points of the mask, or changed rows of A on a coarse level; changed rows of A P) */
   View<Scalar> pvals0[2], rvals0[2];
   Mat          Ph0 = nullptr;
   View<Scalar> keep;
-  View<Int>    tflag;
+  View<Int>    tflag, rflag;
+  bool         truncated = false;
   /* vectors (section 2) */
   Vec              x = nullptr, b = nullptr; /* below level 0 only */
   Vec              r = nullptr, w = nullptr;
@@ -189,7 +191,9 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
    coarse function truncated away entirely are zero (the coloured sweeps leave rows with a zero diagonal alone).
    Collective. The transfers of level l must be interpolation matrices (MGHierarchyAddLevelDevice or
    MGHierarchyAddLevelHost). keep NULL: back to the transfers of the setup (and the coarse operators, the same way).
-   MGHierarchyRefreshCoarse keeps a truncation (its products use the truncated transfers). */
+   MGHierarchyRefreshCoarse keeps a truncation (its products use the truncated transfers). The coarsest direct solve
+   (MGHierarchySetUpCoarseDirect) is not refactored: a truncated coarsest operator may be singular (zero rows), the
+   truncation is for cycles that solve their coarsest level iteratively (projected SOR). */
 PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep);
 /* restores the transfers of the setup on every level; refresh: the coarse operators too (as MGHierarchyTruncate(H, l,
    NULL)); without refresh the caller must refresh them, e.g. by MGHierarchyRefreshCoarse after new values of the

@@ -605,6 +605,22 @@ TEST(MG, TruncatedTransfersGiveTruncatedGalerkinOperators)
       ASSERT_EQ((int)MGHierarchyUntruncate(pr.H, true), 0);
       EXPECT_FALSE(MGHierarchyTruncated(pr.H, 0));
       for (size_t l = 0; l < pr.H.levels.size(); l++) ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), pr.ref.A[l], "restored level " + std::to_string(l));
+      /* without the refresh: the transfers are restored, the caller refreshes the coarse operators (as after new values
+         of the fine operator); a truncation after that starts from the setup's transfers again */
+      ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, keep), 0);
+      ASSERT_EQ((int)MGHierarchyUntruncate(pr.H, false), 0);
+      EXPECT_FALSE(MGHierarchyTruncated(pr.H, 0));
+      ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[0].Pd)), pr.ref.P[0], "P_0 restored");
+      ASSERT_EQ((int)MGHierarchyRefreshCoarse(pr.H), 0);
+      for (size_t l = 0; l < pr.H.levels.size(); l++) ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), pr.ref.A[l], "refreshed level " + std::to_string(l));
+      StdToVec(masks[2], keep);
+      ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, keep), 0);
+      {
+        HostCsr Pt = pr.ref.P[0];
+        for (Int i = 0; i < Pt.nrows; i++)
+          for (Int k = Pt.rowptr[i]; k < Pt.rowptr[i + 1]; k++) Pt.vals[k] *= masks[2][i];
+        ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[1].Ad)), RefRap(pr.ref.A[0], Pt), "level 1 after a refresh");
+      }
       VecDestroy(&keep);
     }
   }
