@@ -483,10 +483,12 @@ static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 }
 
 /* The projected multigrid cycle on level l for A_l x >= b_l, lo_l <= x <= up_l (the paper's Algorithm 1 with box
-   bounds, post-smoothing and the monotone obstacle restriction by default) is the shared V/W cycle with
+   bounds, post-smoothing and the truncated monotone restriction by default) is the shared V/W cycle with
    - the smoother: projected SOR sweeps (colours forward before, backward after the coarse correction);
+   - Residual: r = b - A x, and on level 0 with the truncated restriction the truncation of the transfers at the
+     active points of x (LevelTruncate), before the cycle restricts r;
    - BeginCoarse: the coarse problem for the correction e is A_c e >= R (b - A x) with the bounds lo_c <= e <= up_c
-     restricted from the gaps lo - x, up - x;
+     restricted from the gaps lo - x, up - x (max / min over the supports of the, possibly truncated, R);
    - EndCoarse: x += P e is projected onto the bounds;
    - the coarsest grid: projected SOR to a tolerance. */
 class PSORMGOps : public MGLevelOps {
@@ -1186,7 +1188,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
                energy 1/2 x^T A x - b^T x decreases, as with monotone; but an active point no longer pins every coarse
                function whose support holds it, so the cycles per solve stay flat as the grid is refined
                (segmentation 256^2 / 512^2 / 1024^2: 26 / 25 / 32 cycles per step, against 26 / 44 / 62 with
-               monotone; hemisphere: 14 / 15 / 15 against 20 / 19 / 19).
+               monotone; hemisphere 257^2 / 513^2 / 1025^2 to rtol 1e-8: 8 / 9 / 9 cycles against 20 / 22 / 20).
 .  monotone  - max / min of the gaps over the whole support of P (Mandel; Kornhuber's standard monotone multigrid):
                feasible and energy-decreasing, but conservative next to the active set: the coarse correction of a
                function whose support holds one active point may not move towards that bound at all.
@@ -1200,7 +1202,8 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    fine energy to the truncated coarse space, which is what the monotone convergence argument needs. Their cost is
    kept small: the truncation keeps every pattern (the zeroed entries stay stored), so that on the device only the
    rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed;
-   under MPI, on the host setup path, every product is recomputed when the active set changes). A coarse function
+   under MPI, on the host setup path, every product is recomputed when the active set changes, which costs about
+   what the saved cycles gain there). A coarse function
    truncated away entirely leaves a zero row, which the sweeps leave alone. The truncated cycle starts once the
    active set has settled (moved by at most 10% of its size in a cycle; the first cycles are monotone ones, which
    release the excess of a poor first iterate at once, where truncation could release it only through the

@@ -1,7 +1,8 @@
 /*
    psormg_kernels.hpp - device kernels of PCPSORMG (red-black projected-SOR multigrid for linear complementarity
-   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures and the 1D
-   interpolation stencil of the grid hierarchy (the colourings of the grids are those of src/sys/kp_colour).
+   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures, the mask of
+   the truncated monotone multigrid and the 1D interpolation stencil of the grid hierarchy (the colourings of the
+   grids are those of src/sys/kp_colour).
 
    Everything takes Kokkos views (or plain integers); nothing here sees a PETSc object. Bounds are passed as
    views; an empty view means "unbounded on that side" (no memory traffic for it).
@@ -18,7 +19,9 @@ namespace psormg
    Monotone: lo_c[J] = max_{i : R_Ji > 0} gl_i, up_c[J] = min_{i : R_Ji > 0} gu_i (feasible: x + P e stays in
              [lo, up] for every coarse-feasible e when P >= 0 has row sums <= 1; Mandel, Kornhuber);
    Linear:   lo_c = Rc gl, up_c = Rc gu with Rc the row-normalised R, averaging only the finite children (the
-             paper's choice, no feasibility guarantee). */
+             paper's choice, no feasibility guarantee).
+   Only the positive weights of R count, so that with R truncated at the active points (zeroed columns; truncated
+   monotone multigrid) the monotone bounds run over the truncated supports. */
 enum class ObstacleRestriction {
   Monotone,
   Linear
