@@ -17,6 +17,9 @@
 # PSORMG_ANCHOR_TIMEOUT (default 75 s); psormg runs have PSORMG_BENCH_TIMEOUT (default 120 s). With the default
 # sizes the script takes about 3 minutes on one H100.
 # PSORMG_BENCH_TYPES overrides the GPU type options (e.g. empty for a CPU dry run).
+# PSORMG_RESTRICTIONS lists the obstacle restrictions run per size (default "truncated monotone": the truncated
+# monotone multigrid, the default since it exists, next to the monotone restriction it replaced); each gets its own
+# psormg row (-pc_psormg_obstacle_restriction R), the anchors run once per size.
 set -u
 BUILD=${1:?usage: run_psormg.sh <build-dir> <output-dir> [sizes...]}
 OUT=${2:?usage: run_psormg.sh <build-dir> <output-dir> [sizes...]}
@@ -25,6 +28,7 @@ SIZES=${*:-1025 2049 4097}
 TMO=${PSORMG_BENCH_TIMEOUT:-120}
 ATMO=${PSORMG_ANCHOR_TIMEOUT:-75}
 AMAX=${PSORMG_ANCHOR_MAX:-1025}
+RESTR=${PSORMG_RESTRICTIONS:-truncated monotone}
 mkdir -p "$OUT"
 GPU=${PSORMG_BENCH_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"}
 OBST="$BUILD/examples/obstacle"
@@ -62,25 +66,31 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
   echo "most 50 Newton steps): wall clock of the program (SNESSolve event time in brackets). TAO gpcg: reference solve"
   echo "of the same discretisation, wall clock. Anchors run up to ${AMAX}^2 with a ${ATMO} s limit."
   echo
-  echo "| grid | psormg setup (s) | psormg solve (s) | psormg time to solution (s) | cycles | psormg error | SNESVI vinewtonrsls CG+GAMG (s) | SNESVI result | TAO gpcg (s) | TAO result | speed-up vs SNESVI |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| grid | restriction | psormg setup (s) | psormg solve (s) | psormg time to solution (s) | cycles | psormg error | SNESVI vinewtonrsls CG+GAMG (s) | SNESVI result | TAO gpcg (s) | TAO result | speed-up vs SNESVI |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$TABLE"
 
 for N in $SIZES; do
-  # 1. psormg
-  LOG="$OUT/psormg_$N.log"
-  CMD="$OBST -problem hemisphere -n $N -ksp_rtol 1e-8 -ksp_converged_reason -print_times -log_view $GPU"
-  echo "$CMD" > "$LOG"
-  timeout "$TMO" $CMD >> "$LOG" 2>&1; rc=$?
-  tl=$(grep -m1 "psormg cycles" "$LOG")
-  cyc=$(echo "$tl" | awk '{print $3}' | tr -d ,)
-  tsu=$(echo "$tl" | sed -n 's/.*setup time \([0-9.e+-]*\) s.*/\1/p')
-  tso=$(echo "$tl" | sed -n 's/.*solve time \([0-9.e+-]*\) s.*/\1/p')
-  tts=$(echo "$tl" | sed -n 's/.*time to solution \([0-9.e+-]*\) s.*/\1/p')
-  err=$(grep -o "exact solution [0-9.e+-]*" "$LOG" | awk '{print $3}')
-  if [ -z "$tts" ]; then
-    [ $rc -eq 124 ] && tts="timeout ${TMO}s" || tts="failed: $(firsterr "$LOG")"
-  fi
+  # 1. psormg, one run per restriction (first one: the row with the anchors)
+  declare -A RSU RSO RTS RCY RER
+  for R in $RESTR; do
+    LOG="$OUT/psormg_${N}_$R.log"
+    CMD="$OBST -problem hemisphere -n $N -ksp_rtol 1e-8 -ksp_converged_reason -print_times -pc_psormg_obstacle_restriction $R -log_view $GPU"
+    echo "$CMD" > "$LOG"
+    timeout "$TMO" $CMD >> "$LOG" 2>&1; rc=$?
+    tl=$(grep -m1 "psormg cycles" "$LOG")
+    RCY[$R]=$(echo "$tl" | awk '{print $3}' | tr -d ,)
+    RSU[$R]=$(echo "$tl" | sed -n 's/.*setup time \([0-9.e+-]*\) s.*/\1/p')
+    RSO[$R]=$(echo "$tl" | sed -n 's/.*solve time \([0-9.e+-]*\) s.*/\1/p')
+    RTS[$R]=$(echo "$tl" | sed -n 's/.*time to solution \([0-9.e+-]*\) s.*/\1/p')
+    RER[$R]=$(grep -o "exact solution [0-9.e+-]*" "$LOG" | awk '{print $3}')
+    if [ -z "${RTS[$R]}" ]; then
+      [ $rc -eq 124 ] && RTS[$R]="timeout ${TMO}s" || RTS[$R]="failed: $(firsterr "$LOG")"
+    fi
+  done
+  set -- $RESTR
+  R1=$1
+  tsu=${RSU[$R1]}; tso=${RSO[$R1]}; tts=${RTS[$R1]}; cyc=${RCY[$R1]}; err=${RER[$R1]}
   # 2. SNESVI (ex9)
   SLOG="$OUT/snesvi_$N.log"
   if [ "$N" -gt "$AMAX" ]; then
@@ -119,12 +129,31 @@ for N in $SIZES; do
   if [ -n "$tts" ] && [ -n "$snum" ]; then
     sp=$(awk -v a="$snum" -v b="$tts" -v gt="$(echo "$tsn" | grep -c '^>')" 'BEGIN { if (b + 0 > 0) printf "%s%.0fx", gt ? "> " : "", a / b }')
   fi
-  echo "| ${N}^2 | ${tsu:-} | ${tso:-} | ${tts} | ${cyc:-} | ${err:-} | ${tsn:-n/a} | ${sres} | ${tt:-n/a} | ${tres} | ${sp} |" >> "$TABLE"
+  echo "| ${N}^2 | $R1 | ${tsu:-} | ${tso:-} | ${tts} | ${cyc:-} | ${err:-} | ${tsn:-n/a} | ${sres} | ${tt:-n/a} | ${tres} | ${sp} |" >> "$TABLE"
+  for R in $RESTR; do
+    [ "$R" = "$R1" ] && continue
+    sp=""
+    if [ -n "${RTS[$R]}" ] && [ -n "$snum" ]; then
+      sp=$(awk -v a="$snum" -v b="${RTS[$R]}" -v gt="$(echo "$tsn" | grep -c '^>')" 'BEGIN { if (b + 0 > 0) printf "%s%.0fx", gt ? "> " : "", a / b }')
+    fi
+    echo "| ${N}^2 | $R | ${RSU[$R]:-} | ${RSO[$R]:-} | ${RTS[$R]} | ${RCY[$R]:-} | ${RER[$R]:-} | (as above) | | | | ${sp} |" >> "$TABLE"
+  done
+  unset RSU RSO RTS RCY RER
 done
 {
   echo
   echo "Commands (one per log file in this directory):"
   echo
   for f in "$OUT"/psormg_*.log "$OUT"/snesvi_*.log "$OUT"/tao_*.log; do [ -f "$f" ] && echo "    $(head -1 "$f")"; done
+  echo
+  echo "psormg event times (-log_view, max over ranks, seconds; PCSetUp = the whole setup, KPMGGalerkin = Galerkin products of"
+  echo "the setup and, with the truncated restriction, of the truncations, KPDevMatSetup = copy of the operator to device CSR):"
+  echo
+  echo "| run | PCSetUp | KPDevMatSetup | KPMGGalerkin | PCPSORMGCycle | PCPSORMGSweep | KSPSolve |"
+  echo "|---|---|---|---|---|---|---|"
+  for f in "$OUT"/psormg_*.log; do
+    [ -f "$f" ] || continue
+    echo "| $(basename "$f" .log) | $(evtime PCSetUp "$f") | $(evtime KPDevMatSetup "$f") | $(evtime KPMGGalerkin "$f") | $(evtime PCPSORMGCycle "$f") | $(evtime PCPSORMGSweep "$f") | $(evtime KSPSolve "$f") |"
+  done
 } >> "$TABLE"
 cat "$TABLE"

@@ -169,8 +169,11 @@ PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
   PCPSORMGObstacleRestriction - how `PCPSORMG` makes the bounds of the coarse-grid correction from the fine gaps
 
   Values:
-+ `PC_PSORMG_OBSTACLE_MONOTONE` - max (lower) / min (upper) of the gaps over the support of the interpolation: every coarse correction is feasible
-- `PC_PSORMG_OBSTACLE_LINEAR`   - row-normalised linear restriction of the gaps (Klement and Oberhuber): no feasibility guarantee
++ `PC_PSORMG_OBSTACLE_MONOTONE`  - max (lower) / min (upper) of the gaps over the support of the interpolation: every coarse correction is feasible
+. `PC_PSORMG_OBSTACLE_LINEAR`    - row-normalised linear restriction of the gaps (Klement and Oberhuber): no feasibility guarantee
+- `PC_PSORMG_OBSTACLE_TRUNCATED` - (default) truncated monotone multigrid (Kornhuber): the coarse functions are truncated at the fine points on a
+                                   bound (no residual restricted from there, no correction made there, Galerkin coarse operators of the
+                                   truncated interpolation), and the monotone restriction runs over the truncated supports
 
   Level: intermediate
 
@@ -178,7 +181,8 @@ PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
 E*/
 typedef enum {
   PC_PSORMG_OBSTACLE_MONOTONE,
-  PC_PSORMG_OBSTACLE_LINEAR
+  PC_PSORMG_OBSTACLE_LINEAR,
+  PC_PSORMG_OBSTACLE_TRUNCATED
 } PCPSORMGObstacleRestriction;
 PETSC_EXTERN const char *const PCPSORMGObstacleRestrictions[];
 /*E

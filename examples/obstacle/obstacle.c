@@ -629,6 +629,26 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 257 -max_cycles 35
     output_file: output/obstacle_hemisphere_257.out
 
+  # truncated monotone multigrid (the default restriction): 9 cycles to rtol 1e-10 at 65^2 and at 257^2, where the
+  # monotone restriction needs 27 and 29 (kept tested below)
+  test:
+    suffix: hemisphere_truncated
+    nsize: {{1 4}}
+    args: -problem hemisphere -n 65 -max_cycles 12
+    output_file: output/obstacle_hemisphere_truncated.out
+
+  test:
+    suffix: hemisphere_truncated_257
+    nsize: {{1 2}}
+    args: -problem hemisphere -n 257 -max_cycles 12
+    output_file: output/obstacle_hemisphere_truncated_257.out
+
+  test:
+    suffix: hemisphere_monotone
+    nsize: {{1 4}}
+    args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_obstacle_restriction monotone
+    output_file: output/obstacle_hemisphere.out
+
   test:
     suffix: hemisphere_snesvi
     nsize: {{1 2 4}}

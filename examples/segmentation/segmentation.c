@@ -910,6 +910,20 @@ int main(int argc, char **argv)
     args: -n 129 -tau 4e-2 -steps 10
     output_file: output/segmentation_synthetic129.out
 
+  # truncated monotone multigrid (the default restriction): at most 18 cycles per step here, where the monotone
+  # restriction needs up to 33 once the contour reaches the seeds (kept tested below)
+  test:
+    suffix: synthetic_truncated
+    nsize: {{1 2 4}}
+    args: -n 65 -tau 4e-2 -steps 10 -max_cycles 20
+    output_file: output/segmentation_synthetic_truncated.out
+
+  test:
+    suffix: synthetic_monotone
+    nsize: {{1 2}}
+    args: -n 65 -tau 4e-2 -steps 10 -pc_psormg_obstacle_restriction monotone
+    output_file: output/segmentation_synthetic65.out
+
   # even sizes (the paper's images are 256, 512, 1024): the interpolation extrapolates constants to the Neumann edge
   # past the last coarse point, so every solve needs at most the cycles of the odd neighbour (65: 33, 257: 36 at
   # most; with the Dirichlet-style half value at that edge 64 needed up to 72 and 256 up to 150 cycles)

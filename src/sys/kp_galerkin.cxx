@@ -267,19 +267,23 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   return true;
 }
 
-void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag)
 {
-  auto arp = A.rowptr;
-  auto aci = A.colidx;
-  auto av  = A.vals;
-  auto brp = B.rowptr;
-  auto bci = B.colidx;
-  auto bv  = B.vals;
-  auto crp = C.rowptr;
-  auto cci = C.colidx;
-  auto cv  = C.vals;
+  const bool all = rowflag.extent(0) == 0;
+  auto       arp = A.rowptr;
+  auto       aci = A.colidx;
+  auto       av  = A.vals;
+  auto       brp = B.rowptr;
+  auto       bci = B.colidx;
+  auto       bv  = B.vals;
+  auto       crp = C.rowptr;
+  auto       cci = C.colidx;
+  auto       cv  = C.vals;
+
+  if (C.nrows == 0) return;
   Kokkos::parallel_for(
     "petsckp::SpgemmNumeric", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      if (!all && !rowflag(i)) return;
       const Int cb = crp(i), ce = crp(i + 1);
       for (Int e = cb; e < ce; e++) cv(e) = 0;
       for (Int k = arp(i); k < arp(i + 1); k++) {
@@ -298,6 +302,11 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
     });
 }
 
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  SpgemmNumeric(A, B, C, UView<const Int>());
+}
+
 bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
 {
   if (R.ncols != A.nrows || A.ncols != P.nrows) return false;
@@ -311,5 +320,23 @@ void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix 
 {
   SpgemmNumeric(A, P, work.AP);
   SpgemmNumeric(R, work.AP, C);
+}
+
+Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag)
+{
+  const Int  n    = (Int)keep.extent(0);
+  const bool ones = newkeep.extent(0) == 0;
+  Int        cnt  = 0;
+
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::MaskChanges", range(n),
+    KOKKOS_LAMBDA(Int i, Int & c) {
+      const Int f = keep(i) != (ones ? Scalar(1) : newkeep(i)) ? 1 : 0;
+      flag(i)     = f;
+      c += f;
+    },
+    cnt);
+  return cnt;
 }
 } // namespace petsckp

@@ -86,6 +86,9 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
    per row, no atomics: C(i, j) is summed in ascending order of the entries of row i of A and of each row of B
    (deterministic); the position of j in row i of C is found by binary search. */
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+/* the same for the rows i of C with rowflag(i) != 0 only (the other rows keep their values): the refresh of a product
+   whose inputs changed in a few rows (CsrFlagRows of kp_sparse finds them); an empty rowflag means every row */
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag);
 
 /* the work of a Galerkin product C = R A P: the intermediate product AP */
 struct GalerkinRap {
@@ -98,4 +101,8 @@ bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix
 
 /* new values of C = R A P (same patterns as in GalerkinRapSymbolic, e.g. new values of A): two numeric products */
 void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
+
+/* The change flags of a 0/1 mask (e.g. the kept points of truncated transfers): flag(i) = 1 where newkeep(i) differs
+   from keep(i), else 0 (an empty newkeep: all ones). Returns the number of changes. */
+Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
 } // namespace petsckp

@@ -203,6 +203,7 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
     PetscCall(MatDestroy(&L.P));
     PetscCall(MatDestroy(&L.Ph));
     PetscCall(MatDestroy(&L.R));
+    PetscCall(MatDestroy(&L.Ph0));
     PetscCall(VecDestroy(&L.x));
     PetscCall(VecDestroy(&L.b));
     PetscCall(VecDestroy(&L.r));
@@ -211,7 +212,8 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
   }
   PetscCallCXX(H.levels.clear());
   PetscCall(MGCoarseDirectReset(H.coarse));
-  H.device = false;
+  H.device                 = false;
+  H.truncated_refresh_rows = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -364,11 +366,12 @@ PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H)
+/* the numeric Galerkin products of the levels below level l0 */
+static PetscErrorCode RefreshCoarseFrom(MGHierarchy &H, size_t l0)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
-  for (size_t l = 0; l + 1 < H.levels.size(); l++) {
+  for (size_t l = l0; l + 1 < H.levels.size(); l++) {
     MGLevel &F = H.levels[l], &C = H.levels[l + 1];
     if (!C.Ad) continue; /* a level the PC stores: its PC refreshes it */
     if (H.device) {
@@ -383,8 +386,149 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H)
   }
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  PetscCall(RefreshCoarseFrom(H, 0));
   if (H.coarse.ready) PetscCall(MGHierarchySetUpCoarseDirect(H));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* values of a device matrix's blocks kept aside (copies) */
+static void KeepValues(PetscKPDeviceMat A, View<Scalar> vals0[2])
+{
+  for (int b = 0; b < 2; b++) {
+    const CsrMatrix &M = b ? DeviceMatGhostCsr(A) : DeviceMatLocalCsr(A);
+    vals0[b]           = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg transfer values")), M.nnz);
+    if (M.nnz) Kokkos::deep_copy(exec(), vals0[b], Kokkos::subview(M.vals, Kokkos::make_pair((Int)0, M.nnz)));
+  }
+}
+
+/* The Galerkin products below level l after the truncation mask of level l changed at the points flagged in
+   levels[l].tflag (device setup): the rows of A_l P_l^t with a changed point among their columns (or their own), then
+   on every level m the rows of R_m (A_m P_m) reached by changed rows of A_m P_m, which are the changed rows of
+   A_{m+1}; only those rows are recomputed, in the same order of summation as a full refresh. Returns the number of
+   rows recomputed (on all levels, A P and R A P). */
+static PetscErrorCode RefreshCoarseTruncated(MGHierarchy &H, size_t l, PetscInt *nrows)
+{
+  Int total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  for (size_t m = l; m + 1 < H.levels.size(); m++) {
+    MGLevel        &F = H.levels[m], &C = H.levels[m + 1];
+    const CsrMatrix A = DeviceMatLocalCsr(F.Ad), P = DeviceMatLocalCsr(F.Pd), R = DeviceMatLocalCsr(F.Rd);
+    CsrMatrix       Ac = DeviceMatLocalCsr(C.Ad);
+    View<Int>       apflag = F.tflag;
+    Int             nc;
+
+    if (C.tflag.extent(0) != (size_t)Ac.nrows) PetscCallCXX(C.tflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg truncation flags")), Ac.nrows));
+    /* rows of A P that change: on level l those next to a changed point of the mask (P^t changed in those rows),
+       below it the changed rows of A_m themselves (flagged by the level above) */
+    if (m == l) {
+      Int nap;
+      if (F.rflag.extent(0) != (size_t)A.nrows) PetscCallCXX(F.rflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg refresh flags")), A.nrows));
+      apflag = F.rflag;
+      PetscCallCXX(nap = CsrFlagRows(A, ucv(F.tflag), true, apflag));
+      if (!nap) break;
+    }
+    PetscCallCXX(nc = CsrFlagRows(R, ucv(apflag), false, C.tflag));
+    if (!nc) break;
+    PetscCallCXX(SpgemmNumeric(A, P, F.rap.AP, ucv(apflag)));
+    PetscCallCXX(SpgemmNumeric(R, F.rap.AP, Ac, ucv(C.tflag)));
+    total += nc;
+  }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  *nrows = total;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
+{
+  DeviceVec kv, gv;
+  Vec       g = nullptr;
+  Int       nchanged;
+
+  PetscFunctionBegin;
+  PetscCheck(l >= 0 && l + 1 < (PetscInt)H.levels.size(), H.comm, PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " has no transfers to truncate (the hierarchy has %" PetscInt_FMT " levels)", l, (PetscInt)H.levels.size());
+  MGLevel &F = H.levels[l];
+  PetscCheck(F.Pd && F.Rd && !F.aggregated, H.comm, PETSC_ERR_SUP, "Level %" PetscInt_FMT ": only interpolation transfers (device CSR P and R) can be truncated", l);
+  if (!keep && !F.truncated) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!F.keep.extent(0) && F.nlocal) {
+    /* once: the setup's values of the transfers, and the mask they stand for */
+    PetscCallCXX(KeepValues(F.Pd, F.pvals0));
+    PetscCallCXX(KeepValues(F.Rd, F.rvals0));
+    PetscCallCXX(F.keep = View<Scalar>(std::string("mg truncation mask"), F.nlocal));
+    PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
+    PetscCallCXX(F.tflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg truncation flags")), F.nlocal));
+  }
+  if (!H.device && !F.Ph0) PetscCall(MatDuplicate(F.Ph, MAT_COPY_VALUES, &F.Ph0)); /* collective */
+  /* P^t = D P (rows), R^t = R D (columns; the ghost columns of R with the ghost values of keep); keep NULL: D = I */
+  if (keep) {
+    PetscCall(DeviceMatGhostUpdate(F.Rd, keep, &g));
+    if (g) PetscCall(gv.Get(g, Access::Read));
+    PetscCall(kv.Get(keep, Access::Read));
+    PetscCheck(kv.size() == F.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The truncation mask has %" PetscInt_FMT " local entries, level %" PetscInt_FMT " %" PetscInt_FMT " rows", kv.size(), l, (PetscInt)F.nlocal);
+  }
+  /* the points whose mask differs from the one in use (none: nothing to do) */
+  PetscCallCXX(nchanged = MaskChanges(ucv(F.keep), kv.cview(), F.tflag));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nchanged, 1, MPIU_INT, MPI_SUM, H.comm));
+  H.truncated_refresh_rows = 0;
+  if (nchanged && F.keep.extent(0)) {
+    if (keep) PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, kv.cview()));
+    else PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
+  }
+  if (nchanged) {
+    PetscCallCXX(CsrScaleValues(DeviceMatLocalCsr(F.Pd), ucv(F.pvals0[0]), kv.cview(), UView<const Scalar>()));
+    PetscCallCXX(CsrScaleValues(DeviceMatGhostCsr(F.Pd), ucv(F.pvals0[1]), kv.cview(), UView<const Scalar>()));
+    PetscCallCXX(CsrScaleValues(DeviceMatLocalCsr(F.Rd), ucv(F.rvals0[0]), UView<const Scalar>(), kv.cview()));
+    PetscCallCXX(CsrScaleValues(DeviceMatGhostCsr(F.Rd), ucv(F.rvals0[1]), UView<const Scalar>(), gv.cview()));
+  }
+  PetscCall(kv.Restore());
+  PetscCall(gv.Restore());
+  /* the coarse operators were those of the last mask: recompute what changed */
+  if (nchanged && H.device) PetscCall(RefreshCoarseTruncated(H, (size_t)l, &H.truncated_refresh_rows));
+  else if (nchanged) {
+    PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
+    if (keep) PetscCall(MatDiagonalScale(F.Ph, keep, NULL));
+    PetscCall(RefreshCoarseFrom(H, (size_t)l));
+    for (size_t m = l + 1; m < H.levels.size(); m++) H.truncated_refresh_rows += H.levels[m].nlocal;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &H.truncated_refresh_rows, 1, MPIU_INT, MPI_SUM, H.comm));
+  }
+  F.truncated = keep ? true : false; /* keep NULL: the setup's transfers again (and keep all ones) */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyUntruncate(MGHierarchy &H, bool refresh)
+{
+  PetscFunctionBegin;
+  for (size_t l = 0; l < H.levels.size(); l++) {
+    MGLevel &F = H.levels[l];
+    if (!F.truncated) continue;
+    if (refresh) PetscCall(MGHierarchyTruncate(H, (PetscInt)l, nullptr)); /* the products that change, from the transfers of the setup */
+    else {
+      for (int b = 0; b < 2; b++) {
+        const CsrMatrix &P = b ? DeviceMatGhostCsr(F.Pd) : DeviceMatLocalCsr(F.Pd);
+        const CsrMatrix &R = b ? DeviceMatGhostCsr(F.Rd) : DeviceMatLocalCsr(F.Rd);
+        if (P.nnz) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(P.vals, Kokkos::make_pair((Int)0, P.nnz)), F.pvals0[b]));
+        if (R.nnz) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(R.vals, Kokkos::make_pair((Int)0, R.nnz)), F.rvals0[b]));
+      }
+      if (F.keep.extent(0)) PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
+      if (F.Ph0) PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
+      F.truncated = false;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the transfers of level l are truncated */
+bool MGHierarchyTruncated(const MGHierarchy &H, PetscInt l)
+{
+  return l >= 0 && l < (PetscInt)H.levels.size() && H.levels[l].truncated;
 }
 
 PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[])

@@ -80,6 +80,14 @@
       - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
         MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
 
+   6. Truncated transfers (MGHierarchyTruncate): for the truncated monotone multigrid of obstacle problems
+      (R. Kornhuber, Monotone multigrid methods for elliptic variational inequalities I, Numer. Math. 69 (1994);
+      C. Graeser and R. Kornhuber, Multigrid methods for obstacle problems, J. Comput. Math. 27 (2009)) the coarse
+      functions are truncated at the active fine points: P_l^t = D P_l, R_l^t = P_l^t^T = R_l D with D = diag(keep),
+      so that the restriction ignores the residual at active points and the correction leaves them unchanged; the
+      coarse operators R^t A P^t follow by the numeric Galerkin products of section 1 (patterns unchanged: the
+      truncated entries stay as stored zeros). MGHierarchyUntruncate goes back to the transfers of the setup.
+
    Nothing here is specific to one PC: grid geometry, colourings, bounds and monitors stay in the PCs.
 */
 #pragma once
@@ -130,6 +138,14 @@ struct MGLevel {
   /* the work of the device Galerkin product that makes level l+1 (numeric refresh) */
   GalerkinRap rap;
   GalerkinMap gmap;
+  /* truncated transfers (MGHierarchyTruncate): the values of P and R (local and ghost blocks) and Ph of the setup,
+     the mask the transfers are truncated with (all ones when not truncated), and the row flags of the incremental
+     refresh (changed points of the mask, or changed rows of A on a coarse level; changed rows of A P) */
+  View<Scalar> pvals0[2], rvals0[2];
+  Mat          Ph0 = nullptr;
+  View<Scalar> keep;
+  View<Int>    tflag, rflag;
+  bool         truncated = false;
   /* vectors (section 2) */
   Vec              x = nullptr, b = nullptr; /* below level 0 only */
   Vec              r = nullptr, w = nullptr;
@@ -143,6 +159,7 @@ struct MGHierarchy {
   bool                 device = false;      /* coarse operators formed on the device (section 1) */
   MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
   Real                 coarse_rtol = 1e-13; /* its singularity threshold */
+  PetscInt             truncated_refresh_rows = 0; /* coarse rows recomputed by the last MGHierarchyTruncate (all of them on the host path) */
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
@@ -171,6 +188,25 @@ PetscErrorCode MGHierarchySetUpCoarseDirect(MGHierarchy &H);
    host AIJ copy), then every coarse operator (numeric Galerkin products) and the coarsest factorisation */
 PetscErrorCode MGHierarchyRefreshFine(MGHierarchy &H);
 PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
+
+/* Truncated transfers (section 6): the rows of P_l and the columns of R_l = P_l^T scaled by keep (a Vec of level l,
+   1 at kept and 0 at truncated fine points), from the values of the setup (kept aside at the first call), and the
+   coarse operators below level l made the Galerkin products of the truncated transfers: on the device only the rows
+   that change with the mask since the last call are recomputed (the rows of A_l P_l next to a changed point, the
+   coarse rows they reach, and so on down the levels); on the host (MPI) every level is recomputed. The rows of a
+   coarse function truncated away entirely are zero (the coloured sweeps leave rows with a zero diagonal alone).
+   Collective. The transfers of level l must be interpolation matrices (MGHierarchyAddLevelDevice or
+   MGHierarchyAddLevelHost). keep NULL: back to the transfers of the setup (and the coarse operators, the same way).
+   MGHierarchyRefreshCoarse keeps a truncation (its products use the truncated transfers). The coarsest direct solve
+   (MGHierarchySetUpCoarseDirect) is not refactored: a truncated coarsest operator may be singular (zero rows), the
+   truncation is for cycles that solve their coarsest level iteratively (projected SOR). */
+PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep);
+/* restores the transfers of the setup on every level; refresh: the coarse operators too (as MGHierarchyTruncate(H, l,
+   NULL)); without refresh the caller must refresh them, e.g. by MGHierarchyRefreshCoarse after new values of the
+   fine operator */
+PetscErrorCode MGHierarchyUntruncate(MGHierarchy &H, bool refresh);
+/* whether the transfers of level l are truncated */
+bool MGHierarchyTruncated(const MGHierarchy &H, PetscInt l);
 
 /* Checks the finest operator (its device copy) for what a smoother that divides by the diagonal needs: finite entries
    and a positive diagonal. Errors name the first offending global row; name is the PC's ("PCPSORMG"), need says what

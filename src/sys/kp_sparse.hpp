@@ -65,6 +65,15 @@ Int CsrFirstNonFiniteRow(const CsrMatrix &A);
    scheduling on the GPU (for few, long rows such as the transposed deflation space Z^T, where sorting a row of N/d
    entries in one thread would dominate the setup). */
 void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted = true);
+/* A.vals(k) = left(i) * vals0(k) * right(j) for entry k = (i, j) of A, like MatDiagonalScale() but from kept values
+   vals0 (A.nnz entries, not aliasing A.vals), so that a scaling by a 0/1 mask can be undone; an empty left / right
+   view stands for ones. right has A.ncols entries (the ghost values for an off-process block). E.g. the truncation
+   of the transfers at the active points of an obstacle problem: P with its rows, R = P^T with its columns scaled. */
+void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right);
+/* rowflag(i) = 1 when row i of M has an entry in a column j with colflag(j) != 0, or (self, for a square M) when
+   colflag(i) != 0 itself; else 0. Returns the number of rows flagged. E.g. the rows of a product M B that change
+   when the rows colflag of B change. */
+Int CsrFlagRows(const CsrMatrix &M, UView<const Int> colflag, bool self, UView<Int> rowflag);
 /* Checks of an operator that a smoother divides by its diagonal (local part): the smallest row of the local block Ad or of the ghost block Ao
    with a NaN or Inf entry, and the smallest row whose diagonal (the sum of its entries a_ii in Ad, 0 when absent)
    is not positive, with that diagonal; -1 where there is no such row. */

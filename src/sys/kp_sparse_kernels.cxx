@@ -220,6 +220,41 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
     });
 }
 
+void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right)
+{
+  const bool havel = left.extent(0) > 0, haver = right.extent(0) > 0;
+  auto       rp = A.rowptr;
+  auto       ci = A.colidx;
+  auto       va = A.vals;
+
+  if (A.nrows == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::CsrScaleValues", range(A.nrows), KOKKOS_LAMBDA(Int i) {
+      const Scalar l = havel ? left(i) : Scalar(1);
+      for (Int k = rp(i); k < rp(i + 1); k++) va(k) = haver ? l * vals0(k) * right(ci(k)) : l * vals0(k);
+    });
+}
+
+Int CsrFlagRows(const CsrMatrix &M, UView<const Int> colflag, bool self, UView<Int> rowflag)
+{
+  auto rp  = M.rowptr;
+  auto ci  = M.colidx;
+  Int  cnt = 0;
+
+  if (M.nrows == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::CsrFlagRows", range(M.nrows),
+    KOKKOS_LAMBDA(Int i, Int & c) {
+      Int f = self && colflag(i) ? 1 : 0;
+      for (Int k = rp(i); k < rp(i + 1) && !f; k++)
+        if (colflag(ci(k))) f = 1;
+      rowflag(i) = f;
+      c += f;
+    },
+    cnt);
+  return cnt;
+}
+
 Int CsrFirstNonFiniteRow(const CsrMatrix &A)
 {
   auto      rp    = A.rowptr;

@@ -400,3 +400,69 @@ TEST(Galerkin, RapMatchesReferenceAndRefreshes)
     if (nc != n) EXPECT_FALSE(GalerkinRapSymbolic(P, A, P, work2, Cbad));
   }
 }
+
+/* the flagged numeric product recomputes exactly the flagged rows: after new values of B in a few rows, the rows of
+   C = A B that CsrFlagRows finds are those that change; the others are left untouched */
+TEST(Galerkin, FlaggedNumericRefreshesFlaggedRowsOnly)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int m = n / 2 + 1, q = n / 3 + 2;
+    HostCsr   ha = RandomCsr(m, n, 91 + (unsigned)n), hb = RandomCsr(n, q, 93 + (unsigned)n, 5);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), C;
+    ASSERT_TRUE(SpgemmSymbolic(A, B, C));
+    SpgemmNumeric(A, B, C);
+    /* new values in the rows of B with bflag set */
+    std::vector<Int> bflag(n, 0);
+    for (Int i = 0; i < n; i += 5) bflag[i] = 1;
+    for (Int i = 0; i < n; i++)
+      if (bflag[i])
+        for (Int k = hb.rowptr[i]; k < hb.rowptr[i + 1]; k++) hb.vals[k] = 2.0 * hb.vals[k] - 0.5;
+    CsrMatrix B2 = MakeDeviceCsr(hb);
+    auto      dbf = ToDevice(bflag), dcf = ToDevice(std::vector<Int>(m, 0));
+    const Int nf  = CsrFlagRows(A, ucv(dbf), false, dcf);
+    auto      cf  = ToHost(dcf);
+    /* unflagged rows keep what they hold: mark them */
+    auto cvals = ToHost(C.vals);
+    auto crp   = ToHost(C.rowptr);
+    for (Int i = 0; i < m; i++)
+      if (!cf[i])
+        for (Int e = crp[i]; e < crp[i + 1]; e++) cvals[e] = 1e300;
+    if (C.nnz) Kokkos::deep_copy(C.vals, ToDevice(cvals));
+    SpgemmNumeric(A, B2, C, ucv(dcf));
+    HostCsr ref  = RefProduct(ha, hb);
+    auto    got  = ToHost(C.vals);
+    Int     seen = 0;
+    for (Int i = 0; i < m; i++) {
+      seen += cf[i];
+      for (Int e = crp[i]; e < crp[i + 1]; e++) {
+        if (cf[i]) EXPECT_NEAR(got[e], ref.vals[e], 1e-14 * (1 + std::abs(ref.vals[e]))) << "row " << i;
+        else EXPECT_EQ(got[e], 1e300) << "row " << i;
+      }
+    }
+    EXPECT_EQ(seen, nf);
+    /* an empty flag view: every row (the plain numeric phase) */
+    SpgemmNumeric(A, B2, C, UView<const Int>());
+    ExpectCsrEq(C, ref, 1e-14);
+  }
+}
+
+/* flags of the changes of a 0/1 mask; an empty new mask means all ones */
+TEST(Galerkin, MaskChangesMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    std::vector<Scalar> k0(n), k1(n);
+    for (Int i = 0; i < n; i++) k0[i] = i % 3 ? 1.0 : 0.0, k1[i] = i % 5 ? 1.0 : 0.0;
+    for (int ones = 0; ones < 2; ones++) {
+      std::vector<Int> ref(n);
+      Int              cnt = 0;
+      for (Int i = 0; i < n; i++) cnt += ref[i] = k0[i] != (ones ? 1.0 : k1[i]) ? 1 : 0;
+      auto dk = ToDevice(k0), dn = ToDevice(k1);
+      auto df = ToDevice(std::vector<Int>(n, -1));
+      EXPECT_EQ(MaskChanges(ucv(dk), ones ? UView<const Scalar>() : ucv(dn), df), cnt);
+      EXPECT_EQ(ToHost(df), ref);
+      EXPECT_EQ(ToHost(dk), k0); /* not changed */
+    }
+  }
+}

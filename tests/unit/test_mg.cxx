@@ -511,6 +511,121 @@ TEST(MG, NumericRefreshEqualsNewSetup)
   }
 }
 
+/* Truncated transfers (truncated monotone multigrid): P_0 rows and R_0 columns scaled by a 0/1 mask, and every coarse
+   operator the Galerkin product of the truncated transfers, A_1 = (D P_0)^T A_0 (D P_0), A_{l+1} = P_l^T A_l P_l,
+   after a sequence of masks (the device setup recomputes only the rows that change), and back to the setup's */
+namespace
+{
+HostCsr RefRap(const HostCsr &F, const HostCsr &P)
+{
+  std::vector<std::map<Int, Scalar>> rows(P.ncols);
+  for (Int i = 0; i < F.nrows; i++)
+    for (Int k = F.rowptr[i]; k < F.rowptr[i + 1]; k++) {
+      const Int j = F.colidx[k];
+      for (Int a = P.rowptr[i]; a < P.rowptr[i + 1]; a++)
+        for (Int c = P.rowptr[j]; c < P.rowptr[j + 1]; c++) rows[P.colidx[a]][P.colidx[c]] += P.vals[a] * F.vals[k] * P.vals[c];
+    }
+  HostCsr C;
+  C.nrows = C.ncols = P.ncols;
+  C.rowptr.push_back(0);
+  for (auto &r : rows) {
+    for (auto &e : r) C.colidx.push_back(e.first), C.vals.push_back(e.second);
+    C.rowptr.push_back((Int)C.colidx.size());
+  }
+  return C;
+}
+
+/* y = A x for a host CSR that may hold explicit zeros (compared through products with random vectors) */
+void ExpectSameOperator(const HostCsr &a, const HostCsr &r, const std::string &what)
+{
+  ASSERT_EQ(a.nrows, r.nrows) << what;
+  for (unsigned seed : {3u, 4u}) {
+    std::vector<Scalar> x = RandomVector(a.nrows, seed), y1(a.nrows), y2(a.nrows);
+    HostSpmv(a, x.data(), y1.data());
+    HostSpmv(r, x.data(), y2.data());
+    EXPECT_LT(RelErr(y1, y2), 1e-13) << what;
+  }
+}
+} // namespace
+
+TEST(MG, TruncatedTransfersGiveTruncatedGalerkinOperators)
+{
+  for (const Int n : Sizes()) {
+    for (SetupKind s : {SetupKind::DeviceCsr, SetupKind::Host}) {
+      if (n > 100000 && s == SetupKind::Host) continue;
+      SCOPED_TRACE(std::string(SetupName(s)) + " size " + std::to_string(n));
+      Problem pr;
+      ASSERT_NO_FATAL_FAILURE(pr.Build(Laplace1D(n, 0.01), s, false, 0));
+      if (pr.H.levels.size() < 2) {
+        Vec k;
+        MatCreateVecs(pr.A, &k, NULL);
+        EXPECT_NE((int)MGHierarchyTruncate(pr.H, 0, k), 0); /* no transfers to truncate */
+        VecDestroy(&k);
+        continue;
+      }
+      /* masks: every third point truncated, a few of them moved, a block of points, none (NULL) */
+      std::vector<std::vector<Scalar>> masks;
+      std::vector<Scalar>              m(n, 1.0);
+      for (Int i = 0; i < n; i += 3) m[i] = 0;
+      masks.push_back(m);
+      for (Int i = 0; i < n; i += 17) m[i] = 1 - m[i];
+      masks.push_back(m);
+      std::fill(m.begin(), m.end(), 1.0);
+      for (Int i = n / 4; i < n / 2; i++) m[i] = 0; /* whole coarse functions truncated away: zero rows */
+      masks.push_back(m);
+      masks.push_back(std::vector<Scalar>()); /* back to the setup's transfers */
+      Vec keep;
+      MatCreateVecs(pr.A, &keep, NULL);
+      for (size_t t = 0; t < masks.size(); t++) {
+        const bool none = masks[t].empty();
+        if (!none) StdToVec(masks[t], keep);
+        ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, none ? NULL : keep), 0);
+        EXPECT_EQ(MGHierarchyTruncated(pr.H, 0), !none);
+        /* the reference: D P_0 on the finest level, then the plain Galerkin products */
+        HostCsr Pt = pr.ref.P[0];
+        for (Int i = 0; i < Pt.nrows; i++)
+          for (Int k = Pt.rowptr[i]; k < Pt.rowptr[i + 1]; k++) Pt.vals[k] *= none ? 1.0 : masks[t][i];
+        ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[0].Pd)), Pt, "P_0, mask " + std::to_string(t));
+        HostCsr Ac = RefRap(pr.ref.A[0], Pt);
+        for (size_t l = 1; l < pr.H.levels.size(); l++) {
+          ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), Ac, "level " + std::to_string(l) + ", mask " + std::to_string(t));
+          if (l + 1 < pr.H.levels.size()) Ac = RefRap(Ac, pr.ref.P[l]);
+        }
+        /* R_0 = (D P_0)^T: y = R_0 x against the reference */
+        std::vector<Scalar> x = RandomVector(n, 7), y(Pt.ncols, 0.0);
+        for (Int i = 0; i < n; i++)
+          for (Int k = Pt.rowptr[i]; k < Pt.rowptr[i + 1]; k++) y[Pt.colidx[k]] += Pt.vals[k] * x[i];
+        std::vector<Scalar> yr(Pt.ncols);
+        HostSpmv(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[0].Rd)), x.data(), yr.data());
+        EXPECT_LT(RelErr(yr, y), 1e-14) << "R_0, mask " << t;
+      }
+      /* a truncation, then the restore of every level with and without the refresh of the coarse operators */
+      StdToVec(masks[0], keep);
+      ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, keep), 0);
+      ASSERT_EQ((int)MGHierarchyUntruncate(pr.H, true), 0);
+      EXPECT_FALSE(MGHierarchyTruncated(pr.H, 0));
+      for (size_t l = 0; l < pr.H.levels.size(); l++) ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), pr.ref.A[l], "restored level " + std::to_string(l));
+      /* without the refresh: the transfers are restored, the caller refreshes the coarse operators (as after new values
+         of the fine operator); a truncation after that starts from the setup's transfers again */
+      ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, keep), 0);
+      ASSERT_EQ((int)MGHierarchyUntruncate(pr.H, false), 0);
+      EXPECT_FALSE(MGHierarchyTruncated(pr.H, 0));
+      ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[0].Pd)), pr.ref.P[0], "P_0 restored");
+      ASSERT_EQ((int)MGHierarchyRefreshCoarse(pr.H), 0);
+      for (size_t l = 0; l < pr.H.levels.size(); l++) ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[l].Ad)), pr.ref.A[l], "refreshed level " + std::to_string(l));
+      StdToVec(masks[2], keep);
+      ASSERT_EQ((int)MGHierarchyTruncate(pr.H, 0, keep), 0);
+      {
+        HostCsr Pt = pr.ref.P[0];
+        for (Int i = 0; i < Pt.nrows; i++)
+          for (Int k = Pt.rowptr[i]; k < Pt.rowptr[i + 1]; k++) Pt.vals[k] *= masks[2][i];
+        ExpectSameOperator(ToHostCsr(DeviceMatLocalCsr(pr.H.levels[1].Ad)), RefRap(pr.ref.A[0], Pt), "level 1 after a refresh");
+      }
+      VecDestroy(&keep);
+    }
+  }
+}
+
 /* the plug-in path of a PC that stores its coarse levels itself (as the auxiliary-grid AMG will, in stencil
    arrays): levels added with MGHierarchyAddLevel, its own Mult/Restrict/ProlongAdd/CoarseSolve, the layer's cycle */
 namespace

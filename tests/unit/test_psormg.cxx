@@ -1,7 +1,8 @@
 /* Unit tests of src/pc/psormg/psormg_kernels against plain serial references: coloured projected SOR sweep,
    obstacle restriction (monotone, linear), LCP measures, the structured colourings it takes from kp_colour, row
-   lists, interpolation stencil, checks of the operator and of the bounds; and of PCPSORMG itself: bad data (NaN/Inf in b, A or the bounds,
-   non-positive diagonals, crossing bounds) is reported, and every option is checked by its setter. */
+   lists, interpolation stencil, checks of the operator and of the bounds, the truncation mask; and of PCPSORMG itself:
+   bad data (NaN/Inf in b, A or the bounds, non-positive diagonals, crossing bounds) is reported, every option is
+   checked by its setter, and the truncated restriction is undone for the other restrictions and PCApply(). */
 #include "kp_test.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
 #include "kp_colour.hpp"
@@ -184,6 +185,41 @@ TEST_P(PsormgSizes, LcpMeasuresMatchReference)
   double      r2 = 0;
   for (auto v : r) r2 += v * v;
   EXPECT_NEAR(u.pnorm2, r2, 1e-12 * (1 + r2));
+}
+
+/* the truncation mask: 0 at the points on a bound (the active test of the LCP measures), 1 elsewhere; the moves
+   against the mask on entry and the size of the active set */
+TEST_P(PsormgSizes, TruncationMaskMatchesReference)
+{
+  const Int n  = GetParam();
+  auto      x  = RandomVector(n, 61);
+  auto      lo = WithInfinities(RandomVector(n, 67, -2, -1), -INFINITY, 6), up = WithInfinities(RandomVector(n, 71, 1, 2), INFINITY, 5);
+  for (Int i = 0; i < n; i += 3) x[i] = lo[i] == -INFINITY ? x[i] : lo[i];
+  for (Int i = 1; i < n; i += 7) x[i] = up[i] == INFINITY ? x[i] : up[i];
+  for (Int i = 2; i < n; i += 11) x[i] = lo[i] == -INFINITY ? x[i] : lo[i] + 1e-15; /* within the tolerance */
+  for (Int i = 4; i < n; i += 13) x[i] = lo[i] == -INFINITY ? x[i] : lo[i] + 1e-6;  /* not */
+  for (int sides = 1; sides < 4; sides++) {
+    const bool          havelo = sides & 1, haveup = sides & 2;
+    std::vector<Scalar> keep0(n), ref(n);
+    Int                 changed = 0, active = 0;
+    for (Int i = 0; i < n; i++) {
+      keep0[i]        = i % 4 ? 1.0 : 0.0;
+      const bool atlo = havelo && std::isfinite(lo[i]) && std::abs(x[i] - lo[i]) <= 1e-14 * std::max(1.0, std::abs(lo[i]));
+      const bool atup = haveup && std::isfinite(up[i]) && std::abs(up[i] - x[i]) <= 1e-14 * std::max(1.0, std::abs(up[i]));
+      ref[i]          = atlo || atup ? 0.0 : 1.0;
+      changed += ref[i] != keep0[i];
+      active += ref[i] == 0.0;
+    }
+    auto           dx = ToDevice(x), dl = ToDevice(lo), du = ToDevice(up), dk = ToDevice(keep0);
+    TruncationInfo info = TruncationMask(UView<const Scalar>(dx.data(), n), havelo ? UView<const Scalar>(dl.data(), n) : UView<const Scalar>(), haveup ? UView<const Scalar>(du.data(), n) : UView<const Scalar>(), 1e-14, UView<Scalar>(dk.data(), n));
+    EXPECT_EQ(ToHost(dk), ref) << "sides " << sides;
+    EXPECT_EQ(info.changed, changed);
+    EXPECT_EQ(info.active, active);
+    /* the same point again: nothing moves */
+    info = TruncationMask(UView<const Scalar>(dx.data(), n), havelo ? UView<const Scalar>(dl.data(), n) : UView<const Scalar>(), haveup ? UView<const Scalar>(du.data(), n) : UView<const Scalar>(), 1e-14, UView<Scalar>(dk.data(), n));
+    EXPECT_EQ(info.changed, 0);
+    EXPECT_EQ(info.active, active);
+  }
 }
 
 TEST_P(PsormgSizes, ColoursAndConflicts)
@@ -673,6 +709,80 @@ TEST_P(PsormgPC, BadBoundsAreAnErrorNamingTheEntry)
   }
 }
 
+/* The truncation of the hierarchy is kept between solves (a later solve with the same active set costs no Galerkin
+   products) and must be undone for another restriction and for PCApply() without bounds: both then give what a
+   fresh PC gives */
+TEST_P(PsormgPC, TruncationIsUndoneForOtherRestrictionsAndPCApply)
+{
+  const PetscBool dev = GetParam() ? PETSC_TRUE : PETSC_FALSE;
+  for (auto second : {PC_PSORMG_OBSTACLE_MONOTONE, PC_PSORMG_OBSTACLE_LINEAR}) {
+    PsormgLcp   p, q;
+    std::string msg;
+    PetscInt    itp, itq;
+    PetscReal   d;
+    ASSERT_NO_FATAL_FAILURE(p.Create(33, dev, PETSC_TRUE));
+    ASSERT_NO_FATAL_FAILURE(q.Create(33, dev, PETSC_TRUE));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg; /* truncated */
+    KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+    EXPECT_GT(itp, 0);
+    KP_OK(PCPSORMGSetObstacleRestriction(p.pc, second));
+    KP_OK(PCPSORMGSetObstacleRestriction(q.pc, second));
+    KP_OK(VecSet(p.x, 0.0));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    ASSERT_EQ((int)q.Solve(&msg), 0) << msg;
+    KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+    KP_OK(KSPGetIterationNumber(q.ksp, &itq));
+    EXPECT_EQ(itp, itq) << PCPSORMGObstacleRestrictions[second];
+    KP_OK(VecAXPY(p.x, -1.0, q.x));
+    KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
+    EXPECT_LE(d, 1e-14) << PCPSORMGObstacleRestrictions[second];
+  }
+  {
+    PsormgLcp   p, q;
+    std::string msg;
+    Vec         y, z;
+    PetscReal   d, nz;
+    ASSERT_NO_FATAL_FAILURE(p.Create(33, dev, PETSC_TRUE));
+    ASSERT_NO_FATAL_FAILURE(q.Create(33, dev, PETSC_TRUE));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg; /* leaves the hierarchy truncated */
+    ASSERT_EQ((int)q.Solve(&msg, PETSC_TRUE), 0) << msg;
+    KP_OK(PCPSORMGSetVariableBounds(p.pc, NULL, NULL));
+    KP_OK(PCPSORMGSetVariableBounds(q.pc, NULL, NULL));
+    KP_OK(VecDuplicate(p.b, &y));
+    KP_OK(VecDuplicate(p.b, &z));
+    KP_OK(PCApply(p.pc, p.b, y));
+    KP_OK(PCApply(q.pc, q.b, z));
+    KP_OK(VecNorm(z, NORM_INFINITY, &nz));
+    KP_OK(VecAXPY(y, -1.0, z));
+    KP_OK(VecNorm(y, NORM_INFINITY, &d));
+    EXPECT_LE(d, 1e-14 * nz);
+    VecDestroy(&y);
+    VecDestroy(&z);
+  }
+}
+
+/* the truncated and the monotone restriction solve the same LCP (to the tolerance), the truncated one in no more
+   cycles (the examples' tests check the cycles on problems where they differ) */
+TEST_P(PsormgPC, TruncatedAndMonotoneAgree)
+{
+  PsormgLcp   p, q;
+  std::string msg;
+  PetscInt    itp, itq;
+  PetscReal   d, nx;
+  ASSERT_NO_FATAL_FAILURE(p.Create(65, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  ASSERT_NO_FATAL_FAILURE(q.Create(65, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  KP_OK(PCPSORMGSetObstacleRestriction(q.pc, PC_PSORMG_OBSTACLE_MONOTONE));
+  ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+  ASSERT_EQ((int)q.Solve(&msg), 0) << msg;
+  KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+  KP_OK(KSPGetIterationNumber(q.ksp, &itq));
+  EXPECT_LE(itp, itq);
+  KP_OK(VecNorm(q.x, NORM_INFINITY, &nx));
+  KP_OK(VecAXPY(p.x, -1.0, q.x));
+  KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
+  EXPECT_LE(d, 1e-7 * nx);
+}
+
 INSTANTIATE_TEST_SUITE_P(DeviceSetup, PsormgPC, ::testing::Bool());
 
 /* every setter checks its argument and names the option with the PC's prefix; getters return what was set */
@@ -702,8 +812,17 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
   expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, (PetscReal)NAN), "coarse_rtol");
   expect_error(PCPSORMGSetCoarseSolve(pc, 1.2, 10, -1.0), "coarse_rtol");
   expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)5), "obstacle_restriction");
+  expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)3), "obstacle_restriction");
+  expect_error(PCPSORMGSetObstacleRestriction(pc, (PCPSORMGObstacleRestriction)-1), "obstacle_restriction");
   expect_error(PCPSORMGSetEdgeInterpolation(pc, (PCPSORMGEdgeInterpolation)-1), "edge_interpolation");
   PetscPopErrorHandler();
+
+  /* the default restriction is the truncated one */
+  {
+    PCPSORMGObstacleRestriction r;
+    KP_OK(PCPSORMGGetObstacleRestriction(pc, &r));
+    EXPECT_EQ(r, PC_PSORMG_OBSTACLE_TRUNCATED);
+  }
 
   /* set, then get */
   {
@@ -773,6 +892,15 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
     EXPECT_EQ(msg.find("-sub_pc_psormg_cycle_type must be"), std::string::npos) << "'invalid' was offered as a cycle type: " << msg;
     msg.clear();
     KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_cycle_type"));
+    /* the restrictions by name */
+    for (auto rr : {PC_PSORMG_OBSTACLE_MONOTONE, PC_PSORMG_OBSTACLE_TRUNCATED, PC_PSORMG_OBSTACLE_LINEAR}) {
+      PCPSORMGObstacleRestriction got;
+      KP_OK(PetscOptionsSetValue(NULL, "-sub_pc_psormg_obstacle_restriction", PCPSORMGObstacleRestrictions[rr]));
+      KP_OK(PCSetFromOptions(pc));
+      KP_OK(PCPSORMGGetObstacleRestriction(pc, &got));
+      EXPECT_EQ(got, rr) << PCPSORMGObstacleRestrictions[rr];
+    }
+    KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_obstacle_restriction"));
   }
   KP_OK(PCDestroy(&pc));
 }

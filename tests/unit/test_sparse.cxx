@@ -1,6 +1,8 @@
-/* Unit tests of src/sys/kp_sparse: CSR and SELL-C construction, SpMV, value refresh, diagonal. */
+/* Unit tests of src/sys/kp_sparse: CSR and SELL-C construction, SpMV, value refresh, diagonal, value scaling, row
+   flags. */
 #include "kp_test.hpp"
 #include "kp_sparse.hpp"
+#include "kp_segsort.hpp"
 #include <algorithm>
 
 using namespace kptest;
@@ -120,6 +122,55 @@ TEST_P(SparseSizes, Diagonal)
   auto d = ToDevice(std::vector<Scalar>(n, NAN));
   CsrDiagonal(A, UView<Scalar>(d.data(), n));
   EXPECT_LE(RelErr(ToHost(d), ref), 0.0);
+}
+
+/* A.vals = left(i) vals0(k) right(j) with either scaling absent; a 0/1 mask zeroes rows / columns, the kept values
+   come back from vals0 */
+TEST_P(SparseSizes, ScaleValuesMatchesReference)
+{
+  const Int n = GetParam();
+  for (Int ncols : {n, n / 3 + 2}) {
+    HostCsr   h = RandomCsr(n, ncols, 47 + (unsigned)n);
+    CsrMatrix A = MakeDeviceCsr(h);
+    auto      l = RandomVector(n, 11), r = RandomVector(ncols, 13);
+    for (Int i = 0; i < n; i += 3) l[i] = 0;     /* mask-like zeros */
+    for (Int j = 1; j < ncols; j += 4) r[j] = 0;
+    auto v0 = RandomVector((Int)h.vals.size(), 17);
+    auto dl = ToDevice(l), dr = ToDevice(r), dv0 = ToDevice(v0);
+    for (int mode = 0; mode < 4; mode++) {
+      const bool          useleft = mode & 1, useright = mode & 2;
+      std::vector<Scalar> ref(h.vals.size());
+      for (Int i = 0; i < n; i++)
+        for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) ref[k] = (useleft ? l[i] : 1.0) * v0[k] * (useright ? r[h.colidx[k]] : 1.0);
+      if (A.nnz) Kokkos::deep_copy(A.vals, NAN);
+      CsrScaleValues(A, ucv(dv0), useleft ? ucv(dl) : UView<const Scalar>(), useright ? ucv(dr) : UView<const Scalar>());
+      EXPECT_LE(RelErr(ToHost(A.vals), ref), 1e-15) << "n " << n << " mode " << mode;
+    }
+  }
+}
+
+/* rowflag(i) = some column of row i flagged (or i itself with self) */
+TEST_P(SparseSizes, FlagRowsMatchesReference)
+{
+  const Int n = GetParam();
+  for (Int ncols : {n, n / 3 + 2})
+    for (bool self : {false, true}) {
+      if (self && ncols != n) continue;
+      HostCsr          h = RandomCsr(n, ncols, 53 + (unsigned)n);
+      CsrMatrix        A = MakeDeviceCsr(h);
+      std::vector<Int> cf(ncols, 0), ref(n, 0);
+      for (Int j = 0; j < ncols; j++) cf[j] = (j * 7919) % 13 == 0 ? 1 : 0;
+      Int cnt = 0;
+      for (Int i = 0; i < n; i++) {
+        ref[i] = self && cf[i] ? 1 : 0;
+        for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
+          if (cf[h.colidx[k]]) ref[i] = 1;
+        cnt += ref[i];
+      }
+      auto dcf = ToDevice(cf), drf = ToDevice(std::vector<Int>(n, -1));
+      EXPECT_EQ(CsrFlagRows(A, ucv(dcf), self, drf), cnt) << "n " << n;
+      EXPECT_EQ(ToHost(drf), ref) << "n " << n << " self " << self;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SparseSizes, ::testing::ValuesIn(Sizes()));

@@ -100,6 +100,28 @@ LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UVi
   return m;
 }
 
+TruncationInfo TruncationMask(UView<const Scalar> x, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, UView<Scalar> keep)
+{
+  const Int      n      = (Int)x.extent(0);
+  const bool     havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
+  TruncationInfo info;
+
+  if (n == 0) return info;
+  const ActiveTest at{x, lo, up, acttol, havelo, haveup};
+  Kokkos::parallel_reduce(
+    "petsckp::psormg::TruncationMask", range(n),
+    KOKKOS_LAMBDA(Int i, Int & c, Int & a) {
+      const Scalar k = at(i) ? 0.0 : 1.0;
+      if (keep(i) != k) {
+        keep(i) = k;
+        c++;
+      }
+      if (k == 0.0) a++;
+    },
+    info.changed, info.active);
+  return info;
+}
+
 BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
 {
   const bool   havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;

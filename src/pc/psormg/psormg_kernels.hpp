@@ -1,7 +1,8 @@
 /*
    psormg_kernels.hpp - device kernels of PCPSORMG (red-black projected-SOR multigrid for linear complementarity
-   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures and the 1D
-   interpolation stencil of the grid hierarchy (the colourings of the grids are those of src/sys/kp_colour).
+   problems, Klement & Oberhuber): coloured projected SOR sweeps, obstacle restriction, LCP measures, the mask of
+   the truncated monotone multigrid and the 1D interpolation stencil of the grid hierarchy (the colourings of the
+   grids are those of src/sys/kp_colour).
 
    Everything takes Kokkos views (or plain integers); nothing here sees a PETSc object. Bounds are passed as
    views; an empty view means "unbounded on that side" (no memory traffic for it).
@@ -18,7 +19,9 @@ namespace psormg
    Monotone: lo_c[J] = max_{i : R_Ji > 0} gl_i, up_c[J] = min_{i : R_Ji > 0} gu_i (feasible: x + P e stays in
              [lo, up] for every coarse-feasible e when P >= 0 has row sums <= 1; Mandel, Kornhuber);
    Linear:   lo_c = Rc gl, up_c = Rc gu with Rc the row-normalised R, averaging only the finite children (the
-             paper's choice, no feasibility guarantee). */
+             paper's choice, no feasibility guarantee).
+   Only the positive weights of R count, so that with R truncated at the active points (zeroed columns; truncated
+   monotone multigrid) the monotone bounds run over the truncated supports. */
 enum class ObstacleRestriction {
   Monotone,
   Linear
@@ -39,6 +42,15 @@ struct LcpMeasures {
   Int  nactive = 0;
 };
 LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all);
+
+/* The fine points kept by the truncated coarse-grid correction (truncated monotone multigrid, Kornhuber): keep_i = 0
+   where x_i lies on a bound (|x_i - bound_i| <= acttol max(1, |bound_i|), the test of the active set of
+   ComputeLcpMeasures), 1 elsewhere (keep holds the mask of the last call on entry). Returns the number of entries of
+   keep that changed (the moves of the active set since the last call) and the number of zeros (the active set). */
+struct TruncationInfo {
+  Int changed = 0, active = 0;
+};
+TruncationInfo TruncationMask(UView<const Scalar> x, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, UView<Scalar> keep);
 
 /* Checks of the bounds of an LCP (local part; lo / up empty = absent): the smallest index with a NaN lower bound,
    a NaN upper bound, a lower bound +inf, an upper bound -inf, and lo_i > up_i (with lo and up there); -1 where
