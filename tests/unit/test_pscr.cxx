@@ -374,3 +374,53 @@ TEST(PSCR, BoundaryRowsAroundTheBox)
     EXPECT_LE(Norm(res) / Norm(r), 1e-11) << nb;
   }
 }
+
+/* every way a level can run gives the same solution: the fused level kernels (1, 2, 4, 8 rows per thread; one group
+   per block or groups of 1, 2, 5 modes whose partial sums are added afterwards), the stored path with the team
+   tridiagonal solver (1, 2, 8, 16 rows per thread) and with kp_tridiag's interleaved solvers, right-hand sides formed
+   inside the solves or apart; 2D and 3D (the inner problems of 3D are the last reduced dimension), radix 2 to 8 */
+TEST(PSCR, LevelKernelVariants)
+{
+  const Int sizes[][3] = {{1, 1, 0}, {2, 3, 0}, {13, 13, 0}, {17, 40, 0}, {64, 33, 0}, {5, 7, 9}, {13, 11, 6}, {3, 20, 17}};
+  for (Int q : {2, 3, 4, 5, 8})
+    for (const auto &n : sizes) {
+      std::vector<Factor> F = {Make1D(n[0], Bc::Robin, 1), Make1D(n[1], n[2] ? Bc::Neumann : Bc::Q1, 2)};
+      if (n[2]) F.push_back(Make1D(n[2], Bc::Q1, 3));
+      petsckp::pscr::Solver S;
+      ASSERT_EQ(petsckp::pscr::Setup(F, q, S), "");
+      Int N = 1;
+      for (auto &f : F) N *= f.n();
+      const std::vector<Scalar> f = RandomVector(N, 21);
+      std::vector<Scalar>       ref;
+      auto                      run = [&](const char *what) {
+        auto X = ToDevice(f);
+        EXPECT_EQ(petsckp::pscr::Apply(S, 0.25, UView<Scalar>(X.data(), N)), 0) << what;
+        std::vector<Scalar> u = ToHost(X), r = Apply(F, 0.25, u);
+        for (Int i = 0; i < N; i++) r[i] -= f[i];
+        EXPECT_LE(Norm(r) / Norm(f), 1e-11) << what << " q " << q << " n " << n[0] << "x" << n[1] << "x" << n[2];
+        if (ref.empty()) ref = u;
+        else EXPECT_LE(RelErr(u, ref), 1e-11) << what << " q " << q << " n " << n[0] << "x" << n[1] << "x" << n[2];
+      };
+      for (Int rows : {1, 2, 4, 8})
+        for (Int modes : {0, 1, 2, 5}) {
+          S.team_rows  = rows;
+          S.team_modes = modes;
+          run("fused");
+        }
+      S.team = false;
+      for (Int rows : {1, 2, 8, 16}) {
+        S.topt.team_rows = rows;
+        run("stored, team solver");
+        S.fuse_rhs = false;
+        run("stored, team solver, right-hand sides apart");
+        S.fuse_rhs = true;
+      }
+      for (auto alg : {petsckp::TridiagAlgorithm::Thomas, petsckp::TridiagAlgorithm::Partition}) {
+        S.topt.alg = alg;
+        run("stored, interleaved");
+        S.fuse_rhs = false;
+        run("stored, interleaved, right-hand sides apart");
+        S.fuse_rhs = true;
+      }
+    }
+}
