@@ -268,8 +268,7 @@ void SolvePartition(const TridiagShape &sh, const Coef &coef, Int P, const Rhs &
 template <int C>
 struct TeamChunk {
   Scalar y[C], v[C], w[C]; /* in: y = right-hand side of the chunk's rows; out: y = solution */
-  Scalar ha, hb, hc, hf;   /* the separator row: coefficients and right-hand side */
-  Scalar yl, vl, wl;       /* the last interior row as an affine function of the separators */
+  Scalar hc;               /* the separator row's coupling to the next chunk */
 };
 
 /* team scratch of TeamChunkSolve: at least 8 T scalars, then 3 flags */
@@ -357,30 +356,29 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
       sc.pub[2 * T + t] = ni > 0 ? ch.w[0] : Scalar(1); /* no interior: the next row is X_t itself */
     }
     if (sep) {
+      /* separator row t: a x_{hi-1} + b X_t + c x_{hi+1} = f with x_{hi-1} = yl + vl X_{t-1} + wl X_t (no interior:
+         x_{hi-1} = X_{t-1}); the part of chunk t + 1 is added in step 2 */
+      Scalar ha, hb, yl = 0, vl = 1, wl = 0;
       if constexpr (C > 1) {
-        ch.yl = ch.y[C - 2];
-        ch.vl = ch.v[C - 2];
-        ch.wl = ch.w[C - 2];
-      } else {
-        ch.yl = 0; /* no interior: the previous row is X_{t-1} itself */
-        ch.vl = 1;
-        ch.wl = 0;
+        yl = ch.y[C - 2];
+        vl = ch.v[C - 2];
+        wl = ch.w[C - 2];
       }
-      coef(t, C - 1, ch.ha, ch.hb, ch.hc);
-      ch.hf = ch.y[C - 1];
+      coef(t, C - 1, ha, hb, ch.hc);
+      sc.A[t] = ha * vl;
+      sc.B[t] = hb + ha * wl;
+      sc.F[t] = ch.y[C - 1] - ha * yl;
+      if (pivtol > 0) sc.S[t] = Mag(ha) + Mag(hb) + Mag(ch.hc);
     }
   });
   m.team_barrier();
-  /* 2. the separators' rows */
+  /* 2. the separators' rows: the first interior row of chunk t + 1, x_{hi+1} = yf + vf X_t + wf X_{t+1} */
   ForChunks(m, T, [&](Int t) {
     if (t >= R) return;
-    const TeamChunk<C> &ch = chunk(t);
-    const Scalar        yf = sc.pub[t + 1], vf = sc.pub[T + t + 1], wf = sc.pub[2 * T + t + 1];
-    sc.A[t]                = ch.ha * ch.vl;
-    sc.B[t]                = ch.hb + ch.ha * ch.wl + ch.hc * vf;
-    sc.Cc[t]               = ch.hc * wf;
-    sc.F[t]                = ch.hf - ch.ha * ch.yl - ch.hc * yf;
-    sc.S[t]                = Mag(ch.ha) + Mag(ch.hb) + Mag(ch.hc);
+    const Scalar hc = chunk(t).hc, yf = sc.pub[t + 1], vf = sc.pub[T + t + 1], wf = sc.pub[2 * T + t + 1];
+    sc.B[t] += hc * vf;
+    sc.Cc[t] = hc * wf;
+    sc.F[t] -= hc * yf;
   });
   m.team_barrier();
   /* 3. cyclic reduction of the separators: rows 2s - 1 (mod 2s) eliminate rows s - 1 (mod 2s), then back */
@@ -390,14 +388,14 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
       const Int    i = 2 * s * (k + 1) - 1, lo = i - s, hi = i + s;
       Scalar       a = sc.A[i], b = sc.B[i], c = sc.Cc[i], f = sc.F[i];
       const Scalar bl = sc.B[lo];
-      if (!PivotOK(bl, Mag(sc.S[lo]), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (lo + 1) * C - 1));
+      if (!PivotOK(bl, pivtol > 0 ? Mag(sc.S[lo]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (lo + 1) * C - 1));
       const Scalar al = -a / bl;
       a               = al * sc.A[lo];
       b += al * sc.Cc[lo];
       f += al * sc.F[lo];
       if (hi < R) {
         const Scalar bh = sc.B[hi];
-        if (!PivotOK(bh, Mag(sc.S[hi]), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (hi + 1) * C - 1));
+        if (!PivotOK(bh, pivtol > 0 ? Mag(sc.S[hi]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (hi + 1) * C - 1));
         const Scalar ga = -c / bh;
         c               = ga * sc.Cc[hi];
         b += ga * sc.A[hi];
@@ -416,7 +414,7 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
       Scalar    f = sc.F[i];
       if (i - s >= 0) f -= sc.A[i] * sc.F[i - s];
       if (i + s < R) f -= sc.Cc[i] * sc.F[i + s];
-      if (!PivotOK(sc.B[i], Mag(sc.S[i]), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (i + 1) * C - 1));
+      if (!PivotOK(sc.B[i], pivtol > 0 ? Mag(sc.S[i]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (i + 1) * C - 1));
       sc.F[i] = f / sc.B[i];
     });
     m.team_barrier();
@@ -495,12 +493,28 @@ KOKKOS_INLINE_FUNCTION void TeamStore(const Member &m, Int n, Int T, const Chunk
   }
 }
 
-/* One team per system s of sh (T = ceil(n / C) threads on a GPU): f(s, l, index) the right-hand side, coef(s, t, j,
-   a, b, c) the coefficients of row t C + j (a = 0 on row 0, c = 0 on row n - 1), x the solution in the batch layout,
-   status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty). Loads and stores are staged through team
-   scratch memory so that they are coalesced in the row index (Contiguous layout). */
-template <int C, class ChunkCoef, class Rhs>
-void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const Rhs &f, UView<Scalar> x, UView<Int> status, Real pivtol)
+/* the right-hand side of one system of a batch accessor f(s, l, index) (RhsBatch::at) */
+template <class Rhs>
+struct RhsBatchOne {
+  Rhs                    f;
+  TridiagShape           sh;
+  Int                    s;
+  KOKKOS_INLINE_FUNCTION Scalar operator()(Int l) const { return f(s, l, sh.index(s, l)); }
+};
+template <class Rhs>
+struct RhsBatch {
+  Rhs                                      f;
+  TridiagShape                             sh;
+  KOKKOS_INLINE_FUNCTION RhsBatchOne<Rhs> at(Int s) const { return {f, sh, s}; }
+};
+
+/* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
+   g(l) (built once per team), coef(s, t, j, a, b, c) the coefficients of row t C + j (a = 0 on row 0, c = 0 on row
+   n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty).
+   Loads and stores are staged through team scratch memory so that they are coalesced in the row index (Contiguous
+   layout). */
+template <int C, class ChunkCoef, class RhsMaker>
+void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol)
 {
   using Policy           = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, 1>>;
   const Int    n         = sh.n, T = (n + C - 1) / C, ns = TeamScalars<C>(T);
@@ -519,7 +533,10 @@ void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const Rhs &f, UVi
       auto          chunk = [&](Int t) -> TeamChunk<C> & { return all[kDeviceExec ? 0 : t]; };
       auto          cf    = [&](Int t, Int j, Scalar &a, Scalar &b, Scalar &c) { coef(s, t, j, a, b, c); };
       if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
-      TeamLoad<C>(m, n, T, chunk, [&](Int l) { return f(s, l, sh.index(s, l)); }, sc.pub);
+      {
+        const auto g = rhs.at(s);
+        TeamLoad<C>(m, n, T, chunk, g, sc.pub);
+      }
       const Int fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
       m.team_barrier();
       TeamStore<C>(m, n, T, chunk, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
@@ -556,19 +573,19 @@ bool SolveTeam(const TridiagShape &sh, const Coef &coef, const Rhs &f, UView<Sca
 {
   switch (TeamRows(sh.n, opt.team_rows)) {
   case 1:
-    SolveTeamC<1>(sh, ChunkOfBatch<1, Coef>{coef, sh}, f, x, status, opt.pivtol);
+    SolveTeamC<1>(sh, ChunkOfBatch<1, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
     return true;
   case 2:
-    SolveTeamC<2>(sh, ChunkOfBatch<2, Coef>{coef, sh}, f, x, status, opt.pivtol);
+    SolveTeamC<2>(sh, ChunkOfBatch<2, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
     return true;
   case 4:
-    SolveTeamC<4>(sh, ChunkOfBatch<4, Coef>{coef, sh}, f, x, status, opt.pivtol);
+    SolveTeamC<4>(sh, ChunkOfBatch<4, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
     return true;
   case 8:
-    SolveTeamC<8>(sh, ChunkOfBatch<8, Coef>{coef, sh}, f, x, status, opt.pivtol);
+    SolveTeamC<8>(sh, ChunkOfBatch<8, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
     return true;
   case 16:
-    SolveTeamC<16>(sh, ChunkOfBatch<16, Coef>{coef, sh}, f, x, status, opt.pivtol);
+    SolveTeamC<16>(sh, ChunkOfBatch<16, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
     return true;
   default:
     return false;

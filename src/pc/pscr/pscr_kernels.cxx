@@ -322,6 +322,10 @@ Rest MakeRest(const Solver &S, Int d)
                                         writes them with gpb = 1.
 --------------------------------------------------------------------------------------------------------------- */
 
+/* the stride of the chunk-ordered coefficients: row t C + j at j ChunkStride(T) + t; on a GPU the constant 512 (the
+   largest team), so that the addresses of a thread's rows are immediate offsets of one base (no registers) */
+KOKKOS_INLINE_FUNCTION Int ChunkStride(Int T) { return kDeviceExec ? 512 : T; }
+
 /* the number of groups of block blk that hold modes */
 KOKKOS_INLINE_FUNCTION Int Groups(const View<Int> &bm0, Int blk, Int gpb, Int G)
 {
@@ -447,7 +451,7 @@ struct LevelTeam {
         }
       });
       auto coef = [&](Int t, Int j, Scalar &aa, Scalar &bb, Scalar &cc) {
-        const Int i = j * T + t;
+        const Int i = j * ChunkStride(T) + t;
         if (a.moff) {
           aa = a.cal(i) + sig * a.cml(i);
           bb = a.cad(i) + sig * a.cmd(i);
@@ -527,7 +531,7 @@ struct ChunkShifted {
   bool                   moff = false;
   KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
   {
-    const Int    i   = j * T + t;
+    const Int    i   = j * ChunkStride(T) + t;
     const Scalar sig = shift(s);
     if (moff) {
       a = cal(i) + sig * cml(i);
@@ -573,16 +577,16 @@ void ChunkCoefficients(Solver &S, Int C, Int T)
 {
   if (S.chunked_C == C && S.chunked_T == T) return;
   const DeviceFactor &f = S.f[S.dim - 1];
-  const Int           n = f.n;
+  const Int           n = f.n, TS = ChunkStride(T);
   const View<Real>    src[6] = {f.al, f.ad, f.au, f.ml, f.md, f.mu};
   for (int k = 0; k < 6; k++) {
-    View<Real> dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr chunked factor")), (size_t)C * T);
+    View<Real> dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr chunked factor")), (size_t)C * TS);
     const auto v = src[k];
     const Real pad = k == 1 ? 1 : 0;
     Kokkos::parallel_for(
-      "petsckp::pscr::ChunkCoefficients", range(C * T), KOKKOS_LAMBDA(Int i) {
-        const Int j = i / T, t = i % T, r = t * C + j;
-        dst(i)      = r < n ? v(r) : pad;
+      "petsckp::pscr::ChunkCoefficients", range(C * TS), KOKKOS_LAMBDA(Int i) {
+        const Int j = i / TS, t = i % TS, r = t * C + j;
+        dst(i)      = t < T && r < n ? v(r) : pad;
       });
     S.chunked[k] = dst;
   }
@@ -650,7 +654,23 @@ Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View
    and summed by Sums.
 --------------------------------------------------------------------------------------------------------------- */
 
-/* the right-hand side of system s = b nmodes + l at position p (back substitution: with the block-end corrections E) */
+/* the right-hand side of one system of a level: sum_u w_u row_u(p) over the block's right-hand side rows and, in the
+   back substitution, its two block-end corrections */
+struct RhsLevelOne {
+  const Scalar          *row[kMaxRadix + 1];
+  Real                   w[kMaxRadix + 1];
+  int                    nin;
+  KOKKOS_INLINE_FUNCTION Scalar operator()(Int p) const
+  {
+    Scalar g = 0;
+    for (int u = 0; u < kMaxRadix + 1; u++)
+      if (u < nin) g += w[u] * row[u][p];
+    return g;
+  }
+};
+
+/* the right-hand side of system s = b nmodes + l at position p: per element (kp_tridiag's solvers) or per system
+   (at(s), the team solver) */
 struct RhsLevel {
   const Scalar          *X = nullptr, *E = nullptr;
   View<Real>             W;
@@ -663,6 +683,22 @@ struct RhsLevel {
     Scalar    g = 0;
     if (back) g = W(l * Q1 + q - 1) * E[((b * nblk + blk) * 2) * L + p] + W(l * Q1 + q) * E[((b * nblk + blk) * 2 + 1) * L + p];
     for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[((size_t)b * n + brow(blk * Q1 + u)) * L + p];
+    return g;
+  }
+  KOKKOS_INLINE_FUNCTION RhsLevelOne at(Int s) const
+  {
+    const Int   b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
+    RhsLevelOne g;
+    g.nin = 0;
+    for (Int u = 0; u < nr; u++) {
+      g.row[g.nin] = X + ((size_t)b * n + brow(blk * Q1 + u)) * L;
+      g.w[g.nin++] = W(l * Q1 + u);
+    }
+    if (back)
+      for (Int o = 0; o < 2; o++) {
+        g.row[g.nin] = E + ((size_t)(b * nblk + blk) * 2 + o) * L;
+        g.w[g.nin++] = W(l * Q1 + q - 1 + o);
+      }
     return g;
   }
 };
@@ -718,7 +754,7 @@ void TridiagLevel(Solver &S, Int nsys, Work &w, const RhsLevel *rhs, View<Int> f
   UView<Int>    st(w.status.data(), nsys);
   if (Cs) {
     if (rhs) TeamLevel(S, nsys, w, *rhs, st, Cs);
-    else TeamLevel(S, nsys, w, tridiag_detail::RhsView{UView<const Scalar>(G.data(), G.extent(0))}, st, Cs);
+    else TeamLevel(S, nsys, w, tridiag_detail::RhsBatch<tridiag_detail::RhsView>{{UView<const Scalar>(G.data(), G.extent(0))}, {nsys, f.n, TridiagLayout::Contiguous}}, st, Cs);
   } else {
     const TridiagShape sh{nsys, f.n, TridiagLayout::Interleaved};
     if (rhs) {
