@@ -10,6 +10,13 @@
 #include <petscblaslapack.h>
 #include <cmath>
 #include <limits>
+#include <memory>
+
+#if !defined(PETSC_USE_COMPLEX)
+/* LAPACK's banded generalised symmetric-definite reduction (not among PETSc's prototypes; PETSc's name mangling) */
+BLAS_EXTERN void PETSCBLASREAL(pbstf, PBSTF)(const char *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
+BLAS_EXTERN void PETSCBLASREAL(sbgst, SBGST)(const char *, const char *, const PetscBLASInt *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, const PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscBLASInt *);
+#endif
 
 namespace petsckp
 {
@@ -74,8 +81,57 @@ struct Rest {
   }
 };
 
+/* sin(pi r / (m + 1)) for an integer r, the argument reduced exactly (to at most pi / 2) before the sine */
+Real SinPi(long long r, Int m)
+{
+  const long long p = m + 1;
+  r %= 2 * p;
+  if (r < 0) r += 2 * p;
+  Real sign = 1;
+  if (r >= p) {
+    r -= p;
+    sign = -1;
+  }
+  if (2 * r > p) r = p - r;
+  return sign * std::sin(PETSC_PI * (Real)r / (Real)p);
+}
+
+/* a + 2 b cos(theta), theta = k pi / (m + 1), without cancellation: with cos(theta) = 1 - 2 sin^2(theta / 2) when b <= 0
+   (the sum is smallest near theta = 0), with cos(theta) = 2 cos^2(theta / 2) - 1 otherwise */
+Real TwoCos(Real a, Real b, Int k, Int m)
+{
+  if (b <= 0) {
+    const Real sh = SinPi(k, 2 * m + 1); /* sin(k pi / (2 (m + 1))) */
+    return (a + 2 * b) - 4 * b * sh * sh;
+  }
+  const Real ch = SinPi(m + 1 - k, 2 * m + 1); /* cos(k pi / (2 (m + 1))) */
+  return (a - 2 * b) + 4 * b * ch * ch;
+}
+
+/* the block [s, s + m - 1] of (A, M) has constant diagonals (every interior block of a uniform mesh) */
+bool ToeplitzBlock(const Factor &F, Int s, Int m, Real &ad, Real &ao, Real &md, Real &mo)
+{
+  ad = F.ad[s];
+  ao = m > 1 ? F.ao[s] : 0;
+  md = F.md.empty() ? 1 : F.md[s];
+  mo = F.mo.empty() || m == 1 ? 0 : F.mo[s];
+  for (Int i = 0; i < m; i++) {
+    if (F.ad[s + i] != ad || (!F.md.empty() && F.md[s + i] != md)) return false;
+    if (i + 1 < m && (F.ao[s + i] != ao || (!F.mo.empty() && F.mo[s + i] != mo))) return false;
+  }
+  return true;
+}
+
 /* eigenpairs of the block [s, e] of (A, M): lambda (m) and the components of the M-orthonormal eigenvectors at the
-   local rows pos (column-major comp[t + l * np]) */
+   local rows pos (column-major comp[t + l * np]), computed without the m x m eigenvector matrix when the block has
+   constant diagonals, in O(m^2) otherwise:
+   - constant diagonals: the sine vectors z_k(j) = sqrt(2 / (m + 1)) sin(j k pi / (m + 1)) diagonalise A and M,
+     lambda_k = (ad + 2 ao cos t_k) / (md + 2 mo cos t_k), w_k = z_k / sqrt(md + 2 mo cos t_k); only the np needed
+     components are evaluated (O(m np));
+   - diagonal M: the scaled standard problem M^-1/2 A M^-1/2 (tridiagonal) by LAPACK's MRRR (stegr, O(m^2));
+   - tridiagonal M: Crawford's reduction of the banded pencil to a standard tridiagonal problem C = X^T A X,
+     X^T M X = I (LAPACK pbstf + sbgst, O(m^2); as the thesis does before its LR iteration), MRRR on C, and the needed
+     rows of W = X Z (O(np m^2)), instead of a dense generalised eigensolver (O(m^3)). */
 std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp)
 {
   const Int    m = e - s + 1, np = (Int)pos.size();
@@ -83,74 +139,103 @@ std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &po
   lambda.assign(m, 0);
   comp.assign((size_t)np * m, 0);
   if (PetscBLASIntCast(m, &bm)) return "block too large for LAPACK";
-  const bool diagM = F.mo.empty();
-  if (diagM) {
-    std::vector<Real> d(m), ee(m, 0), sq(m);
+  Real ad, ao, md, mo;
+  if (ToeplitzBlock(F, s, m, ad, ao, md, mo)) {
+    const Real c = std::sqrt(2 / (Real)(m + 1));
+    for (Int k = 1; k <= m; k++) {
+      const Real den = TwoCos(md, mo, k, m);
+      if (!(den > 0)) return "the mass factor M is not positive definite";
+      lambda[k - 1]   = TwoCos(ad, ao, k, m) / den;
+      const Real sc   = c / std::sqrt(den);
+      for (Int t = 0; t < np; t++) comp[t + (size_t)(k - 1) * np] = sc * SinPi((long long)(pos[t] + 1) * k, m);
+    }
+    return "";
+  }
+  /* the standard symmetric tridiagonal problem (d, sub) whose eigenvectors Z give W = X Z: X = M^-1/2 (diagonal M) or
+     Crawford's X (tridiagonal M, the needed rows Xr[t + k np] = X(pos[t], k)) */
+  std::vector<Real> d(m), sub(m, 0), sq, Xr;
+  if (F.mo.empty()) {
+    sq.resize(m);
     for (Int i = 0; i < m; i++) {
       const Real mi = F.md.empty() ? 1 : F.md[s + i];
       sq[i]         = std::sqrt(mi);
       d[i]          = F.ad[s + i] / mi;
     }
-    for (Int i = 0; i + 1 < m; i++) ee[i] = F.ao[s + i] / (sq[i] * sq[i + 1]);
-    std::vector<Real> Z((size_t)m * m);
-    if (m == 1) {
-      lambda[0] = d[0];
-      Z[0]      = 1;
-    } else {
-      bool done = false;
-#if !defined(PETSC_MISSING_LAPACK_STEGR)
-      {
-        std::vector<Real>         dd(d), e2(ee), w(m);
-        std::vector<PetscBLASInt> isuppz(2 * (size_t)m);
-        PetscBLASInt              mfound = 0, lwork = -1, liwork = -1, iwq = 0, il = 1, iu = bm;
-        Real                      wq = 0, vl = 0, vu = 0, abstol = 0;
-        LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.data(), &bm, isuppz.data(), &wq, &lwork, &iwq, &liwork, &info);
-        if (!info) {
-          lwork  = (PetscBLASInt)wq + 1;
-          liwork = iwq + 1;
-          std::vector<Real>         work(lwork);
-          std::vector<PetscBLASInt> iwork(liwork);
-          LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.data(), &bm, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
-          if (!info && mfound == bm) {
-            lambda = w;
-            done   = true;
-          }
-        }
-      }
-#endif
-      if (!done) {
-        std::vector<Real> dd(d), e2(ee), work(2 * (size_t)m);
-        LAPACKsteqr_("I", &bm, dd.data(), e2.data(), Z.data(), &bm, work.data(), &info);
-        if (info) return "the tridiagonal eigensolver (LAPACK steqr) did not converge";
-        lambda = dd;
-      }
-    }
-    for (Int l = 0; l < m; l++)
-      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = Z[pos[t] + (size_t)l * m] / sq[pos[t]];
+    for (Int i = 0; i + 1 < m; i++) sub[i] = F.ao[s + i] / (sq[i] * sq[i + 1]);
   } else {
-    /* tridiagonal M: dense generalised problem A w = lambda M w, w^T M w = 1 (LAPACK sygv) */
-    std::vector<Real> A((size_t)m * m, 0), B((size_t)m * m, 0), w(m);
-    for (Int i = 0; i < m; i++) {
-      A[i + (size_t)i * m] = F.ad[s + i];
-      B[i + (size_t)i * m] = F.md[s + i];
-      if (i + 1 < m) {
-        A[i + 1 + (size_t)i * m] = A[i + (size_t)(i + 1) * m] = F.ao[s + i];
-        B[i + 1 + (size_t)i * m] = B[i + (size_t)(i + 1) * m] = F.mo[s + i];
-      }
-    }
-    PetscBLASInt itype = 1, lwork = std::max<PetscBLASInt>(1, 3 * bm + 64 * bm);
-    std::vector<Real> work(lwork);
 #if defined(PETSC_USE_COMPLEX)
     return "complex scalars are not supported";
 #else
-    LAPACKsygv_(&itype, "V", "L", &bm, A.data(), &bm, B.data(), &bm, w.data(), work.data(), &lwork, &info);
+    /* band storage (lower, one subdiagonal): AB(0, j) = A(j, j), AB(1, j) = A(j + 1, j) */
+    const PetscBLASInt        one = 1, two = 2;
+    std::vector<Real>         AB(2 * (size_t)m, 0), BB(2 * (size_t)m, 0), work(2 * (size_t)m);
+    std::unique_ptr<Real[]>   X(new Real[(size_t)m * m]);
+    for (Int i = 0; i < m; i++) {
+      AB[2 * i] = F.ad[s + i];
+      BB[2 * i] = F.md[s + i];
+      if (i + 1 < m) {
+        AB[2 * i + 1] = F.ao[s + i];
+        BB[2 * i + 1] = F.mo[s + i];
+      }
+    }
+    PETSCBLASREAL(pbstf, PBSTF)("L", &bm, &one, BB.data(), &two, &info);
+    if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
+    PETSCBLASREAL(sbgst, SBGST)("V", "L", &bm, &one, &one, AB.data(), &two, BB.data(), &two, X.get(), &bm, work.data(), &info);
+    if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
+    for (Int i = 0; i < m; i++) {
+      d[i] = AB[2 * i];
+      if (i + 1 < m) sub[i] = AB[2 * i + 1];
+    }
+    Xr.resize((size_t)np * m);
+    for (Int k = 0; k < m; k++)
+      for (Int t = 0; t < np; t++) Xr[t + (size_t)k * np] = X[pos[t] + (size_t)k * m];
 #endif
-    if (info > bm) return "the mass factor M is not positive definite (LAPACK sygv)";
-    if (info) return "the generalised eigensolver (LAPACK sygv) did not converge";
-    lambda = w;
-    for (Int l = 0; l < m; l++)
-      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = A[pos[t] + (size_t)l * m];
   }
+  std::unique_ptr<Real[]> Z(new Real[(size_t)m * m]);
+  if (m == 1) {
+    lambda[0] = d[0];
+    Z[0]      = 1;
+  } else {
+    bool done = false;
+#if !defined(PETSC_MISSING_LAPACK_STEGR)
+    {
+      std::vector<Real>         dd(d), e2(sub), w(m);
+      std::vector<PetscBLASInt> isuppz(2 * (size_t)m);
+      PetscBLASInt              mfound = 0, lwork = -1, liwork = -1, iwq = 0, il = 1, iu = bm;
+      Real                      wq = 0, vl = 0, vu = 0, abstol = 0;
+      LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.get(), &bm, isuppz.data(), &wq, &lwork, &iwq, &liwork, &info);
+      if (!info) {
+        lwork  = (PetscBLASInt)wq + 1;
+        liwork = iwq + 1;
+        std::vector<Real>         work(lwork);
+        std::vector<PetscBLASInt> iwork(liwork);
+        LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.get(), &bm, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+        if (!info && mfound == bm) {
+          lambda = w;
+          done   = true;
+        }
+      }
+    }
+#endif
+    if (!done) {
+      std::vector<Real> dd(d), e2(sub), work(2 * (size_t)m);
+      LAPACKsteqr_("I", &bm, dd.data(), e2.data(), Z.get(), &bm, work.data(), &info);
+      if (info) return "the tridiagonal eigensolver (LAPACK steqr) did not converge";
+      lambda = dd;
+    }
+  }
+  if (Xr.empty())
+    for (Int l = 0; l < m; l++)
+      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = Z[pos[t] + (size_t)l * m] / sq[pos[t]];
+  else
+    for (Int l = 0; l < m; l++) {
+      const Real *z = Z.get() + (size_t)l * m;
+      for (Int t = 0; t < np; t++) {
+        Real acc = 0;
+        for (Int k = 0; k < m; k++) acc += Xr[t + (size_t)k * np] * z[k];
+        comp[t + (size_t)l * np] = acc;
+      }
+    }
   return "";
 }
 
