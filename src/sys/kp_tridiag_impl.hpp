@@ -510,16 +510,16 @@ struct RhsBatch {
 
 /* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
    g(l) (built once per team), coef(s, t, j, a, b, c) the coefficients of row t C + j (a = 0 on row 0, c = 0 on row
-   n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty).
-   Loads and stores are staged through team scratch memory so that they are coalesced in the row index (Contiguous
-   layout). */
+   n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
+   nfail (may be empty): nfail(0) counts the failed systems. Loads and stores are staged through team scratch memory
+   so that they are coalesced in the row index (Contiguous layout). */
 template <int C, class ChunkCoef, class RhsMaker>
-void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol)
+void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol, UView<Int> nfail = UView<Int>())
 {
   using Policy           = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, 1>>;
   const Int    n         = sh.n, T = (n + C - 1) / C, ns = TeamScalars<C>(T);
   const size_t bytes     = TeamScratch::Bytes(T, ns) + (kDeviceExec ? 0 : (size_t)T * sizeof(TeamChunk<C>));
-  const bool   hasStatus = status.extent(0) > 0;
+  const bool   hasStatus = status.extent(0) > 0, hasCount = nfail.extent(0) > 0;
   Policy       pol(exec(), sh.nsys, kDeviceExec ? T : 1);
   pol.set_scratch_size(kDeviceExec ? 0 : 1, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
@@ -541,6 +541,7 @@ void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &r
       m.team_barrier();
       TeamStore<C>(m, n, T, chunk, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
       if (hasStatus && m.team_rank() == 0) status(s) = fail;
+      if (fail && hasCount && m.team_rank() == 0) Kokkos::atomic_add(&nfail(0), (Int)1);
     });
 }
 

@@ -13,8 +13,10 @@
 #include <memory>
 
 #if !defined(PETSC_USE_COMPLEX)
-/* LAPACK's banded generalised symmetric-definite reduction (not among PETSc's prototypes; PETSc's name mangling) */
+/* LAPACK's banded generalised symmetric-definite reduction and divide-and-conquer tridiagonal eigensolver (not among
+   PETSc's prototypes; PETSc's name mangling) */
 BLAS_EXTERN void PETSCBLASREAL(pbstf, PBSTF)(const char *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
+BLAS_EXTERN void PETSCBLASREAL(stedc, STEDC)(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
 BLAS_EXTERN void PETSCBLASREAL(sbgst, SBGST)(const char *, const char *, const PetscBLASInt *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, const PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscBLASInt *);
 #endif
 
@@ -128,11 +130,13 @@ bool ToeplitzBlock(const Factor &F, Int s, Int m, Real &ad, Real &ao, Real &md, 
    - constant diagonals: the sine vectors z_k(j) = sqrt(2 / (m + 1)) sin(j k pi / (m + 1)) diagonalise A and M,
      lambda_k = (ad + 2 ao cos t_k) / (md + 2 mo cos t_k), w_k = z_k / sqrt(md + 2 mo cos t_k); only the np needed
      components are evaluated (O(m np));
-   - diagonal M: the scaled standard problem M^-1/2 A M^-1/2 (tridiagonal) by LAPACK's MRRR (stegr, O(m^2));
+   - diagonal M: the scaled standard problem M^-1/2 A M^-1/2 (tridiagonal) by LAPACK's divide and conquer (stedc:
+     eigenvectors orthogonal to about sqrt(m) eps, where MRRR's (stegr) lose about m eps, 2e-13 at m = 597 on these
+     Laplacian-like blocks, and the residual of PSCR with them; MRRR, then QR (steqr) if it fails);
    - tridiagonal M: Crawford's reduction of the banded pencil to a standard tridiagonal problem C = X^T A X,
-     X^T M X = I (LAPACK pbstf + sbgst, O(m^2); as the thesis does before its LR iteration), MRRR on C, and the needed
-     rows of W = X Z (O(np m^2)), instead of a dense generalised eigensolver (O(m^3)). */
-std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp)
+     X^T M X = I (LAPACK pbstf + sbgst; as the thesis does before its LR iteration), the same eigensolver on C, and
+     the needed rows of W = X Z (O(np m^2)), instead of a dense generalised eigensolver (sygv, O(m^3)). */
+std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form)
 {
   const Int    m = e - s + 1, np = (Int)pos.size();
   PetscBLASInt bm, info = 0;
@@ -140,7 +144,7 @@ std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &po
   comp.assign((size_t)np * m, 0);
   if (PetscBLASIntCast(m, &bm)) return "block too large for LAPACK";
   Real ad, ao, md, mo;
-  if (ToeplitzBlock(F, s, m, ad, ao, md, mo)) {
+  if (closed_form && ToeplitzBlock(F, s, m, ad, ao, md, mo)) {
     const Real c = std::sqrt(2 / (Real)(m + 1));
     for (Int k = 1; k <= m; k++) {
       const Real den = TwoCos(md, mo, k, m);
@@ -197,8 +201,25 @@ std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &po
     Z[0]      = 1;
   } else {
     bool done = false;
-#if !defined(PETSC_MISSING_LAPACK_STEGR)
+#if !defined(PETSC_USE_COMPLEX)
     {
+      std::vector<Real>         dd(d), e2(sub);
+      PetscBLASInt              lwork = -1, liwork = -1, iwq = 0;
+      Real                      wq = 0;
+      PETSCBLASREAL(stedc, STEDC)("I", &bm, dd.data(), e2.data(), Z.get(), &bm, &wq, &lwork, &iwq, &liwork, &info);
+      lwork = (PetscBLASInt)wq + 1;
+      liwork = iwq + 1;
+      std::vector<Real>         work(lwork);
+      std::vector<PetscBLASInt> iwork(liwork);
+      PETSCBLASREAL(stedc, STEDC)("I", &bm, dd.data(), e2.data(), Z.get(), &bm, work.data(), &lwork, iwork.data(), &liwork, &info);
+      if (!info) {
+        lambda = dd;
+        done   = true;
+      }
+    }
+#endif
+#if !defined(PETSC_MISSING_LAPACK_STEGR)
+    if (!done) {
       std::vector<Real>         dd(d), e2(sub), w(m);
       std::vector<PetscBLASInt> isuppz(2 * (size_t)m);
       PetscBLASInt              mfound = 0, lwork = -1, liwork = -1, iwq = 0, il = 1, iu = bm;
@@ -316,7 +337,7 @@ std::string BuildPlan(const Factor &F, Int q, Plan &P)
         lam  = plam;
         comp = pcomp;
       } else {
-        std::string err = BlockEigen(F, s, e, pos, lam, comp);
+        std::string err = BlockEigen(F, s, e, pos, lam, comp, true);
         if (!err.empty()) return err;
         P.eig_solved++;
       }
@@ -346,6 +367,7 @@ std::string BuildPlan(const Factor &F, Int q, Plan &P)
     lv.bm0    = ToDev(bm0, "pscr bm0");
     lv.bs     = ToDev(bs, "pscr bs");
     lv.be     = ToDev(be, "pscr be");
+    for (Int r : bnr) lv.nrhs += r;
     lv.bnr    = ToDev(bnr, "pscr bnr");
     lv.brow   = ToDev(brow, "pscr brow");
     lv.W      = ToDev(W, "pscr W");
@@ -608,16 +630,17 @@ Int StoredTeamRows(const Solver &S, Int n)
   return tridiag_detail::TeamRows(n, S.topt.team_rows);
 }
 
-/* the coefficients of row t C + j of system s, (A + shift(s) M), from the chunk-ordered last factor */
+/* the coefficients of row t C + j of system s = b nmodes + l, A + (shifts(b) + lambda(l)) M, from the chunk-ordered
+   last factor */
 struct ChunkShifted {
-  View<Real>             cal, cad, cau, cml, cmd, cmu;
-  UView<const Scalar>    shift;
-  Int                    T = 1;
+  View<Real>             cal, cad, cau, cml, cmd, cmu, lambda;
+  View<Scalar>           shifts;
+  Int                    T = 1, nmodes = 1;
   bool                   moff = false;
   KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
   {
     const Int    i   = j * ChunkStride(T) + t;
-    const Scalar sig = shift(s);
+    const Scalar sig = shifts(s / nmodes) + lambda(s % nmodes);
     if (moff) {
       a = cal(i) + sig * cml(i);
       b = cad(i) + sig * cmd(i);
@@ -679,16 +702,13 @@ void ChunkCoefficients(Solver &S, Int C, Int T)
   S.chunked_T = T;
 }
 
-/* one level of the last reduced dimension by the fused kernel; returns the groups per block (the partial sums are in
-   w.P, P-indexed) */
-Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View<Scalar> &shifts, bool back, Int C, View<Int> fail, Int *G)
+/* the groups of modes per block of a level by the fused kernel (G modes each): enough teams for about two waves on the
+   device, but at least 16 modes a team so that the partial sums stay a small part of the traffic; one group per block
+   on the host */
+Int GroupsPerBlock(const Solver &S, const Level &lv, Int nb, Int T, Int *G)
 {
-  Work     &w = S.work[d];
-  const Int L = S.n[S.dim - 1], T = (L + C - 1) / C, nblk = lv.nblk, maxm = lv.maxm;
-  ChunkCoefficients(S, C, T);
-  /* groups: enough teams for about two waves on the device (but at least 16 modes a team, so that the partial sums
-     stay a small fraction of the traffic); one group per block on the host */
-  Int gpb = 1;
+  const Int nblk = lv.nblk, maxm = std::max<Int>(lv.maxm, 1);
+  Int       gpb  = 1;
   if (S.team_modes > 0) gpb = (maxm + S.team_modes - 1) / S.team_modes;
   else if (kDeviceExec) {
     const Int sms = std::max<Int>(1, (Int)(ExecSpace().concurrency() / 2048)), per = std::max<Int>(1, std::min<Int>(16, 65536 / (T * 128)));
@@ -697,8 +717,18 @@ Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View
   }
   gpb = std::max<Int>(1, std::min(gpb, maxm));
   *G  = (maxm + gpb - 1) / gpb;
-  gpb = (maxm + *G - 1) / *G;
-  const Int NO = back ? S.q - 1 : 2;
+  return (maxm + *G - 1) / *G;
+}
+
+/* one level of the last reduced dimension by the fused kernel; returns the groups per block (the partial sums are in
+   w.P, P-indexed) */
+Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View<Scalar> &shifts, bool back, Int C, View<Int> fail, Int *G)
+{
+  Work     &w = S.work[d];
+  const Int L = S.n[S.dim - 1], T = (L + C - 1) / C, nblk = lv.nblk;
+  ChunkCoefficients(S, C, T);
+  const Int gpb = GroupsPerBlock(S, lv, nb, T, G);
+  const Int NO  = back ? S.q - 1 : 2;
   if (!back || gpb > 1) Grow(w.P, (size_t)nb * nblk * gpb * NO * L, "pscr P", S.work_bytes);
   LevelArgs a;
   a.X      = X;
@@ -800,53 +830,54 @@ void CountFailures(UView<Int> status, Int nsys, View<Int> fail)
 void ReducedSolve(Solver &S, Int d, Int nb, Scalar *Xp, const View<Scalar> &shifts, View<Int> fail);
 
 template <int C, class Rhs>
-void TeamLevelC(Solver &S, Int nsys, Work &w, const Rhs &rhs, UView<Int> st)
+void TeamLevelC(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, const View<Scalar> &shifts, View<Int> fail)
 {
   const Int L = S.n[S.dim - 1], T = (L + C - 1) / C;
   ChunkCoefficients(S, C, T);
-  const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], UView<const Scalar>(w.shift.data(), nsys), T, S.moff_last};
-  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), st, S.topt.pivtol);
+  const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last};
+  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1));
 }
 
 template <class Rhs>
-void TeamLevel(Solver &S, Int nsys, Work &w, const Rhs &rhs, UView<Int> st, Int C)
+void TeamLevel(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, const View<Scalar> &shifts, View<Int> fail, Int C)
 {
   switch (C) {
   case 1:
-    TeamLevelC<1>(S, nsys, w, rhs, st);
+    TeamLevelC<1>(S, lv, nsys, w, rhs, shifts, fail);
     break;
   case 2:
-    TeamLevelC<2>(S, nsys, w, rhs, st);
+    TeamLevelC<2>(S, lv, nsys, w, rhs, shifts, fail);
     break;
   case 4:
-    TeamLevelC<4>(S, nsys, w, rhs, st);
+    TeamLevelC<4>(S, lv, nsys, w, rhs, shifts, fail);
     break;
   case 8:
-    TeamLevelC<8>(S, nsys, w, rhs, st);
+    TeamLevelC<8>(S, lv, nsys, w, rhs, shifts, fail);
     break;
   default:
-    TeamLevelC<16>(S, nsys, w, rhs, st);
+    TeamLevelC<16>(S, lv, nsys, w, rhs, shifts, fail);
   }
 }
 
 /* the shifted solves of a level of the last reduced dimension, in place in G; with the right-hand sides formed on the
-   fly when rhs is given. Cs > 0: by the team solver (G in problem order), else by kp_tridiag (G interleaved). */
-void TridiagLevel(Solver &S, Int nsys, Work &w, const RhsLevel *rhs, View<Int> fail, Int Cs)
+   fly when rhs is given. Cs > 0: by the team solver (G in problem order), else by kp_tridiag (G interleaved, with the
+   shifts in w.shift). */
+void TridiagLevel(Solver &S, const Level &lv, Int nsys, Work &w, const RhsLevel *rhs, const View<Scalar> &shifts, View<Int> fail, Int Cs)
 {
   const DeviceFactor &f = S.f[S.dim - 1];
-  if ((Int)w.status.extent(0) < nsys) w.status = View<Int>("pscr status", nsys);
-  UView<Scalar> G(w.G.data(), (size_t)nsys * f.n);
-  UView<Int>    st(w.status.data(), nsys);
+  UView<Scalar>       G(w.G.data(), (size_t)nsys * f.n);
   if (Cs) {
-    if (rhs) TeamLevel(S, nsys, w, *rhs, st, Cs);
-    else TeamLevel(S, nsys, w, tridiag_detail::RhsBatch<tridiag_detail::RhsView>{{UView<const Scalar>(G.data(), G.extent(0))}, {nsys, f.n, TridiagLayout::Contiguous}}, st, Cs);
-  } else {
-    const TridiagShape sh{nsys, f.n, TridiagLayout::Interleaved};
-    if (rhs) {
-      tridiag_detail::CoefShifted coef{f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), true, true};
-      tridiag_detail::Solve(sh, coef, *rhs, G, st, S.topt, &w.tw);
-    } else TridiagSolveShifted(sh, f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), G, G, st, S.topt, &w.tw);
+    if (rhs) TeamLevel(S, lv, nsys, w, *rhs, shifts, fail, Cs);
+    else TeamLevel(S, lv, nsys, w, tridiag_detail::RhsBatch<tridiag_detail::RhsView>{{UView<const Scalar>(G.data(), G.extent(0))}, {nsys, f.n, TridiagLayout::Contiguous}}, shifts, fail, Cs);
+    return;
   }
+  if ((Int)w.status.extent(0) < nsys) w.status = View<Int>("pscr status", nsys);
+  UView<Int>         st(w.status.data(), nsys);
+  const TridiagShape sh{nsys, f.n, TridiagLayout::Interleaved};
+  if (rhs) {
+    tridiag_detail::CoefShifted coef{f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), true, true};
+    tridiag_detail::Solve(sh, coef, *rhs, G, st, S.topt, &w.tw);
+  } else TridiagSolveShifted(sh, f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), G, G, st, S.topt, &w.tw);
   CountFailures(st, nsys, fail);
 }
 
@@ -929,13 +960,15 @@ void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, boo
   }
 }
 
-/* workspace of a level and the shifts of its systems: shifts(b) + lambda_l for system s = b nmodes + l */
-void Prepare(Solver &S, Work &w, const Level &lv, Int nb, Int L, const View<Scalar> &shifts)
+/* workspace of a level and (unless the team solver forms them itself) the shifts of its systems: shifts(b) + lambda_l
+   for system s = b nmodes + l */
+void Prepare(Solver &S, Work &w, const Level &lv, Int nb, Int L, const View<Scalar> &shifts, bool need_shifts)
 {
   const Int nmodes = lv.nmodes, nsys = nmodes * nb;
   Grow(w.G, (size_t)nsys * L, "pscr G", S.work_bytes);
-  Grow(w.shift, (size_t)nsys, "pscr shift", S.work_bytes);
   Grow(w.P, (size_t)2 * std::max<Int>(lv.nblk, 1) * L * nb, "pscr P", S.work_bytes);
+  if (!need_shifts) return;
+  Grow(w.shift, (size_t)nsys, "pscr shift", S.work_bytes);
   const auto lam = lv.lambda;
   auto       sh  = w.shift;
   Kokkos::parallel_for(
@@ -1040,14 +1073,14 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
     Int gpb = 1, G = lv.maxm;
     if (C) gpb = LevelByTeam(S, lv, d, nb, X, shifts, false, C, fail, &G);
     else {
-      Prepare(S, w, lv, nb, L, shifts);
+      Prepare(S, w, lv, nb, L, shifts, !Cs);
       Scalar *Gp = w.G.data();
       if (last && S.fuse_rhs) {
         RhsLevel rhs{X, nullptr, lv.W, lv.mblk, lv.bnr, lv.brow, nmodes, lv.nblk, n, L, q, false};
-        TridiagLevel(S, nsys, w, &rhs, fail, Cs);
+        TridiagLevel(S, lv, nsys, w, &rhs, shifts, fail, Cs);
       } else {
         RhsForm(lv, q, n, L, nb, false, inter, X, nullptr, Gp);
-        if (last) TridiagLevel(S, nsys, w, nullptr, fail, Cs);
+        if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
         else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
       }
       Sums(S, lv, n, L, nb, false, inter, Gp, w.P.data(), X);
@@ -1065,24 +1098,82 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
       if (gpb > 1) FinishBack(S, lv, n, L, nb, X, w.P.data(), gpb, G);
       continue;
     }
-    Prepare(S, w, lv, nb, L, shifts);
+    Prepare(S, w, lv, nb, L, shifts, !Cs);
     Grow(w.E, (size_t)2 * lv.nblk * L * nb, "pscr E", S.work_bytes);
     Scalar *Gp = w.G.data(), *E = w.E.data();
     Corrections(S, lv, d, nb, L, X, shifts, E);
     if (last && S.fuse_rhs) {
       RhsLevel rhs{X, E, lv.W, lv.mblk, lv.bnr, lv.brow, nmodes, lv.nblk, n, L, q, true};
-      TridiagLevel(S, nsys, w, &rhs, fail, Cs);
+      TridiagLevel(S, lv, nsys, w, &rhs, shifts, fail, Cs);
     } else {
       RhsForm(lv, q, n, L, nb, true, inter, X, E, Gp);
-      if (last) TridiagLevel(S, nsys, w, nullptr, fail, Cs);
+      if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
       else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
     }
     Sums(S, lv, n, L, nb, true, inter, Gp, nullptr, X);
   }
 }
+/* modelled global-memory traffic (scalars) of the batch of nb problems along dimension d: every kernel's reads and
+   writes of the batch, G, E, V, P once (the right-hand side rows a block's modes share are counted once, the
+   coefficients and eigen data not at all) */
+double Traffic(const Solver &S, Int d, double nb)
+{
+  const Plan &P = S.plan[d];
+  double      L = 1, t = 0;
+  for (Int e = d + 1; e < S.dim; e++) L *= S.n[e];
+  const bool last = d == S.dim - 2;
+  const Int  C    = last ? TeamRowsFor(S, (Int)L) : 0, Cs = last ? StoredTeamRows(S, (Int)L) : 0;
+  for (Int i = 1; i <= P.k; i++) {
+    const Level &lv = P.levels[i - 1];
+    if (!lv.nmodes) continue;
+    const double nin = lv.nrhs, nout = lv.nrhs; /* the block rows of J_{i-1}: right-hand sides and solutions */
+    const double nsys = nb * lv.nmodes, nj = lv.nJ, nblk = lv.nblk;
+    for (int back = 0; back < 2; back++) {
+      if (!back && i == P.k) continue;
+      const double update = back ? 0 : nb * (2 * nj) * L; /* the J_i rows read and written */
+      const double edge   = back ? nb * 2 * nblk * L : 0;  /* the neighbour rows of the block-end corrections */
+      if (C) {
+        Int          G;
+        const double gpb = GroupsPerBlock(S, lv, (Int)nb, ((Int)L + C - 1) / C, &G);
+        const double out = nb * nblk * gpb * (back ? S.q - 1 : 2) * L;
+        t += nb * nin * L + edge + out + update + (back && gpb > 1 ? out + nb * nout * L : 0) + (back ? 0 : out);
+      } else {
+        t += nb * nin * L + edge + (back ? 2 * edge : 0) + nsys * L /* G written */ + nsys * L /* read by the sums */ + (back ? nb * nout * L : 2 * nb * nblk * L * 2) + update;
+        if (!last) t += Traffic(S, d + 1, nsys);
+        else if (!Cs) t += 4 * nsys * L; /* kp_tridiag's partition method: its work arrays written and read */
+      }
+    }
+  }
+  return t;
+}
 } // namespace detail
 
 using namespace detail;
+
+std::string Eigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form)
+{
+  std::string err = CheckFactor(F);
+  if (!err.empty()) return err;
+  if (s < 0 || e < s || e >= F.n()) return "the block is not within the factor";
+  for (Int p : pos)
+    if (p < 0 || p > e - s) return "a component row is not within the block";
+  return BlockEigen(F, s, e, pos, lambda, comp, closed_form);
+}
+
+double ModelBytes(const Solver &S)
+{
+  if (S.dim < 2) return 2.0 * S.n[0] * sizeof(Scalar);
+  return Traffic(S, 0, 1) * sizeof(Scalar);
+}
+
+std::string LevelPath(const Solver &S)
+{
+  if (S.dim < 2) return "one tridiagonal system";
+  const Int L = S.n[S.dim - 1], C = TeamRowsFor(S, L), Cs = StoredTeamRows(S, L);
+  if (C) return "fused level kernels, " + std::to_string(C) + " rows a thread";
+  if (Cs) return "stored solutions, team tridiagonal solver, " + std::to_string(Cs) + " rows a thread";
+  return "stored solutions, interleaved tridiagonal solvers";
+}
 
 Int Levels(Int n, Int q)
 {

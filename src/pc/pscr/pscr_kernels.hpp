@@ -70,6 +70,7 @@ struct Level {
   View<Int>  bm0, bs, be; /* nblk: first mode, first and last row (0-based) */
   View<Int>  bnr, brow;   /* nblk, nblk*(q+1): the rows of J_{i-1} in the block (<= q - 1) */
   View<Real> W;           /* nmodes*(q+1): eigenvector components at the rows brow (slots 0..nr-1), the first row (slot q-1), the last row (slot q) */
+  Int        nrhs = 0;    /* rows of J_{i-1} in the blocks (the sum of bnr) */
 };
 
 struct Plan {
@@ -142,6 +143,18 @@ struct Boundary {
 /* z = A^-1 r for the operator "box by PSCR with shift c, diagonal rows outside" (r, z natural, may not alias);
    X: work view (grown to the box size). Returns the failed shifted solves as Apply() */
 Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r, UView<Scalar> z, View<Scalar> &X);
+
+/* the eigenpairs of the block [s, e] of the pencil (A, M) of F: lambda (e - s + 1) and the components of the
+   M-orthonormal eigenvectors at the block rows pos (comp[t + l pos.size()]); closed_form = false bypasses the closed form
+   of blocks with constant diagonals (the setup's paths, for tests). Returns "" or an error message. */
+std::string Eigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form = true);
+
+/* the kernels the apply of S takes for the levels of the last reduced dimension (options team, team_rows, topt) */
+std::string LevelPath(const Solver &S);
+
+/* modelled global-memory traffic of one application (bytes): every kernel's reads and writes of the data, the stored
+   solutions and the work vectors once */
+double ModelBytes(const Solver &S);
 
 /* the number of levels of radix q for n rows: min{k : q^k > n} */
 Int Levels(Int n, Int q);
