@@ -453,10 +453,11 @@ KOKKOS_INLINE_FUNCTION Int TeamScalars(Int T)
   return 8 * T > st ? 8 * T : st;
 }
 
-/* chunk(t).y[j] = get(t C + j) for the rows < n, through the staging area: coalesced in the row index (consecutive
-   threads read consecutive rows); the padded stride C' + 1 keeps the shared memory reads free of bank conflicts */
-template <int C, class Member, class ChunkAt, class Get>
-KOKKOS_INLINE_FUNCTION void TeamLoad(const Member &m, Int n, Int T, const ChunkAt &chunk, const Get &get, Scalar *stage)
+/* dst(t, j) = get(t C + j) for the rows < n (0 beyond), through the staging area: coalesced in the row index
+   (consecutive threads read consecutive rows); the padded stride C' + 1 keeps the shared memory reads free of bank
+   conflicts */
+template <int C, class Member, class Dst, class Get>
+KOKKOS_INLINE_FUNCTION void TeamLoad(const Member &m, Int n, Int T, const Dst &dst, const Get &get, Scalar *stage)
 {
   constexpr int CR = StageRows<C>();
   for (int r = 0; r < C / CR; r++) {
@@ -466,23 +467,21 @@ KOKKOS_INLINE_FUNCTION void TeamLoad(const Member &m, Int n, Int T, const ChunkA
     });
     m.team_barrier();
     ForChunks(m, T, [&](Int t) {
-      TeamChunk<C> &ch = chunk(t);
-      for (int jj = 0; jj < CR; jj++) ch.y[r * CR + jj] = stage[t * (CR + 1) + jj];
+      for (int jj = 0; jj < CR; jj++) dst(t, r * CR + jj) = stage[t * (CR + 1) + jj];
     });
     m.team_barrier();
   }
 }
 
-/* put(t C + j, chunk(t).y[j]) for the rows < n, through the staging area (coalesced); the caller must have passed a
+/* put(t C + j, src(t, j)) for the rows < n, through the staging area (coalesced); the caller must have passed a
    barrier since the staging area was last read */
-template <int C, class Member, class ChunkAt, class Put>
-KOKKOS_INLINE_FUNCTION void TeamStore(const Member &m, Int n, Int T, const ChunkAt &chunk, const Put &put, Scalar *stage)
+template <int C, class Member, class Src, class Put>
+KOKKOS_INLINE_FUNCTION void TeamStore(const Member &m, Int n, Int T, const Src &src, const Put &put, Scalar *stage)
 {
   constexpr int CR = StageRows<C>();
   for (int r = 0; r < C / CR; r++) {
     ForChunks(m, T, [&](Int t) {
-      const TeamChunk<C> &ch = chunk(t);
-      for (int jj = 0; jj < CR; jj++) stage[t * (CR + 1) + jj] = ch.y[r * CR + jj];
+      for (int jj = 0; jj < CR; jj++) stage[t * (CR + 1) + jj] = src(t, r * CR + jj);
     });
     m.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
@@ -535,11 +534,11 @@ void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &r
       if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
       {
         const auto g = rhs.at(s);
-        TeamLoad<C>(m, n, T, chunk, g, sc.pub);
+        TeamLoad<C>(m, n, T, [&](Int t, int j) -> Scalar & { return chunk(t).y[j]; }, g, sc.pub);
       }
       const Int fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
       m.team_barrier();
-      TeamStore<C>(m, n, T, chunk, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
+      TeamStore<C>(m, n, T, [&](Int t, int j) { return chunk(t).y[j]; }, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
       if (hasStatus && m.team_rank() == 0) status(s) = fail;
       if (fail && hasCount && m.team_rank() == 0) Kokkos::atomic_add(&nfail(0), (Int)1);
     });

@@ -433,6 +433,13 @@ Rest MakeRest(const Solver &S, Int d)
    largest team), so that the addresses of a thread's rows are immediate offsets of one base (no registers) */
 KOKKOS_INLINE_FUNCTION Int ChunkStride(Int T) { return kDeviceExec ? 512 : T; }
 
+/* full unrolling of the loops over register arrays on the device (their indices must be compile-time constants) */
+#if defined(__CUDA_ARCH__)
+  #define PSCR_UNROLL _Pragma("unroll")
+#else
+  #define PSCR_UNROLL
+#endif
+
 /* the number of groups of block blk that hold modes */
 KOKKOS_INLINE_FUNCTION Int Groups(const View<Int> &bm0, Int blk, Int gpb, Int G)
 {
@@ -482,7 +489,7 @@ struct LevelTeam {
   using Member = typename Policy::member_type;
   LevelArgs a;
 
-  static size_t ScratchBytes(Int T) { return tridiag_detail::TeamScratch::Bytes(T) + (kDeviceExec ? 0 : (size_t)T * sizeof(Regs)); }
+  static size_t ScratchBytes(Int T) { return tridiag_detail::TeamScratch::Bytes(T, tridiag_detail::TeamScalars<C>(T)) + (kDeviceExec ? 0 : (size_t)T * sizeof(Regs)); }
 
   /* alpha (M x)(p) + beta (A x)(p) for the last factor and the row vector x */
   KOKKOS_INLINE_FUNCTION Scalar Couple(const Scalar *x, Int p, Scalar alpha, Scalar beta) const
@@ -509,8 +516,8 @@ struct LevelTeam {
     char                       *base = (char *)m.team_scratch(kDeviceExec ? 0 : 1).get_shmem(a.bytes);
     tridiag_detail::TeamScratch sc;
     Regs                        mine;
-    sc.Carve(base, T);
-    Regs      *all   = kDeviceExec ? &mine : (Regs *)(base + tridiag_detail::TeamScratch::Bytes(T));
+    sc.Carve(base, T, tridiag_detail::TeamScalars<C>(T));
+    Regs      *all   = kDeviceExec ? &mine : (Regs *)(base + tridiag_detail::TeamScratch::Bytes(T, tridiag_detail::TeamScalars<C>(T)));
     auto       regs  = [&](Int t) -> Regs & { return all[kDeviceExec ? 0 : t]; };
     auto       chunk = [&](Int t) -> tridiag_detail::TeamChunk<C> & { return all[kDeviceExec ? 0 : t].ch; };
     const Int  nr = a.bnr(blk), s = a.bs(blk), e = a.be(blk);
@@ -519,19 +526,23 @@ struct LevelTeam {
     Int        rows[Q - 1];
     for (int u = 0; u < Q - 1; u++) rows[u] = u < nr ? a.brow(blk * Q1 + u) : 0;
 
-    /* 1. the right-hand side rows (and the block-end corrections) */
-    tridiag_detail::ForChunks(m, T, [&](Int t) {
-      Regs &r = regs(t);
-      for (int j = 0; j < C; j++) {
-        const Int  p  = t * C + j;
-        const bool ok = p < L;
-        for (int u = 0; u < Q - 1; u++) r.in[u][j] = ok && u < nr ? Xb[rows[u] * L + p] : Scalar(0);
-        if constexpr (BACK) {
-          r.in[Q - 1][j] = ok && s > 0 ? -Couple(Xb + (s - 1) * L, p, a.fd.al(s) + cb * a.fd.ml(s), a.fd.ml(s)) : Scalar(0);
-          r.in[Q][j]     = ok && e < n - 1 ? -Couple(Xb + (e + 1) * L, p, a.fd.au(e) + cb * a.fd.mu(e), a.fd.mu(e)) : Scalar(0);
-        }
-        for (int o = 0; o < NOUT; o++) r.acc[o][j] = 0;
+    /* 1. the right-hand side rows (and the block-end corrections), staged: coalesced in p */
+    PSCR_UNROLL
+    for (int u = 0; u < NIN; u++) {
+      if (u < Q - 1 && u >= nr) {
+        tridiag_detail::ForChunks(m, T, [&](Int t) {
+          for (int j = 0; j < C; j++) regs(t).in[u][j] = 0;
+        });
+        continue;
       }
+      auto dst = [&](Int t, int j) -> Scalar & { return regs(t).in[u][j]; };
+      if (u < Q - 1) tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return Xb[rows[u] * L + p]; }, sc.pub);
+      else if (u == Q - 1) tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return s > 0 ? -Couple(Xb + (s - 1) * L, p, a.fd.al(s) + cb * a.fd.ml(s), a.fd.ml(s)) : Scalar(0); }, sc.pub);
+      else tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return e < n - 1 ? -Couple(Xb + (e + 1) * L, p, a.fd.au(e) + cb * a.fd.mu(e), a.fd.mu(e)) : Scalar(0); }, sc.pub);
+    }
+    tridiag_detail::ForChunks(m, T, [&](Int t) {
+      for (int j = 0; j < C; j++)
+        for (int o = 0; o < NOUT; o++) regs(t).acc[o][j] = 0;
     });
     if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
     m.team_barrier();
@@ -578,21 +589,16 @@ struct LevelTeam {
       });
     }
 
-    /* 3. the weighted sums */
+    /* 3. the weighted sums, staged: coalesced in p */
     const Int NO = BACK ? q - 1 : 2;
     Scalar   *Pg = a.P + (((size_t)b * nblk + blk) * gpb + g) * NO * L;
-    tridiag_detail::ForChunks(m, T, [&](Int t) {
-      const Regs &r = regs(t);
-      for (int j = 0; j < C; j++) {
-        const Int p = t * C + j;
-        if (p >= L) continue;
-        for (int o = 0; o < NOUT; o++) {
-          if (BACK && o >= nr) continue;
-          if (BACK && gpb == 1) Xb[rows[o] * L + p] = r.acc[o][j];
-          else Pg[o * L + p] = r.acc[o][j];
-        }
-      }
-    });
+    m.team_barrier(); /* the staging area is the separators' scratch, read by the last solve */
+    PSCR_UNROLL
+    for (int o = 0; o < NOUT; o++) {
+      if (BACK && o >= nr) continue;
+      Scalar *dst = BACK && gpb == 1 ? Xb + rows[o] * L : Pg + o * L;
+      tridiag_detail::TeamStore<C>(m, L, T, [&](Int t, int j) { return regs(t).acc[o][j]; }, [&](Int p, Scalar v) { dst[p] = v; }, sc.pub);
+    }
   }
 };
 
