@@ -378,7 +378,7 @@ TEST(PSCR, BoundaryRowsAroundTheBox)
 /* every way a level can run gives the same solution: the fused level kernels (1, 2, 4, 8 rows per thread; one group
    per block or groups of 1, 2, 5 modes whose partial sums are added afterwards), the stored path with the team
    tridiagonal solver (1, 2, 8, 16 rows per thread) and with kp_tridiag's interleaved solvers, right-hand sides formed
-   inside the solves or apart; 2D and 3D (the inner problems of 3D are the last reduced dimension), radix 2 to 8 */
+   inside the solves or apart, weighted sums by one thread or by groups of modes; 2D and 3D (the inner problems of 3D are the last reduced dimension), radix 2 to 8 */
 TEST(PSCR, LevelKernelVariants)
 {
   const Int sizes[][3] = {{1, 1, 0}, {2, 3, 0}, {13, 13, 0}, {17, 40, 0}, {64, 33, 0}, {5, 7, 9}, {13, 11, 6}, {3, 20, 17}};
@@ -410,6 +410,7 @@ TEST(PSCR, LevelKernelVariants)
       S.team = false;
       for (Int rows : {1, 2, 8, 16}) {
         S.topt.team_rows = rows;
+        S.sum_modes      = rows == 2 ? 3 : rows == 8 ? 1 : 0; /* the sums by groups of modes, added afterwards */
         run("stored, team solver");
         S.fuse_rhs = false;
         run("stored, team solver, right-hand sides apart");
@@ -417,6 +418,7 @@ TEST(PSCR, LevelKernelVariants)
       }
       for (auto alg : {petsckp::TridiagAlgorithm::Thomas, petsckp::TridiagAlgorithm::Partition}) {
         S.topt.alg = alg;
+        S.sum_modes = alg == petsckp::TridiagAlgorithm::Thomas ? 2 : 0;
         run("stored, interleaved");
         S.fuse_rhs = false;
         run("stored, interleaved, right-hand sides apart");

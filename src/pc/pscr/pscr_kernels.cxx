@@ -910,22 +910,23 @@ struct GIndex {
   KOKKOS_INLINE_FUNCTION Int operator()(Int b, Int l, Int p) const { return interleaved ? p * nsys + b * nmodes + l : (b * nmodes + l) * L + p; }
 };
 
-/* the weighted sums of the solutions in G: the block's first and last rows into V (reduction, P-indexed with
-   gpb = 1) or its rows of J_{i-1} into X (back substitution) */
-void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, bool interleaved, const Scalar *G, Scalar *V, Scalar *X)
+/* the weighted sums of the solutions in G: the block's first and last rows (reduction) or its rows of J_{i-1} (back
+   substitution), per group of G modes into P (P-indexed, gpb groups a block; added by UpdateReduce / FinishBack), or
+   straight into X's rows when one group holds the modes (back substitution). A thread sums at most G modes for one p:
+   the few huge blocks of the top levels are spread over many threads. */
+void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, bool interleaved, const Scalar *G, Scalar *P, Scalar *X, Int gpb, Int Gm)
 {
-  const Int  nblk = lv.nblk, nmodes = lv.nmodes, nsys = nb * nmodes, q = S.q, Q1 = q + 1;
-  const auto W = lv.W;
-  const auto bm0 = lv.bm0, bnr = lv.bnr, brow = lv.brow;
-  bool       team = S.sum == SumKernel::Team;
-  if (S.sum == SumKernel::Auto) team = kDeviceExec && interleaved && nb < 32 && lv.maxm > 64;
+  const Int    nblk = lv.nblk, nmodes = lv.nmodes, nsys = nb * nmodes, q = S.q, Q1 = q + 1, NO = back ? q - 1 : 2;
+  const auto   W = lv.W;
+  const auto   bm0 = lv.bm0, bnr = lv.bnr, brow = lv.brow;
   const GIndex gidx{interleaved, nsys, nmodes, L};
-  if (!team) {
+  if (S.sum != SumKernel::Team) {
     Kokkos::parallel_for(
-      "petsckp::pscr::Sums", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
-        const Int p = t % L, blk = (t / L) % nblk, b = t / (L * nblk);
-        const Int m0 = bm0(blk), m1 = bm0(blk + 1), nr = back ? bnr(blk) : 2;
-        Scalar    acc[kMaxRadix + 1];
+      "petsckp::pscr::Sums", range(L * gpb * nblk * nb), KOKKOS_LAMBDA(Int t) {
+        const Int p = t % L, g = (t / L) % gpb, blk = (t / (L * gpb)) % nblk, b = t / (L * gpb * nblk);
+        const Int m0 = bm0(blk) + g * Gm, m1 = m0 + Gm < bm0(blk + 1) ? m0 + Gm : bm0(blk + 1), nr = back ? bnr(blk) : 2;
+        if (m0 >= m1) return;
+        Scalar acc[kMaxRadix + 1];
         for (Int u = 0; u < nr; u++) acc[u] = 0;
         for (Int l = m0; l < m1; l++) {
           const Scalar y = G[gidx(b, l, p)];
@@ -936,34 +937,43 @@ void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, boo
             acc[1] += W(l * Q1 + q) * y;
           }
         }
-        if (back)
+        if (back && gpb == 1)
           for (Int u = 0; u < nr; u++) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = acc[u];
-        else {
-          V[((b * nblk + blk) * 2) * L + p]     = acc[0];
-          V[((b * nblk + blk) * 2 + 1) * L + p] = acc[1];
-        }
+        else
+          for (Int u = 0; u < nr; u++) P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = acc[u];
       });
   } else {
+    /* a team per (p, block, group) reducing over the group's modes */
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
     using Member = Policy::member_type;
-    Policy pol(exec(), L * nblk, Kokkos::AUTO);
+    Policy pol(exec(), L * nblk * gpb, Kokkos::AUTO);
     Kokkos::parallel_for(
       "petsckp::pscr::SumsTeam", pol, KOKKOS_LAMBDA(const Member &tm) {
-        const Int blk = tm.league_rank() % nblk, p = tm.league_rank() / nblk;
-        const Int m0 = bm0(blk), m1 = bm0(blk + 1), nr = back ? bnr(blk) : 2;
+        const Int g = tm.league_rank() % gpb, blk = (tm.league_rank() / gpb) % nblk, p = tm.league_rank() / (gpb * nblk);
+        const Int m0 = bm0(blk) + g * Gm, m1 = m0 + Gm < bm0(blk + 1) ? m0 + Gm : bm0(blk + 1), nr = back ? bnr(blk) : 2;
         for (Int b = 0; b < nb; b++)
           for (Int u = 0; u < nr; u++) {
             const Int slot = back ? u : q - 1 + u;
             Scalar    sum  = 0;
             Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(tm, m0, m1), [&](Int l, Scalar &acc) { acc += W(l * Q1 + slot) * G[gidx(b, l, p)]; }, sum);
+              Kokkos::TeamThreadRange(tm, m0, m1 > m0 ? m1 : m0), [&](Int l, Scalar &acc) { acc += W(l * Q1 + slot) * G[gidx(b, l, p)]; }, sum);
             Kokkos::single(Kokkos::PerTeam(tm), [&]() {
-              if (back) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = sum;
-              else V[((b * nblk + blk) * 2 + u) * L + p] = sum;
+              if (m0 >= m1) return;
+              if (back && gpb == 1) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = sum;
+              else P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = sum;
             });
           }
       });
   }
+}
+
+/* the groups of the stored path's sums: at most 64 modes a thread on the device, one group on the host (or
+   sum_modes) */
+Int SumGroups(const Solver &S, const Level &lv, Int *Gm)
+{
+  const Int maxm = std::max<Int>(lv.maxm, 1);
+  *Gm            = S.sum_modes > 0 ? std::min<Int>(maxm, S.sum_modes) : kDeviceExec ? std::min<Int>(maxm, 64) : maxm;
+  return (maxm + *Gm - 1) / *Gm;
 }
 
 /* workspace of a level and (unless the team solver forms them itself) the shifts of its systems: shifts(b) + lambda_l
@@ -972,7 +982,6 @@ void Prepare(Solver &S, Work &w, const Level &lv, Int nb, Int L, const View<Scal
 {
   const Int nmodes = lv.nmodes, nsys = nmodes * nb;
   Grow(w.G, (size_t)nsys * L, "pscr G", S.work_bytes);
-  Grow(w.P, (size_t)2 * std::max<Int>(lv.nblk, 1) * L * nb, "pscr P", S.work_bytes);
   if (!need_shifts) return;
   Grow(w.shift, (size_t)nsys, "pscr shift", S.work_bytes);
   const auto lam = lv.lambda;
@@ -1089,7 +1098,9 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
         if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
         else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
       }
-      Sums(S, lv, n, L, nb, false, inter, Gp, w.P.data(), X);
+      gpb = SumGroups(S, lv, &G);
+      Grow(w.P, (size_t)nb * lv.nblk * gpb * 2 * L, "pscr P", S.work_bytes);
+      Sums(S, lv, n, L, nb, false, inter, Gp, w.P.data(), X, gpb, G);
     }
     UpdateReduce(S, lv, d, nb, L, X, shifts, w.P.data(), gpb, G);
   }
@@ -1116,7 +1127,10 @@ void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shift
       if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
       else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
     }
-    Sums(S, lv, n, L, nb, true, inter, Gp, nullptr, X);
+    Int G, gpb = SumGroups(S, lv, &G);
+    if (gpb > 1) Grow(w.P, (size_t)nb * lv.nblk * gpb * (q - 1) * L, "pscr P", S.work_bytes);
+    Sums(S, lv, n, L, nb, true, inter, Gp, w.P.data(), X, gpb, G);
+    if (gpb > 1) FinishBack(S, lv, n, L, nb, X, w.P.data(), gpb, G);
   }
 }
 /* modelled global-memory traffic (scalars) of the batch of nb problems along dimension d: every kernel's reads and

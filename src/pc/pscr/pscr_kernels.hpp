@@ -103,6 +103,7 @@ struct Solver {
   bool                      team = true;     /* the fused level kernels for the last reduced dimension (where they apply) */
   Int                       team_rows = 0;   /* rows per thread of the fused level kernels: 1, 2, 4 or 8 (0: automatic) */
   Int                       team_modes = 0;  /* modes per team of the fused level kernels (0: automatic) */
+  Int                       sum_modes = 0;   /* modes per thread of the stored path's weighted sums (0: automatic) */
   View<Real>                chunked[6];      /* the last factor's al, ad, au, ml, md, mu in chunk order (row t C + j at j T + t) */
   Int                       chunked_C = 0, chunked_T = 0;
   bool                      moff_last = false; /* the last M has off-diagonals */
