@@ -265,7 +265,12 @@ int main(int argc, char **argv)
     ferr = "";
     CufftPoisson(dim, fftn, reps, fmin, fmed, ferr);
 #endif
-    const std::string problem = smesh + (smass.empty() ? "" : ", " + smass + " M") + (stri != "auto" || !team || team_rows || team_modes || tridiag_rows > 0 ? ", options" : "");
+    std::string problem = smesh + (smass.empty() ? "" : ", " + smass + " M");
+    if (!team) problem += ", -team 0";
+    if (team_rows) problem += ", -team_rows " + std::to_string(team_rows);
+    if (team_modes) problem += ", -team_modes " + std::to_string(team_modes);
+    if (stri != "auto") problem += ", -tridiag " + stri;
+    if (tridiag_rows > 0) problem += ", -tridiag_rows " + std::to_string(tridiag_rows);
     const std::string fft     = ferr.empty() ? std::to_string(fftn) + "^" + std::to_string(dim) + ": " + std::to_string(1e3 * fmin).substr(0, 6) + " / " + std::to_string(1e3 * fmed).substr(0, 6) : ferr;
     PetscCall(PetscSNPrintf(line, sizeof(line), "| %" PetscInt_FMT "D | %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %s | %.3f | %.3f | %.3f | %.1e / %.1e | %.0f | %.2f | %.0f | %.0f | %.2f | %s | %s | %s |\n", dim, n, q, S.plan[0].k, problem.c_str(), tsu, 1e3 * tmin, 1e3 * tmed, res, bwd, N / tmin / 1e6, bytes / 1e9, bw / 1e9, bwcopy / 1e9, bw / bwcopy, fft.c_str(), ferr.empty() ? std::to_string(tmin / fmin).substr(0, 5).c_str() : "-", pscr::LevelPath(S).c_str()));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", line));
