@@ -717,7 +717,8 @@ Int GroupsPerBlock(const Solver &S, const Level &lv, Int nb, Int T, Int *G)
   Int       gpb  = 1;
   if (S.team_modes > 0) gpb = (maxm + S.team_modes - 1) / S.team_modes;
   else if (kDeviceExec) {
-    const Int sms = std::max<Int>(1, (Int)(ExecSpace().concurrency() / 2048)), per = std::max<Int>(1, std::min<Int>(16, 65536 / (T * 128)));
+    /* teams resident on a multiprocessor: the fused kernels take up to 255 registers a thread */
+    const Int sms = std::max<Int>(1, (Int)(ExecSpace().concurrency() / 2048)), per = std::max<Int>(1, std::min<Int>(16, 65536 / (T * 256)));
     const Int target = 2 * sms * per;
     gpb              = std::max<Int>(1, std::min<Int>((target + nb * nblk - 1) / (nb * nblk), (maxm + 15) / 16));
   }
