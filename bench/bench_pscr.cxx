@@ -1,16 +1,21 @@
 /*
    bench_pscr - time of one PSCR application (the kernels of PCPSCR, src/pc/pscr/pscr_kernels) on the device for the
-   2D / 3D Poisson problem (5/7-point, Dirichlet, n^dim unknowns), next to a cuFFT periodic Poisson solve of the same
-   grid (n + 1 points per direction, the power of two when n = 2^k - 1) on the same device in the same process, when
-   built with cuFFT.
+   2D / 3D Poisson problem (n^dim unknowns), next to a cuFFT periodic Poisson solve of the same grid (n + 1 points per
+   direction, the power of two when n = 2^k - 1) on the same device in the same process, when built with cuFFT.
 
      ./bench_pscr -dim 2 -n 4095 -radix 4 -reps 10 -o out.md
 
+   Problem: -mesh uniform (default: the 5/7-point difference Laplacian, M = I) or random (linear finite elements on a
+   seeded random non-uniform tensor mesh, Dirichlet ends), -mass lumped (default for random) or consistent (Q1:
+   tridiagonal M). Kernel options (defaults: what PCPSCR uses): -team 0 (no fused level kernels), -team_rows C (1, 2,
+   4, 8: rows a thread of the fused kernels), -team_modes G (modes a team), -tridiag auto|team|thomas|partition|pcr
+   (the stored path's tridiagonal solver), -tridiag_rows C (1, 2, 4, 8, 16: rows a thread of the team solver).
+
    Reported: eigen setup time (host), apply time (min and median over reps, device synchronised), the relative
-   residual || f - A u || / || f || and the normwise backward error || f - A u || / (|| A ||_inf || u ||), Mdof/s, an effective bandwidth from a traffic model (per level the solutions y
-   of the shifted solves are written once and read once by the weighted sums: 2 x 8 bytes per entry, the minimum
-   of any implementation that stores them; the right-hand sides are formed inside the solves) and its fraction of
-   the measured device-to-device copy bandwidth.
+   residual || f - A u || / || f || and the normwise backward error || f - A u || / (|| A ||_inf || u ||), Mdof/s, the
+   modelled global-memory traffic of one application of the kernels taken (pscr::ModelBytes: every kernel's reads and
+   writes of the data, stored solutions and work vectors once), its bandwidth and its fraction of the measured
+   device-to-device copy bandwidth, and which level kernels ran (pscr::LevelPath).
    cuFFT: forward D2Z, division by the eigenvalues of the periodic Laplacian, inverse Z2D (min and median).
 */
 #include <petscsys.h>
@@ -39,33 +44,109 @@ static double Median(std::vector<double> v)
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-/* || f - A u || / || f || and the normwise backward error || f - A u || / (|| A ||_inf || u ||) for the FD Laplacian
-   tridiag(-1, 2, -1) in every direction (natural ordering, x fastest) */
-static double Residual(Int dim, Int n, const View<Scalar> &u, const View<Scalar> &f, double *backward)
+/* the factors on the device: sub, main and super diagonals of A and M */
+struct DevFactor {
+  View<Real> al, ad, au, ml, md, mu;
+};
+
+static DevFactor ToDev(const pscr::Factor &F)
 {
-  const Int N = dim == 2 ? n * n : n * n * n;
-  double    r2 = 0, f2 = 0;
+  const Int         n = F.n();
+  std::vector<Real> h[6];
+  for (auto &v : h) v.assign(n, 0);
+  for (Int i = 0; i < n; i++) {
+    h[1][i] = F.ad[i];
+    h[4][i] = F.md.empty() ? 1 : F.md[i];
+    if (i + 1 < n) h[2][i] = h[0][i + 1] = F.ao[i];
+    if (i + 1 < n && !F.mo.empty()) h[5][i] = h[3][i + 1] = F.mo[i];
+  }
+  View<Real> v[6];
+  for (int k = 0; k < 6; k++) {
+    v[k] = View<Real>("bench factor", n);
+    Kokkos::deep_copy(v[k], HostUView<Real>(h[k].data(), n));
+  }
+  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+KOKKOS_INLINE_FUNCTION Real Entry(const View<Real> &l, const View<Real> &d, const View<Real> &u, Int i, int o) { return o < 0 ? l(i) : (o > 0 ? u(i) : d(i)); }
+
+/* || f - A u || / || f || and the normwise backward error || f - A u || / (|| A ||_inf || u ||) for
+   A = sum_d M_1 (x) .. A_d .. (x) M_dim (natural ordering, the last index fastest) */
+static double Residual(Int dim, Int n, const DevFactor *F, const View<Scalar> &u, const View<Scalar> &f, double *backward)
+{
+  const Int       N = dim == 2 ? n * n : n * n * n;
+  const DevFactor F0 = F[0], F1 = F[1], F2 = F[dim == 3 ? 2 : 1];
+  double          r2 = 0, f2 = 0, u2 = 0, amax = 0;
   Kokkos::parallel_reduce(
     "bench::PscrResidual", range(N),
-    KOKKOS_LAMBDA(Int p, double &a) {
-      Int    c[3] = {p % n, (p / n) % n, dim == 3 ? p / (n * n) : 0}, st[3] = {1, n, n * n};
-      Scalar y    = 0;
-      for (Int d = 0; d < dim; d++) {
-        y += 2 * u(p);
-        if (c[d] > 0) y -= u(p - st[d]);
-        if (c[d] < n - 1) y -= u(p + st[d]);
-      }
+    KOKKOS_LAMBDA(Int p, double &a, double &m) {
+      const Int c[3] = {dim == 3 ? p / (n * n) : p / n, dim == 3 ? (p / n) % n : p % n, p % n};
+      Scalar    y = 0;
+      double    rs = 0;
+      for (int o0 = -1; o0 <= 1; o0++)
+        for (int o1 = -1; o1 <= 1; o1++)
+          for (int o2 = -1; o2 <= 1; o2++) {
+            if (dim == 2 && o2) continue;
+            const int o[3] = {o0, o1, o2};
+            bool      ok   = true;
+            for (Int d = 0; d < dim; d++) ok = ok && c[d] + o[d] >= 0 && c[d] + o[d] < n;
+            if (!ok) continue;
+            const DevFactor *G[3] = {&F0, &F1, &F2};
+            Real             coef = 0;
+            for (Int d = 0; d < dim; d++) {
+              Real t = Entry(G[d]->al, G[d]->ad, G[d]->au, c[d], o[d]);
+              for (Int e = 0; e < dim; e++)
+                if (e != d) t *= Entry(G[e]->ml, G[e]->md, G[e]->mu, c[e], o[e]);
+              coef += t;
+            }
+            const Int q = dim == 3 ? ((c[0] + o0) * n + c[1] + o1) * n + c[2] + o2 : (c[0] + o0) * n + c[1] + o1;
+            y += coef * u(q);
+            rs += coef < 0 ? -coef : coef;
+          }
       const double e = (double)(y - f(p));
       a += e * e;
+      if (rs > m) m = rs;
     },
-    r2);
+    r2, Kokkos::Max<double>(amax));
   Kokkos::parallel_reduce(
     "bench::PscrRhsNorm", range(N), KOKKOS_LAMBDA(Int p, double &b) { b += (double)f(p) * (double)f(p); }, f2);
-  double u2 = 0;
   Kokkos::parallel_reduce(
     "bench::PscrSolNorm", range(N), KOKKOS_LAMBDA(Int p, double &b) { b += (double)u(p) * (double)u(p); }, u2);
-  *backward = std::sqrt(r2) / (4.0 * dim * std::sqrt(u2));
+  *backward = std::sqrt(r2) / (amax * std::sqrt(u2));
   return std::sqrt(r2 / f2);
+}
+
+/* 1D factors: the difference Laplacian (uniform, M = I), or linear finite elements on a seeded random mesh with
+   lumped or consistent mass (Dirichlet ends) */
+static pscr::Factor Make1D(Int n, bool random, bool lumped, bool consistent, unsigned seed)
+{
+  pscr::Factor      F;
+  std::vector<Real> h(n + 1, 1.0 / (n + 1));
+  if (random) {
+    unsigned x = seed * 2654435761u + 12345u;
+    for (auto &v : h) {
+      x = x * 1664525u + 1013904223u;
+      v = (0.5 + (x >> 8) / 16777216.0) / (n + 1);
+    }
+  }
+  F.ad.assign(n, 0);
+  F.ao.assign(n - 1, 0);
+  if (!random && !lumped && !consistent) {
+    F.ad.assign(n, 2.0);
+    F.ao.assign(n - 1, -1.0);
+    return F;
+  }
+  F.md.assign(n, 0);
+  for (Int i = 0; i < n; i++) {
+    F.ad[i] = 1 / h[i] + 1 / h[i + 1];
+    F.md[i] = (h[i] + h[i + 1]) / (consistent ? 3 : 2);
+    if (i + 1 < n) F.ao[i] = -1 / h[i + 1];
+  }
+  if (consistent) {
+    F.mo.assign(n - 1, 0);
+    for (Int i = 0; i + 1 < n; i++) F.mo[i] = h[i + 1] / 6;
+  }
+  return F;
 }
 
 #if defined(PETSCKP_BENCH_CUFFT)
@@ -113,8 +194,8 @@ static void CufftPoisson(Int dim, Int m, Int reps, double &tmin, double &tmed, s
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1;
-  char      out[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1, team = 1, team_rows = 0, team_modes = 0, tridiag_rows = -1;
+  char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto";
   PetscBool flg;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -126,18 +207,32 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-fft_n", &fftn, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), &flg));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mass", mass, sizeof(mass), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-tridiag", tridiag, sizeof(tridiag), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-team", &team, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_rows", &team_rows, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_modes", &team_modes, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-tridiag_rows", &tridiag_rows, NULL));
   if (fftn < 0) fftn = ((n + 1) & n) == 0 ? n + 1 : n;
+  reps = std::max<PetscInt>(reps, 1); /* the first application (workspace allocation) is not timed */
   {
+    const std::string         smesh(mesh), smass(mass), stri(tridiag);
+    const bool                random = smesh == "random", consistent = smass == "consistent", lumped = smass == "lumped" || (random && !consistent);
     std::vector<pscr::Factor> F(dim);
-    for (auto &f : F) {
-      f.ad.assign(n, 2.0);
-      f.ao.assign(n - 1, -1.0);
-    }
+    for (Int d = 0; d < dim; d++) F[d] = Make1D(n, random, lumped, consistent, 7 + (unsigned)d);
     pscr::Solver S;
     double       t0  = Now();
     std::string  e   = pscr::Setup(F, q, S);
     double       tsu = Now() - t0;
     PetscCheck(e.empty(), PETSC_COMM_WORLD, PETSC_ERR_LIB, "PSCR setup: %s", e.c_str());
+    S.team             = team != 0;
+    S.team_rows        = team_rows;
+    S.team_modes       = team_modes;
+    S.topt.team_rows   = tridiag_rows;
+    S.topt.alg         = stri == "team" ? TridiagAlgorithm::Team : stri == "thomas" ? TridiagAlgorithm::Thomas : stri == "partition" ? TridiagAlgorithm::Partition : stri == "pcr" ? TridiagAlgorithm::PCRThomas : TridiagAlgorithm::Auto;
+    DevFactor DF[3];
+    for (Int d = 0; d < dim; d++) DF[d] = ToDev(F[d]);
     const Int    N = dim == 2 ? n * n : n * n * n;
     View<Scalar> f("f", N), u("u", N), cp("copy", N);
     Kokkos::parallel_for(
@@ -152,7 +247,7 @@ int main(int argc, char **argv)
       if (r) t.push_back(b - a); /* the first application allocates the workspaces */
     }
     double       bwd = 0;
-    const double res = Residual(dim, n, u, f, &bwd);
+    const double res = Residual(dim, n, DF, u, f, &bwd);
     /* device-to-device copy bandwidth (read + write) */
     std::vector<double> tc;
     for (Int r = 0; r < 5; r++) {
@@ -161,22 +256,8 @@ int main(int argc, char **argv)
       tc.push_back(Now() - a);
     }
     const double bwcopy = 16.0 * N / *std::min_element(tc.begin(), tc.end());
-    /* traffic model: 2 passes of 8 bytes over the solutions of every level (see the header) */
-    double Gentries = 0;
-    {
-      Int L = 1;
-      for (Int d = 1; d < dim; d++) L *= n;
-      const auto &P = S.plan[0];
-      for (Int i = 1; i <= P.k; i++) Gentries += (double)P.levels[i - 1].nmodes * L * (i < P.k ? 2 : 1);
-      if (dim == 3) {
-        /* every outer level's solves are 2D PSCR problems: each of those passes its G through the inner levels */
-        double inner = 0;
-        for (Int i = 1; i <= S.plan[1].k; i++) inner += (double)S.plan[1].levels[i - 1].nmodes * n * (i < S.plan[1].k ? 2 : 1) / ((double)n * n);
-        Gentries *= 1 + inner;
-      }
-    }
     const double tmin = *std::min_element(t.begin(), t.end()), tmed = Median(t);
-    const double bw   = 16.0 * Gentries / tmin;
+    const double bytes = pscr::ModelBytes(S), bw = bytes / tmin;
     char         line[2048];
     double       fmin = 0, fmed = 0;
     std::string  ferr = "not built with cuFFT";
@@ -184,8 +265,14 @@ int main(int argc, char **argv)
     ferr = "";
     CufftPoisson(dim, fftn, reps, fmin, fmed, ferr);
 #endif
-    PetscCall(PetscSNPrintf(line, sizeof(line), "| %" PetscInt_FMT "D | %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %.3f | %.3f | %.3f | %.1e / %.1e | %.0f | %.0f | %.0f | %.2f | %s | %s |\n", dim, n, q, S.plan[0].k, tsu, 1e3 * tmin, 1e3 * tmed, res, bwd, N / tmin / 1e6, bw / 1e9, bwcopy / 1e9, bw / bwcopy,
-                            ferr.empty() ? (std::to_string(fftn) + "^" + std::to_string(dim) + ": " + std::to_string(1e3 * fmin).substr(0, 6) + " / " + std::to_string(1e3 * fmed).substr(0, 6)).c_str() : ferr.c_str(), ferr.empty() ? std::to_string(tmin / fmin).substr(0, 5).c_str() : "-"));
+    std::string problem = smesh + (smass.empty() ? "" : ", " + smass + " M");
+    if (!team) problem += ", -team 0";
+    if (team_rows) problem += ", -team_rows " + std::to_string(team_rows);
+    if (team_modes) problem += ", -team_modes " + std::to_string(team_modes);
+    if (stri != "auto") problem += ", -tridiag " + stri;
+    if (tridiag_rows > 0) problem += ", -tridiag_rows " + std::to_string(tridiag_rows);
+    const std::string fft     = ferr.empty() ? std::to_string(fftn) + "^" + std::to_string(dim) + ": " + std::to_string(1e3 * fmin).substr(0, 6) + " / " + std::to_string(1e3 * fmed).substr(0, 6) : ferr;
+    PetscCall(PetscSNPrintf(line, sizeof(line), "| %" PetscInt_FMT "D | %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %s | %.3f | %.3f | %.3f | %.1e / %.1e | %.0f | %.2f | %.0f | %.0f | %.2f | %s | %s | %s |\n", dim, n, q, S.plan[0].k, problem.c_str(), tsu, 1e3 * tmin, 1e3 * tmed, res, bwd, N / tmin / 1e6, bytes / 1e9, bw / 1e9, bwcopy / 1e9, bw / bwcopy, fft.c_str(), ferr.empty() ? std::to_string(tmin / fmin).substr(0, 5).c_str() : "-", pscr::LevelPath(S).c_str()));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", line));
     if (nf) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "WARNING: %" PetscInt_FMT " failed shifted solves\n", nf));
     if (out[0]) {

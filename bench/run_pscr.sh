@@ -7,8 +7,12 @@
 #   bench/run_pscr.sh <build-dir> <output-dir>
 #
 # 1. kernels: bench_pscr -dim 2 -n 4095 / 8191, -dim 3 -n 255 / 511 (radix 4; radix 2 and 8 at 4095^2 and 255^3):
-#    eigen setup (host), apply min / median of 10, relative residual, Mdof/s, traffic-model bandwidth and its fraction
-#    of the device-to-device copy bandwidth, cuFFT D2Z + scale + Z2D on (n+1)^dim points.
+#    eigen setup (host), apply min / median of 10, relative residual, Mdof/s, modelled traffic, its bandwidth and its
+#    fraction of the device-to-device copy bandwidth, cuFFT D2Z + scale + Z2D on (n+1)^dim points, the kernels taken.
+#    Then kernel variants (PSCR_BENCH_VARIANTS): rows a thread of the team solvers, the old interleaved tridiagonal
+#    path, modes a team, non-uniform meshes with lumped and consistent mass (the general eigen setup).
+# PSCR_BENCH_SECTIONS selects sections (default "kernels variants pc denoise"; "kernels variants" fits one device
+# call of a few minutes).
 # 2. PC end to end: examples/pscr -ksp_type preonly -pc_type pscr with GPU vectors at 4095^2 and 255^3 (PCPSCRSetUp and
 #    PCPSCRApply from -log_view: includes the factor detection from the assembled DMDA matrix).
 # 3. CG + GAMG to 1e-10 (unpreconditioned residual norm) on the same operator: PCSetUp and KSPSolve from -log_view;
@@ -41,35 +45,51 @@ firsterr() { grep -m1 -o "PETSC ERROR: [A-Z][^-].*" "$1" | head -1 | cut -c14-90
   echo "## 1. PSCR kernels (bench_pscr) and cuFFT periodic Poisson of the same grid"
   echo
   echo "setup = host eigen setup (s); apply = one PSCR application (ms, min / median of 10, device synchronised);"
-  echo "residual = ||f - A u|| / ||f|| / normwise backward error ||f - A u|| / (||A||_inf ||u||); BW = traffic-model bandwidth (the solutions of the shifted solves of every level"
-  echo "written once and read once by the weighted sums: the minimum traffic of any implementation that stores them) and"
-  echo "its fraction of the measured device-to-device copy bandwidth; cuFFT = D2Z + eigenvalue scaling + Z2D on (n+1)^dim"
-  echo "points (ms, min / median);"
-  echo "ratio = PSCR apply / cuFFT (min)."
+  echo "residual = ||f - A u|| / ||f|| / normwise backward error ||f - A u|| / (||A||_inf ||u||); traffic = modelled global-memory"
+  echo "traffic of one application of the kernels taken (pscr::ModelBytes: every kernel's reads and writes of the data, the"
+  echo "stored solutions and the work vectors once), BW = traffic / apply min and its fraction of the measured device-to-device"
+  echo "copy bandwidth; cuFFT = D2Z + eigenvalue scaling + Z2D on (n+1)^dim points (ms, min / median); ratio = PSCR apply /"
+  echo "cuFFT (min); kernels = the level kernels of the last reduced dimension (fused: solutions never stored)."
   echo
-  echo "| dim | n | radix | levels | setup (s) | apply min (ms) | apply median (ms) | residual | Mdof/s | BW model (GB/s) | copy BW (GB/s) | fraction | cuFFT (ms) | PSCR / cuFFT |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| dim | n | radix | levels | problem | setup (s) | apply min (ms) | apply median (ms) | residual | Mdof/s | traffic (GB) | BW model (GB/s) | copy BW (GB/s) | fraction | cuFFT (ms) | PSCR / cuFFT | kernels |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$MD"
-for s in $KSIZES; do
-  d=${s%%:*}; n=${s##*:}
-  radices="4"
-  { [ "$s" = "2:4095" ] || [ "$s" = "3:255" ]; } && radices="2 4 8"
-  for q in $radices; do
-    LOG="$OUT/bench_pscr_${d}d_${n}_q$q.log"
-    CMD="$BUILD/bench/bench_pscr -dim $d -n $n -radix $q -reps 10 -o $MD"
-    echo "$CMD" > "$LOG"
-    timeout "$TMO" $CMD >> "$LOG" 2>&1 || echo "| ${d}D | $n | $q | failed (rc $?): $(tail -1 "$LOG" | cut -c1-80) |" >> "$MD"
+SECTIONS=${PSCR_BENCH_SECTIONS:-"kernels variants pc denoise"}
+has() { echo " $SECTIONS " | grep -q " $1 "; }
+kbench() { # <dim> <n> <radix> [bench_pscr options]
+  local d=$1 n=$2 q=$3; shift 3
+  local tag; tag=$(echo "$*" | tr -c 'a-z0-9\n' '_' | tr -s '_')
+  local LOG="$OUT/bench_pscr_${d}d_${n}_q${q}${tag:+_$tag}.log"
+  local CMD="$BUILD/bench/bench_pscr -dim $d -n $n -radix $q -reps 10 -o $MD $*"
+  echo "$CMD" > "$LOG"
+  timeout "$TMO" $CMD >> "$LOG" 2>&1 || echo "| ${d}D | $n | $q | failed (rc $?): $* $(tail -1 "$LOG" | cut -c1-80) |" >> "$MD"
+}
+if has kernels; then
+  for s in $KSIZES; do
+    d=${s%%:*}; n=${s##*:}
+    radices="4"
+    { [ "$s" = "2:4095" ] || [ "$s" = "3:255" ]; } && radices="2 4 8"
+    for q in $radices; do kbench "$d" "$n" "$q"; done
   done
-done
+fi
+if has variants; then
+  { echo; echo "Kernel variants (same columns; the options in the problem column):"; echo; } >> "$MD"
+  echo "| dim | n | radix | levels | problem | setup (s) | apply min (ms) | apply median (ms) | residual | Mdof/s | traffic (GB) | BW model (GB/s) | copy BW (GB/s) | fraction | cuFFT (ms) | PSCR / cuFFT | kernels |" >> "$MD"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" >> "$MD"
+  echo "${PSCR_BENCH_VARIANTS:-2:4095:-tridiag_rows,16 2:4095:-tridiag,partition 2:4095:-mesh,random 2:4095:-mesh,random,-mass,consistent 2:2047: 2:2047:-team,0 3:255:-team_rows,4 3:255:-team_rows,2 3:255:-team,0 3:255:-team_modes,4 3:255:-mesh,random,-mass,consistent 3:511:-team_rows,4}" | tr ' ' '\n' | while IFS=: read -r d n opts; do
+    [ -n "$d" ] && kbench "$d" "$n" 4 $(echo "$opts" | tr ',' ' ')
+  done
+fi
+has pc || has denoise || { echo "wrote $MD"; exit 0; }
 
-{
+has pc && {
   echo
   echo "## 2. PCPSCR end to end and 3. CG + GAMG to 1e-10 (examples/pscr, same operator, GPU vectors and matrices)"
   echo
   echo "| dim | n | PCPSCR setup (s) | PCPSCR apply (s) | PSCR residual | GAMG PCSetUp (s) | GAMG KSPSolve (s) | GAMG iterations | GAMG / PSCR (setup + solve) |"
   echo "|---|---|---|---|---|---|---|---|---|"
 } >> "$MD"
-for s in $(echo "$PSIZES $GSIZES" | tr ' ' '\n' | sort -u); do
+has pc && for s in $(echo "$PSIZES $GSIZES" | tr ' ' '\n' | sort -u); do
   d=${s%%:*}; n=${s##*:}
   L1="$OUT/pc_pscr_${d}d_$n.log"; L2="$OUT/gamg_${d}d_$n.log"
   su="-"; ap="-"; rr="-"; gsu="-"; gso="-"; git="-"; ratio="-"
@@ -91,6 +111,7 @@ for s in $(echo "$PSIZES $GSIZES" | tr ' ' '\n' | sort -u); do
   echo "| ${d}D | $n | $su | $ap | $rr | $gsu | $gso | $git | $ratio |" >> "$MD"
 done
 
+has denoise || { echo "wrote $MD"; exit 0; }
 {
   echo
   echo "## 4. L1-mean-curvature denoising (examples/denoise, synthetic shapes image, uniform noise sigma 0.1, r0 0.005, h 0.005)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The solver benchmarks on the GPU machine, each capped in time so that a part fits in one 10-minute device call.
-#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr>
+#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr | pscr-kernels>
 # Each solver's script writes its markdown table into <output dir>; copy them to bench/results/.
 set -u
 B=$1; O=$2; PART=$3
@@ -33,4 +33,7 @@ case "$PART" in
   pscr)
     PSCR_BENCH_TIMEOUT=${PSCR_BENCH_TIMEOUT:-120} timeout ${PSCR_TOTAL:-540} bash bench/run_pscr.sh "$B" "$O/pscr" > "$O/pscr.log" 2>&1
     echo "pscr: rc=$?"; cat "$O"/pscr/pscr_gpu.md 2>/dev/null ;;
+  pscr-kernels) # the PSCR kernel table and its variants only (bench_pscr; a few minutes)
+    PSCR_BENCH_SECTIONS="kernels variants" PSCR_BENCH_TIMEOUT=${PSCR_BENCH_TIMEOUT:-90} timeout ${PSCR_TOTAL:-540} bash bench/run_pscr.sh "$B" "$O/pscr" > "$O/pscr.log" 2>&1
+    echo "pscr-kernels: rc=$?"; cat "$O"/pscr/pscr_gpu.md 2>/dev/null ;;
 esac

@@ -24,6 +24,14 @@
    the right-hand side three times and writes the solution and one work array: about 7 passes over the data, against
    about 10 per PCR step. Auto picks Thomas on the host and when there are enough systems to fill the device, the
    partition method otherwise (few long systems).
+   Team (one team per system, the partition method inside the team): every thread of the team holds C consecutive
+   rows in registers (the last row of its chunk is a separator), eliminates its chunk's interior with one division
+   per row, the separators' tridiagonal system is solved by cyclic reduction in team scratch memory, and every
+   thread finishes its rows: the data pass through global memory once (read f, write x). This is the stage
+   structure of the GPU PSCR tridiagonal solver of M. Myllykoski, T. Rossi and J. Toivanen, "On solving separable
+   block tridiagonal linear systems using a GPU implementation of radix-4 PSCR method", J. Parallel Distrib.
+   Comput. 115 (2018), Section 3.3 (CR in local memory), with the partition method's chunks per thread in front of
+   it. PSCR uses the same team solver inside its fused level kernels (TeamChunkSolve, kp_tridiag_impl.hpp).
 
    No pivoting: a pivot p with !(|p| > pivtol * (|a|+|b|+|c| of its row)) (zero, tiny or not finite) marks the
    system as failed: status(s) = 1 + a row where it happened (0 = fine), and the solution of that system is set to
@@ -40,7 +48,7 @@
 namespace petsckp
 {
 enum class TridiagLayout { Interleaved, Contiguous };
-enum class TridiagAlgorithm { Auto, Thomas, PCRThomas, Partition };
+enum class TridiagAlgorithm { Auto, Thomas, PCRThomas, Partition, Team };
 
 struct TridiagShape {
   Int           nsys = 0, n = 0;
@@ -56,6 +64,7 @@ struct TridiagOptions {
   TridiagAlgorithm alg       = TridiagAlgorithm::Auto;
   Int              pcr_steps = -1; /* PCR-Thomas: number of PCR steps (-1: chosen from nsys and n) */
   Int              chunks    = -1; /* partition method: chunks per system (-1: chosen from nsys and n; at most n/2) */
+  Int              team_rows = -1; /* Team: rows per thread, 1, 2, 4, 8 or 16 (-1: 8, or more for long systems) */
   Real             pivtol    = 0;  /* relative pivot threshold; 0: only exactly zero / non-finite pivots fail */
 };
 

@@ -245,6 +245,353 @@ void SolvePartition(const TridiagShape &sh, const Coef &coef, Int P, const Rhs &
     });
 }
 
+/* ---------------------------------------------------------------------------------------------------------------
+   The team solver: one system per team, the partition method with its chunks in registers and the separators solved
+   by cyclic reduction in team scratch memory.
+
+   The n rows are cut into Te = ceil(n / C) chunks of C consecutive rows; chunk t belongs to thread t of the team. On
+   a GPU the chunk lives in the thread's registers (C is a compile-time constant and every loop over it is unrolled);
+   on the host, where a team has one thread, the chunks of all Te "virtual threads" live in team scratch memory and
+   every phase loops over them (ForChunks), so the host runs the very same arithmetic. The last row of every chunk but
+   the last is a separator X_t; the other rows are the chunk's interior, whose solution is an affine function of the
+   two neighbouring separators,
+       x_j = y_j + v_j X_{t-1} + w_j X_t,
+   obtained by one LU sweep down and one up the interior (one division per row; v and w do not depend on the
+   right-hand side). Substituting the first interior row of chunk t + 1 and the last of chunk t into separator row t
+   gives a tridiagonal system of Te - 1 rows, solved by cyclic reduction (2 log2(Te) steps, a team barrier after
+   each) in scratch memory; each thread then finishes its rows. Cyclic reduction in local memory is the core of the
+   GPU PSCR tridiagonal solver of M. Myllykoski, T. Rossi and J. Toivanen, J. Parallel Distrib. Comput. 115 (2018),
+   Section 3.3; the chunks per thread in front of it (H. H. Wang, ACM TOMS 7, 1981) keep the data in registers.
+--------------------------------------------------------------------------------------------------------------- */
+
+/* the rows of one chunk (registers of one GPU thread) */
+template <int C>
+struct TeamChunk {
+  Scalar y[C], v[C], w[C]; /* in: y = right-hand side of the chunk's rows; out: y = solution */
+  Scalar hc;               /* the separator row's coupling to the next chunk */
+};
+
+/* team scratch of TeamChunkSolve: at least 8 T scalars, then 3 flags */
+struct TeamScratch {
+  Scalar *pub = nullptr;                              /* 3 T: y, v, w of the first interior row of every chunk */
+  Scalar *A = nullptr, *B = nullptr, *Cc = nullptr;   /* the separators' system (T each) */
+  Scalar *F = nullptr, *S = nullptr;                  /* its right-hand side (then solution) and |row| sums */
+  int    *flag = nullptr;                             /* 3 failure flags (1 + row), used round robin */
+  KOKKOS_INLINE_FUNCTION static size_t Bytes(Int T, Int scalars = 0) { return (size_t)(scalars > 8 * T ? scalars : 8 * T) * sizeof(Scalar) + 4 * sizeof(int); }
+  KOKKOS_INLINE_FUNCTION void Carve(char *base, Int T, Int scalars = 0)
+  {
+    Scalar *p = (Scalar *)base;
+    pub       = p;
+    A         = p + 3 * T;
+    B         = p + 4 * T;
+    Cc        = p + 5 * T;
+    F         = p + 6 * T;
+    S         = p + 7 * T;
+    flag      = (int *)(p + (scalars > 8 * T ? scalars : 8 * T));
+  }
+};
+
+/* f(t) for the chunks t < T of the calling thread: its own chunk on a GPU, all of them on the host (team size 1) */
+template <class Member, class Fn>
+KOKKOS_FORCEINLINE_FUNCTION void ForChunks(const Member &m, Int T, const Fn &f)
+{
+  if constexpr (kDeviceExec) {
+    const Int t = m.team_rank();
+    if (t < T) f(t);
+  } else {
+    (void)m;
+    for (Int t = 0; t < T; t++) f(t);
+  }
+}
+
+/* Solves one tridiagonal system of n rows: on entry chunk(t).y holds the right-hand side of rows t C .. t C + C - 1
+   (rows >= n ignored), on return its solution. coef(t, j, a, b, c): the coefficients of row t C + j, with a = 0 on
+   row 0 and c = 0 on row n - 1. Called by every thread of the team; T >= Te threads (chunks >= Te idle). The flags
+   must be zero before the first solve (solve = 0); consecutive solves (solve = 0, 1, 2, ...) need no barrier between
+   them. Returns on every thread 0, or 1 + a row with an unacceptable pivot (then the solution is NaN). */
+template <int C, class Member, class ChunkAt, class CoefAt>
+KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const ChunkAt &chunk, const CoefAt &coef, const TeamScratch &sc, Real pivtol, Int solve)
+{
+  const Int Te = (n + C - 1) / C, R = Te - 1;
+  int      *flag = sc.flag + solve % 3;
+  /* 1. every chunk's interior as affine functions of its separators; publish the first interior row, keep the last
+        and the separator row */
+  ForChunks(m, T, [&](Int t) {
+    if (t >= Te) return;
+    TeamChunk<C> &ch   = chunk(t);
+    const bool    sep  = t < R;
+    const Int     nrow = sep ? C : n - t * C, ni = sep ? C - 1 : nrow;
+    Int           fail = 0;
+    Scalar        cp = 0, yp = 0, vp = 0;
+    for (int j = 0; j < C; j++) {
+      if (j < ni) {
+        Scalar a, b, c;
+        coef(t, j, a, b, c);
+        const Scalar piv = b - a * cp;
+        if (!PivotOK(piv, pivtol > 0 ? Mag(a) + Mag(b) + Mag(c) : Real(0), pivtol) && !fail) fail = 1 + t * C + j;
+        const Scalar r = Scalar(1) / piv;
+        yp             = (ch.y[j] - a * yp) * r;
+        vp             = -a * (j ? vp : Scalar(1)) * r;
+        cp             = (j == ni - 1 ? -c : c) * r; /* c' of the LU sweep, or -c / piv (the coupling to X_t) on the last interior row */
+        ch.y[j]        = yp;
+        ch.v[j]        = vp;
+        ch.w[j]        = cp;
+      }
+    }
+    for (int j = C - 2; j >= 0; j--) {
+      if (j < ni - 1) {
+        const Scalar c = ch.w[j];
+        ch.y[j] -= c * ch.y[j + 1];
+        ch.v[j] -= c * ch.v[j + 1];
+        ch.w[j] = -c * ch.w[j + 1];
+      }
+    }
+    if (fail) {
+      Kokkos::atomic_fetch_max(flag, (int)fail);
+      for (int j = 0; j < C; j++) ch.y[j] = ch.v[j] = ch.w[j] = Scalar(NAN);
+    }
+    if (t > 0) {
+      sc.pub[t]         = ni > 0 ? ch.y[0] : Scalar(0);
+      sc.pub[T + t]     = ni > 0 ? ch.v[0] : Scalar(0);
+      sc.pub[2 * T + t] = ni > 0 ? ch.w[0] : Scalar(1); /* no interior: the next row is X_t itself */
+    }
+    if (sep) {
+      /* separator row t: a x_{hi-1} + b X_t + c x_{hi+1} = f with x_{hi-1} = yl + vl X_{t-1} + wl X_t (no interior:
+         x_{hi-1} = X_{t-1}); the part of chunk t + 1 is added in step 2 */
+      Scalar ha, hb, yl = 0, vl = 1, wl = 0;
+      if constexpr (C > 1) {
+        yl = ch.y[C - 2];
+        vl = ch.v[C - 2];
+        wl = ch.w[C - 2];
+      }
+      coef(t, C - 1, ha, hb, ch.hc);
+      sc.A[t] = ha * vl;
+      sc.B[t] = hb + ha * wl;
+      sc.F[t] = ch.y[C - 1] - ha * yl;
+      if (pivtol > 0) sc.S[t] = Mag(ha) + Mag(hb) + Mag(ch.hc);
+    }
+  });
+  m.team_barrier();
+  /* 2. the separators' rows: the first interior row of chunk t + 1, x_{hi+1} = yf + vf X_t + wf X_{t+1} */
+  ForChunks(m, T, [&](Int t) {
+    if (t >= R) return;
+    const Scalar hc = chunk(t).hc, yf = sc.pub[t + 1], vf = sc.pub[T + t + 1], wf = sc.pub[2 * T + t + 1];
+    sc.B[t] += hc * vf;
+    sc.Cc[t] = hc * wf;
+    sc.F[t] -= hc * yf;
+  });
+  m.team_barrier();
+  /* 3. cyclic reduction of the separators: rows 2s - 1 (mod 2s) eliminate rows s - 1 (mod 2s), then back */
+  Int s = 1;
+  for (; 2 * s - 1 < R; s *= 2) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, R / (2 * s)), [&](Int k) {
+      const Int    i = 2 * s * (k + 1) - 1, lo = i - s, hi = i + s;
+      Scalar       a = sc.A[i], b = sc.B[i], c = sc.Cc[i], f = sc.F[i];
+      const Scalar bl = sc.B[lo];
+      if (!PivotOK(bl, pivtol > 0 ? Mag(sc.S[lo]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (lo + 1) * C - 1));
+      const Scalar al = -a / bl;
+      a               = al * sc.A[lo];
+      b += al * sc.Cc[lo];
+      f += al * sc.F[lo];
+      if (hi < R) {
+        const Scalar bh = sc.B[hi];
+        if (!PivotOK(bh, pivtol > 0 ? Mag(sc.S[hi]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (hi + 1) * C - 1));
+        const Scalar ga = -c / bh;
+        c               = ga * sc.Cc[hi];
+        b += ga * sc.A[hi];
+        f += ga * sc.F[hi];
+      } else c = 0;
+      sc.A[i]  = a;
+      sc.B[i]  = b;
+      sc.Cc[i] = c;
+      sc.F[i]  = f;
+    });
+    m.team_barrier();
+  }
+  for (; s >= 1; s /= 2) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (R + s) / (2 * s)), [&](Int k) {
+      const Int i = s - 1 + 2 * s * k;
+      Scalar    f = sc.F[i];
+      if (i - s >= 0) f -= sc.A[i] * sc.F[i - s];
+      if (i + s < R) f -= sc.Cc[i] * sc.F[i + s];
+      if (!PivotOK(sc.B[i], pivtol > 0 ? Mag(sc.S[i]) : Real(0), pivtol)) Kokkos::atomic_fetch_max(flag, (int)(1 + (i + 1) * C - 1));
+      sc.F[i] = f / sc.B[i];
+    });
+    m.team_barrier();
+  }
+  /* 4. every chunk's rows from its separators */
+  const Int failed = *flag;
+  ForChunks(m, T, [&](Int t) {
+    if (t >= Te) return;
+    TeamChunk<C> &ch  = chunk(t);
+    const bool    sep = t < R;
+    const Int     ni  = sep ? C - 1 : n - t * C;
+    const Scalar  XL = t > 0 ? sc.F[t - 1] : Scalar(0), XR = sep ? sc.F[t] : Scalar(0);
+    for (int j = 0; j < C; j++)
+      if (j < ni) ch.y[j] += ch.v[j] * XL + ch.w[j] * XR;
+    if (sep) ch.y[C - 1] = XR;
+    if (failed)
+      for (int j = 0; j < C; j++) ch.y[j] = Scalar(NAN);
+  });
+  if (m.team_rank() == 0) sc.flag[(solve + 2) % 3] = 0; /* the flag of the solve after the next */
+  return failed;
+}
+
+/* rows per thread of one round of the staging of TeamLoad / TeamStore */
+template <int C>
+constexpr int StageRows()
+{
+  return C < 8 ? C : 8;
+}
+
+/* scalars of the team scratch of SolveTeamC: the separators' system, or the staging area of a round of loads or stores
+   (they are never used at the same time) */
+template <int C>
+KOKKOS_INLINE_FUNCTION Int TeamScalars(Int T)
+{
+  const Int st = T * (StageRows<C>() + 1);
+  return 8 * T > st ? 8 * T : st;
+}
+
+/* dst(t, j) = get(t C + j) for the rows < n (0 beyond), through the staging area: coalesced in the row index
+   (consecutive threads read consecutive rows); the padded stride C' + 1 keeps the shared memory reads free of bank
+   conflicts */
+template <int C, class Member, class Dst, class Get>
+KOKKOS_INLINE_FUNCTION void TeamLoad(const Member &m, Int n, Int T, const Dst &dst, const Get &get, Scalar *stage)
+{
+  constexpr int CR = StageRows<C>();
+  for (int r = 0; r < C / CR; r++) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
+      const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+      stage[tt * (CR + 1) + jj] = p < n ? get(p) : Scalar(0);
+    });
+    m.team_barrier();
+    ForChunks(m, T, [&](Int t) {
+      for (int jj = 0; jj < CR; jj++) dst(t, r * CR + jj) = stage[t * (CR + 1) + jj];
+    });
+    m.team_barrier();
+  }
+}
+
+/* put(t C + j, src(t, j)) for the rows < n, through the staging area (coalesced); the caller must have passed a
+   barrier since the staging area was last read */
+template <int C, class Member, class Src, class Put>
+KOKKOS_INLINE_FUNCTION void TeamStore(const Member &m, Int n, Int T, const Src &src, const Put &put, Scalar *stage)
+{
+  constexpr int CR = StageRows<C>();
+  for (int r = 0; r < C / CR; r++) {
+    ForChunks(m, T, [&](Int t) {
+      for (int jj = 0; jj < CR; jj++) stage[t * (CR + 1) + jj] = src(t, r * CR + jj);
+    });
+    m.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
+      const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+      if (p < n) put(p, stage[tt * (CR + 1) + jj]);
+    });
+    m.team_barrier();
+  }
+}
+
+/* the right-hand side of one system of a batch accessor f(s, l, index) (RhsBatch::at) */
+template <class Rhs>
+struct RhsBatchOne {
+  Rhs                    f;
+  TridiagShape           sh;
+  Int                    s;
+  KOKKOS_INLINE_FUNCTION Scalar operator()(Int l) const { return f(s, l, sh.index(s, l)); }
+};
+template <class Rhs>
+struct RhsBatch {
+  Rhs                                      f;
+  TridiagShape                             sh;
+  KOKKOS_INLINE_FUNCTION RhsBatchOne<Rhs> at(Int s) const { return {f, sh, s}; }
+};
+
+/* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
+   g(l) (built once per team), coef(s, t, j, a, b, c) the coefficients of row t C + j (a = 0 on row 0, c = 0 on row
+   n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
+   nfail (may be empty): nfail(0) counts the failed systems. Loads and stores are staged through team scratch memory
+   so that they are coalesced in the row index (Contiguous layout). */
+template <int C, class ChunkCoef, class RhsMaker>
+void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol, UView<Int> nfail = UView<Int>())
+{
+  using Policy           = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, 1>>;
+  const Int    n         = sh.n, T = (n + C - 1) / C, ns = TeamScalars<C>(T);
+  const size_t bytes     = TeamScratch::Bytes(T, ns) + (kDeviceExec ? 0 : (size_t)T * sizeof(TeamChunk<C>));
+  const bool   hasStatus = status.extent(0) > 0, hasCount = nfail.extent(0) > 0;
+  Policy       pol(exec(), sh.nsys, kDeviceExec ? T : 1);
+  pol.set_scratch_size(kDeviceExec ? 0 : 1, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+    "petsckp::TridiagTeam", pol, KOKKOS_LAMBDA(const typename Policy::member_type &m) {
+      const Int    s    = m.league_rank();
+      char        *base = (char *)m.team_scratch(kDeviceExec ? 0 : 1).get_shmem(bytes);
+      TeamScratch  sc;
+      TeamChunk<C> mine;
+      sc.Carve(base, T, ns);
+      TeamChunk<C> *all   = kDeviceExec ? &mine : (TeamChunk<C> *)(base + TeamScratch::Bytes(T, ns));
+      auto          chunk = [&](Int t) -> TeamChunk<C> & { return all[kDeviceExec ? 0 : t]; };
+      auto          cf    = [&](Int t, Int j, Scalar &a, Scalar &b, Scalar &c) { coef(s, t, j, a, b, c); };
+      if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
+      {
+        const auto g = rhs.at(s);
+        TeamLoad<C>(m, n, T, [&](Int t, int j) -> Scalar & { return chunk(t).y[j]; }, g, sc.pub);
+      }
+      const Int fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
+      m.team_barrier();
+      TeamStore<C>(m, n, T, [&](Int t, int j) { return chunk(t).y[j]; }, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
+      if (hasStatus && m.team_rank() == 0) status(s) = fail;
+      if (fail && hasCount && m.team_rank() == 0) Kokkos::atomic_add(&nfail(0), (Int)1);
+    });
+}
+
+/* the rows per thread of the team solver for n rows (0: too long for one team of at most 512 threads) */
+inline Int TeamRows(Int n, Int requested)
+{
+  Int C = requested;
+  if (C != 1 && C != 2 && C != 4 && C != 8 && C != 16) C = kDeviceExec && (n + 7) / 8 > 512 ? 16 : 8;
+  if (kDeviceExec && (n + C - 1) / C > 512) return 0;
+  return C;
+}
+
+/* the coefficients of row t C + j from a batch accessor coef(s, l, index, a, b, c, scale) */
+template <int C, class Coef>
+struct ChunkOfBatch {
+  Coef                   coef;
+  TridiagShape           sh;
+  KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
+  {
+    const Int l = t * C + j;
+    Real      scale;
+    coef(s, l, sh.index(s, l), a, b, c, scale);
+    if (l == 0) a = 0;
+    if (l == sh.n - 1) c = 0;
+  }
+};
+
+template <class Coef, class Rhs>
+bool SolveTeam(const TridiagShape &sh, const Coef &coef, const Rhs &f, UView<Scalar> x, UView<Int> status, const TridiagOptions &opt)
+{
+  switch (TeamRows(sh.n, opt.team_rows)) {
+  case 1:
+    SolveTeamC<1>(sh, ChunkOfBatch<1, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
+    return true;
+  case 2:
+    SolveTeamC<2>(sh, ChunkOfBatch<2, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
+    return true;
+  case 4:
+    SolveTeamC<4>(sh, ChunkOfBatch<4, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
+    return true;
+  case 8:
+    SolveTeamC<8>(sh, ChunkOfBatch<8, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
+    return true;
+  case 16:
+    SolveTeamC<16>(sh, ChunkOfBatch<16, Coef>{coef, sh}, RhsBatch<Rhs>{f, sh}, x, status, opt.pivtol);
+    return true;
+  default:
+    return false;
+  }
+}
+
 template <class Coef, class Rhs>
 void Solve(const TridiagShape &shape, const Coef &coef, const Rhs &f, UView<Scalar> x, UView<Int> ustatus, const TridiagOptions &opt, TridiagWork *uwork)
 {
@@ -254,9 +601,10 @@ void Solve(const TridiagShape &shape, const Coef &coef, const Rhs &f, UView<Scal
     if (ustatus.extent(0)) Kokkos::deep_copy(exec(), ustatus, (Int)0);
     return;
   }
+  if (opt.alg == TridiagAlgorithm::Team && SolveTeam(shape, coef, f, x, ustatus, opt)) return;
   Int steps = 0;
   if (opt.alg == TridiagAlgorithm::PCRThomas) steps = opt.pcr_steps >= 0 ? opt.pcr_steps : TridiagAutoPCRSteps(nsys, n);
-  if (opt.alg == TridiagAlgorithm::Partition || opt.alg == TridiagAlgorithm::Auto) {
+  if (opt.alg == TridiagAlgorithm::Partition || opt.alg == TridiagAlgorithm::Auto || opt.alg == TridiagAlgorithm::Team) {
     Int P = opt.alg == TridiagAlgorithm::Partition && opt.chunks > 0 ? opt.chunks : TridiagAutoChunks(nsys, n);
     if (P > n / 2) P = n / 2; /* chunks of at least 2 rows */
     if (P >= 2) {

@@ -374,3 +374,145 @@ TEST(PSCR, BoundaryRowsAroundTheBox)
     EXPECT_LE(Norm(res) / Norm(r), 1e-11) << nb;
   }
 }
+
+/* every way a level can run gives the same solution: the fused level kernels (1, 2, 4, 8 rows per thread; one group
+   per block or groups of 1, 2, 5 modes whose partial sums are added afterwards), the stored path with the team
+   tridiagonal solver (1, 2, 8, 16 rows per thread) and with kp_tridiag's interleaved solvers, right-hand sides formed
+   inside the solves or apart, weighted sums by one thread or by groups of modes; 2D and 3D (the inner problems of 3D are the last reduced dimension), radix 2 to 8 */
+TEST(PSCR, LevelKernelVariants)
+{
+  const Int sizes[][3] = {{1, 1, 0}, {2, 3, 0}, {13, 13, 0}, {17, 40, 0}, {64, 33, 0}, {5, 7, 9}, {13, 11, 6}, {3, 20, 17}};
+  for (Int q : {2, 3, 4, 5, 8})
+    for (const auto &n : sizes) {
+      std::vector<Factor> F = {Make1D(n[0], Bc::Robin, 1), Make1D(n[1], n[2] ? Bc::Neumann : Bc::Q1, 2)};
+      if (n[2]) F.push_back(Make1D(n[2], Bc::Q1, 3));
+      petsckp::pscr::Solver S;
+      ASSERT_EQ(petsckp::pscr::Setup(F, q, S), "");
+      Int N = 1;
+      for (auto &f : F) N *= f.n();
+      const std::vector<Scalar> f = RandomVector(N, 21);
+      std::vector<Scalar>       ref;
+      auto                      run = [&](const char *what) {
+        auto X = ToDevice(f);
+        EXPECT_EQ(petsckp::pscr::Apply(S, 0.25, UView<Scalar>(X.data(), N)), 0) << what;
+        std::vector<Scalar> u = ToHost(X), r = Apply(F, 0.25, u);
+        for (Int i = 0; i < N; i++) r[i] -= f[i];
+        EXPECT_LE(Norm(r) / Norm(f), 1e-11) << what << " q " << q << " n " << n[0] << "x" << n[1] << "x" << n[2];
+        if (ref.empty()) ref = u;
+        else EXPECT_LE(RelErr(u, ref), 1e-11) << what << " q " << q << " n " << n[0] << "x" << n[1] << "x" << n[2];
+      };
+      for (Int rows : {1, 2, 4, 8})
+        for (Int modes : {0, 1, 2, 5}) {
+          S.team_rows  = rows;
+          S.team_modes = modes;
+          run("fused");
+        }
+      S.team = false;
+      for (Int rows : {1, 2, 8, 16}) {
+        S.topt.team_rows = rows;
+        S.sum_modes      = rows == 2 ? 3 : rows == 8 ? 1 : 0; /* the sums by groups of modes, added afterwards */
+        run("stored, team solver");
+        S.fuse_rhs = false;
+        run("stored, team solver, right-hand sides apart");
+        S.fuse_rhs = true;
+      }
+      for (auto alg : {petsckp::TridiagAlgorithm::Thomas, petsckp::TridiagAlgorithm::Partition}) {
+        S.topt.alg = alg;
+        S.sum_modes = alg == petsckp::TridiagAlgorithm::Thomas ? 2 : 0;
+        run("stored, interleaved");
+        S.fuse_rhs = false;
+        run("stored, interleaved, right-hand sides apart");
+        S.fuse_rhs = true;
+      }
+    }
+}
+
+/* a shifted system with a zero pivot is counted and its result is NaN on every level path (fused, stored with the team
+   solver, stored with kp_tridiag), never a silently wrong answer: A1 = A2 = 0 and c = 0 make every system zero */
+TEST(PSCR, ZeroPivotEveryPath)
+{
+  Factor Z1, Z2;
+  Z1.ad.assign(9, 0);
+  Z1.ao.assign(8, 0);
+  Z2.ad.assign(13, 0);
+  Z2.ao.assign(12, 0);
+  petsckp::pscr::Solver S;
+  ASSERT_EQ(petsckp::pscr::Setup({Z1, Z2}, 4, S), "");
+  const Int N = 9 * 13;
+  for (int path = 0; path < 3; path++) {
+    S.team     = path == 0;
+    S.topt.alg = path == 2 ? petsckp::TridiagAlgorithm::Thomas : petsckp::TridiagAlgorithm::Auto;
+    auto X     = ToDevice(RandomVector(N, 3));
+    EXPECT_GT(petsckp::pscr::Apply(S, 0.0, UView<Scalar>(X.data(), N)), 0) << "path " << path;
+    bool nan = false;
+    for (auto v : ToHost(X)) nan = nan || std::isnan((double)v);
+    EXPECT_TRUE(nan) << "path " << path;
+    /* a regular shift on the same setup solves again */
+    X = ToDevice(RandomVector(N, 3));
+    EXPECT_EQ(petsckp::pscr::Apply(S, 2.0, UView<Scalar>(X.data(), N)), 0) << "path " << path;
+    for (auto v : ToHost(X)) EXPECT_TRUE(std::isfinite((double)v));
+  }
+}
+
+/* the eigen setup of a block: A W = M W Lambda and W^T M W = I checked with all components (pos = every row) for the
+   closed form (constant diagonals: difference Laplacian, uniform lumped and consistent mass), LAPACK's MRRR (diagonal
+   M) and Crawford's reduction (tridiagonal M) on random meshes; and the closed form against MRRR on a large uniform
+   block at the rows PSCR keeps */
+TEST(PSCR, EigenSetupPaths)
+{
+  auto uniform = [](Int n, int kind) {
+    Factor F;
+    F.ad.assign(n, kind == 0 ? 2.0 : 2.0 * (n + 1));
+    F.ao.assign(n - 1, kind == 0 ? -1.0 : -1.0 * (n + 1));
+    if (kind >= 1) F.md.assign(n, kind == 1 ? 1.0 / (n + 1) : 2.0 / (3 * (n + 1)));
+    if (kind == 2) F.mo.assign(n - 1, 1.0 / (6 * (n + 1)));
+    return F;
+  };
+  for (Int n : {1, 2, 13, 597})
+    for (int kind = 0; kind < 5; kind++) {
+      /* 0-2: constant diagonals (difference, lumped, consistent); 3: random mesh, lumped; 4: random mesh, Q1 */
+      const Factor F = kind < 3 ? uniform(n, kind) : Make1D(n, kind == 3 ? Bc::Robin : Bc::Q1, 5 + (unsigned)n);
+      for (bool closed : {true, false}) {
+        std::vector<Int> pos(n);
+        for (Int i = 0; i < n; i++) pos[i] = i;
+        std::vector<Real> lam, W;
+        ASSERT_EQ(petsckp::pscr::Eigen(F, 0, n - 1, pos, lam, W, closed), "");
+        auto   A = [&](Int i, Int j) { return i == j ? F.ad[i] : (std::abs(i - j) == 1 ? F.ao[std::min(i, j)] : 0.0); };
+        auto   M = [&](Int i, Int j) { return i == j ? (F.md.empty() ? 1.0 : F.md[i]) : (std::abs(i - j) == 1 && !F.mo.empty() ? F.mo[std::min(i, j)] : 0.0); };
+        double scale = 0, res = 0, orth = 0;
+        for (Int i = 0; i < n; i++) scale = std::max(scale, std::abs(F.ad[i]) / M(i, i));
+        for (Int l = 0; l < n; l++)
+          for (Int i = 0; i < n; i++) {
+            double r = 0;
+            for (Int j = std::max<Int>(0, i - 1); j <= std::min(n - 1, i + 1); j++) r += (A(i, j) - lam[l] * M(i, j)) * W[j + l * n];
+            res = std::max(res, std::abs(r) / (scale * M(i, i)));
+          }
+        for (Int l = 0; l < n; l += std::max<Int>(1, n / 40))
+          for (Int k = 0; k < n; k++) {
+            double g = 0;
+            for (Int i = 0; i < n; i++)
+              for (Int j = std::max<Int>(0, i - 1); j <= std::min(n - 1, i + 1); j++) g += W[i + l * n] * M(i, j) * W[j + k * n];
+            orth = std::max(orth, std::abs(g - (l == k ? 1.0 : 0.0)));
+          }
+        EXPECT_LE(res, 1e-12) << "n " << n << " kind " << kind << " closed " << closed;
+        EXPECT_LE(orth, 1e-13) << "n " << n << " kind " << kind << " closed " << closed;
+      }
+    }
+  /* large: the closed form and MRRR agree at the rows of the top block that PSCR keeps (eigenvector signs aside) */
+  const Int         n   = 2047;
+  const Factor      F   = uniform(n, 1);
+  std::vector<Int>  pos = {0, 511, 1023, 1535, n - 1};
+  std::vector<Real> l1, w1, l2, w2;
+  ASSERT_EQ(petsckp::pscr::Eigen(F, 0, n - 1, pos, l1, w1, true), "");
+  ASSERT_EQ(petsckp::pscr::Eigen(F, 0, n - 1, pos, l2, w2, false), "");
+  double dl = 0, dw = 0;
+  for (Int k = 0; k < n; k++) {
+    dl           = std::max(dl, std::abs(l1[k] - l2[k]) / l2[n - 1]);
+    double sign  = 0;
+    for (size_t t = 0; t < pos.size(); t++)
+      if (std::abs(w2[t + k * pos.size()]) > std::abs(sign)) sign = w2[t + k * pos.size()] * w1[t + k * pos.size()] > 0 ? 1 : -1;
+    for (size_t t = 0; t < pos.size(); t++) dw = std::max(dw, std::abs(w1[t + k * pos.size()] - sign * w2[t + k * pos.size()]));
+  }
+  EXPECT_LE(dl, 1e-14);
+  EXPECT_LE(dw, 1e-10 * std::sqrt(2.0 * (n + 1))); /* components ~ sqrt(2 (n + 1)) */
+}

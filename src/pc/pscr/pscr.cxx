@@ -662,15 +662,20 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    (A1, M1) is the z direction in 3D (y in 2D) and the last pair the x direction.
 
    Setup: for every level i and every block (maximal runs of rows not divisible by q^i, any n) the generalised
-   eigenproblem of the block of (A1, M1) is solved on the host (LAPACK's MRRR tridiagonal solver for diagonal M,
-   dense `sygv` for tridiagonal M; identical blocks, as on uniform meshes, share their eigen data); only the <= q + 1
-   eigenvector components at the rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c
-   does not enter the setup: `PCPSCRSetShift()` takes effect at the next application without a new setup.
+   eigenproblem of the block of (A1, M1) is solved on the host: in closed form (sine vectors, O(m q)) when the block
+   has constant diagonals (every block of a uniform mesh, the interior ones with Neumann or Robin ends), otherwise by
+   LAPACK's divide and conquer on the scaled problem (diagonal M) or after Crawford's banded reduction (tridiagonal M,
+   `pbstf` + `sbgst`), O(m^2); identical blocks share their eigen data, and only the <= q + 1 eigenvector components
+   at the rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c does not enter the setup:
+   `PCPSCRSetShift()` takes effect at the next application without a new setup.
 
-   Apply: on the device, per level batched shifted tridiagonal solves (A_last + (lambda + c) M_last) with their
-   right-hand sides formed inside the solves (petsckp's kp_tridiag: Thomas for many systems, the partition method
-   for few long ones), batched weighted sums and a coupling update; in 3D every shifted solve of dimension 1 is a 2D
-   PSCR problem, all of a level solved as one batch. O(N log N) work for N unknowns.
+   Apply: on the device, one kernel a level for the last reduced dimension (2D, and the inner problems of 3D) when a
+   team of threads can hold a system (n_last <= 2048): every team takes a block and a group of its modes, keeps the
+   block's right-hand side rows in registers, forms each mode's right-hand side, solves the shifted tridiagonal system
+   (A_last + (lambda + c) M_last) by the partition method in registers with cyclic reduction of the separators in
+   shared memory, and accumulates the weighted sums, so the solutions of the shifted systems never go through memory;
+   for longer systems the same team solver stores them and a second kernel sums them. In 3D every shifted solve of
+   dimension 1 is a 2D PSCR problem, all of a level solved as one batch. O(N log N) work for N unknowns.
 
    The operator is singular when c equals minus the sum of the smallest eigenvalues of the pencils (A_d, M_d)
    (pure Neumann conditions in every direction with c = 0); this is refused with an error (change the shift or use a

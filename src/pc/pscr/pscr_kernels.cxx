@@ -2,15 +2,23 @@
    pscr_kernels.cxx - radix-q PSCR: host eigen setup (LAPACK) and the device apply (see pscr_kernels.hpp).
 
    Layout of the batched data of one reduced dimension d (rows r < n_d, row vectors of length L = n_{d+1} ... n_dim,
-   nb independent problems with their own shift): X[(r L + p) nb + b]. The right-hand sides of the shifted solves of
-   a level are stored G[(p nmodes + l) nb + b] = G[p nsys + s] with s = l nb + b: kp_tridiag's interleaved layout
-   (system fastest: coalesced), and also the X layout of a batch of nsys problems of the next dimension (3D nesting).
+   nb independent problems with their own shift): X[(b n_d + r) L + p], every problem contiguous; the indices of a
+   level's work arrays are listed above LevelTeam.
 */
 #include "pscr_kernels.hpp"
 #include "kp_tridiag_impl.hpp"
 #include <petscblaslapack.h>
 #include <cmath>
 #include <limits>
+#include <memory>
+
+#if !defined(PETSC_USE_COMPLEX)
+/* LAPACK's banded generalised symmetric-definite reduction and divide-and-conquer tridiagonal eigensolver (not among
+   PETSc's prototypes; PETSc's name mangling) */
+BLAS_EXTERN void PETSCBLASREAL(pbstf, PBSTF)(const char *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
+BLAS_EXTERN void PETSCBLASREAL(stedc, STEDC)(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
+BLAS_EXTERN void PETSCBLASREAL(sbgst, SBGST)(const char *, const char *, const PetscBLASInt *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, const PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscBLASInt *);
+#endif
 
 namespace petsckp
 {
@@ -37,13 +45,14 @@ void Grow(View<Scalar> &v, size_t n, const char *label, size_t &bytes)
 /* entry (j, j + o) of a tridiagonal matrix given by its three diagonals, o in {-1, 0, 1} */
 KOKKOS_INLINE_FUNCTION Real Coef(const View<Real> &l, const View<Real> &d, const View<Real> &u, Int j, int o) { return o < 0 ? l(j) : (o > 0 ? u(j) : d(j)); }
 
-/* the operator of the remaining dimensions (after the reduced one), applied at one point p of a row vector x stored
-   at base[p' * stride]: Mx = M_rest x, Ax = A_rest x; rest = (A2, M2) or A2 (x) M3 + M2 (x) A3, M2 (x) M3 */
+/* the operator of the remaining dimensions (after the reduced one) applied at one point p of a row vector given by
+   x(p'): Mx = M_rest x, Ax = A_rest x; rest = (A2, M2) or A2 (x) M3 + M2 (x) A3, M2 (x) M3 */
 struct Rest {
   int          nd = 0;
   Int          na = 1, nc = 1;
   DeviceFactor a, b;
-  KOKKOS_INLINE_FUNCTION void Apply(const Scalar *base, Int stride, Int p, Scalar &Mx, Scalar &Ax) const
+  template <class XF>
+  KOKKOS_INLINE_FUNCTION void Apply(const XF &x, Int p, Scalar &Mx, Scalar &Ax) const
   {
     Mx = 0;
     Ax = 0;
@@ -51,9 +60,9 @@ struct Rest {
       for (int o = -1; o <= 1; o++) {
         const Int j = p + o;
         if (j < 0 || j >= na) continue;
-        const Scalar x = base[j * stride];
-        Mx += Coef(a.ml, a.md, a.mu, p, o) * x;
-        Ax += Coef(a.al, a.ad, a.au, p, o) * x;
+        const Scalar xj = x(j);
+        Mx += Coef(a.ml, a.md, a.mu, p, o) * xj;
+        Ax += Coef(a.al, a.ad, a.au, p, o) * xj;
       }
     } else {
       const Int j = p / nc, k = p % nc;
@@ -65,92 +74,189 @@ struct Rest {
           const Int kk = k + oo;
           if (kk < 0 || kk >= nc) continue;
           const Real   m3 = Coef(b.ml, b.md, b.mu, k, oo), a3 = Coef(b.al, b.ad, b.au, k, oo);
-          const Scalar x  = base[(jj * nc + kk) * stride];
-          Mx += m2 * m3 * x;
-          Ax += (a2 * m3 + m2 * a3) * x;
+          const Scalar xj = x(jj * nc + kk);
+          Mx += m2 * m3 * xj;
+          Ax += (a2 * m3 + m2 * a3) * xj;
         }
       }
     }
   }
 };
 
+/* sin(pi r / (m + 1)) for an integer r, the argument reduced exactly (to at most pi / 2) before the sine */
+Real SinPi(long long r, Int m)
+{
+  const long long p = m + 1;
+  r %= 2 * p;
+  if (r < 0) r += 2 * p;
+  Real sign = 1;
+  if (r >= p) {
+    r -= p;
+    sign = -1;
+  }
+  if (2 * r > p) r = p - r;
+  return sign * std::sin(PETSC_PI * (Real)r / (Real)p);
+}
+
+/* a + 2 b cos(theta), theta = k pi / (m + 1), without cancellation: with cos(theta) = 1 - 2 sin^2(theta / 2) when b <= 0
+   (the sum is smallest near theta = 0), with cos(theta) = 2 cos^2(theta / 2) - 1 otherwise */
+Real TwoCos(Real a, Real b, Int k, Int m)
+{
+  if (b <= 0) {
+    const Real sh = SinPi(k, 2 * m + 1); /* sin(k pi / (2 (m + 1))) */
+    return (a + 2 * b) - 4 * b * sh * sh;
+  }
+  const Real ch = SinPi(m + 1 - k, 2 * m + 1); /* cos(k pi / (2 (m + 1))) */
+  return (a - 2 * b) + 4 * b * ch * ch;
+}
+
+/* the block [s, s + m - 1] of (A, M) has constant diagonals (every interior block of a uniform mesh) */
+bool ToeplitzBlock(const Factor &F, Int s, Int m, Real &ad, Real &ao, Real &md, Real &mo)
+{
+  ad = F.ad[s];
+  ao = m > 1 ? F.ao[s] : 0;
+  md = F.md.empty() ? 1 : F.md[s];
+  mo = F.mo.empty() || m == 1 ? 0 : F.mo[s];
+  for (Int i = 0; i < m; i++) {
+    if (F.ad[s + i] != ad || (!F.md.empty() && F.md[s + i] != md)) return false;
+    if (i + 1 < m && (F.ao[s + i] != ao || (!F.mo.empty() && F.mo[s + i] != mo))) return false;
+  }
+  return true;
+}
+
 /* eigenpairs of the block [s, e] of (A, M): lambda (m) and the components of the M-orthonormal eigenvectors at the
-   local rows pos (column-major comp[t + l * np]) */
-std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp)
+   local rows pos (column-major comp[t + l * np]), computed without the m x m eigenvector matrix when the block has
+   constant diagonals, in O(m^2) otherwise:
+   - constant diagonals: the sine vectors z_k(j) = sqrt(2 / (m + 1)) sin(j k pi / (m + 1)) diagonalise A and M,
+     lambda_k = (ad + 2 ao cos t_k) / (md + 2 mo cos t_k), w_k = z_k / sqrt(md + 2 mo cos t_k); only the np needed
+     components are evaluated (O(m np));
+   - diagonal M: the scaled standard problem M^-1/2 A M^-1/2 (tridiagonal) by LAPACK's divide and conquer (stedc:
+     eigenvectors orthogonal to about sqrt(m) eps, where MRRR's (stegr) lose about m eps, 2e-13 at m = 597 on these
+     Laplacian-like blocks, and the residual of PSCR with them; MRRR, then QR (steqr) if it fails);
+   - tridiagonal M: Crawford's reduction of the banded pencil to a standard tridiagonal problem C = X^T A X,
+     X^T M X = I (LAPACK pbstf + sbgst; as the thesis does before its LR iteration), the same eigensolver on C, and
+     the needed rows of W = X Z (O(np m^2)), instead of a dense generalised eigensolver (sygv, O(m^3)). */
+std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form)
 {
   const Int    m = e - s + 1, np = (Int)pos.size();
   PetscBLASInt bm, info = 0;
   lambda.assign(m, 0);
   comp.assign((size_t)np * m, 0);
   if (PetscBLASIntCast(m, &bm)) return "block too large for LAPACK";
-  const bool diagM = F.mo.empty();
-  if (diagM) {
-    std::vector<Real> d(m), ee(m, 0), sq(m);
+  Real ad, ao, md, mo;
+  if (closed_form && ToeplitzBlock(F, s, m, ad, ao, md, mo)) {
+    const Real c = std::sqrt(2 / (Real)(m + 1));
+    for (Int k = 1; k <= m; k++) {
+      const Real den = TwoCos(md, mo, k, m);
+      if (!(den > 0)) return "the mass factor M is not positive definite";
+      lambda[k - 1]   = TwoCos(ad, ao, k, m) / den;
+      const Real sc   = c / std::sqrt(den);
+      for (Int t = 0; t < np; t++) comp[t + (size_t)(k - 1) * np] = sc * SinPi((long long)(pos[t] + 1) * k, m);
+    }
+    return "";
+  }
+  /* the standard symmetric tridiagonal problem (d, sub) whose eigenvectors Z give W = X Z: X = M^-1/2 (diagonal M) or
+     Crawford's X (tridiagonal M, the needed rows Xr[t + k np] = X(pos[t], k)) */
+  std::vector<Real> d(m), sub(m, 0), sq, Xr;
+  if (F.mo.empty()) {
+    sq.resize(m);
     for (Int i = 0; i < m; i++) {
       const Real mi = F.md.empty() ? 1 : F.md[s + i];
       sq[i]         = std::sqrt(mi);
       d[i]          = F.ad[s + i] / mi;
     }
-    for (Int i = 0; i + 1 < m; i++) ee[i] = F.ao[s + i] / (sq[i] * sq[i + 1]);
-    std::vector<Real> Z((size_t)m * m);
-    if (m == 1) {
-      lambda[0] = d[0];
-      Z[0]      = 1;
-    } else {
-      bool done = false;
-#if !defined(PETSC_MISSING_LAPACK_STEGR)
-      {
-        std::vector<Real>         dd(d), e2(ee), w(m);
-        std::vector<PetscBLASInt> isuppz(2 * (size_t)m);
-        PetscBLASInt              mfound = 0, lwork = -1, liwork = -1, iwq = 0, il = 1, iu = bm;
-        Real                      wq = 0, vl = 0, vu = 0, abstol = 0;
-        LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.data(), &bm, isuppz.data(), &wq, &lwork, &iwq, &liwork, &info);
-        if (!info) {
-          lwork  = (PetscBLASInt)wq + 1;
-          liwork = iwq + 1;
-          std::vector<Real>         work(lwork);
-          std::vector<PetscBLASInt> iwork(liwork);
-          LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.data(), &bm, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
-          if (!info && mfound == bm) {
-            lambda = w;
-            done   = true;
-          }
-        }
-      }
-#endif
-      if (!done) {
-        std::vector<Real> dd(d), e2(ee), work(2 * (size_t)m);
-        LAPACKsteqr_("I", &bm, dd.data(), e2.data(), Z.data(), &bm, work.data(), &info);
-        if (info) return "the tridiagonal eigensolver (LAPACK steqr) did not converge";
-        lambda = dd;
-      }
-    }
-    for (Int l = 0; l < m; l++)
-      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = Z[pos[t] + (size_t)l * m] / sq[pos[t]];
+    for (Int i = 0; i + 1 < m; i++) sub[i] = F.ao[s + i] / (sq[i] * sq[i + 1]);
   } else {
-    /* tridiagonal M: dense generalised problem A w = lambda M w, w^T M w = 1 (LAPACK sygv) */
-    std::vector<Real> A((size_t)m * m, 0), B((size_t)m * m, 0), w(m);
-    for (Int i = 0; i < m; i++) {
-      A[i + (size_t)i * m] = F.ad[s + i];
-      B[i + (size_t)i * m] = F.md[s + i];
-      if (i + 1 < m) {
-        A[i + 1 + (size_t)i * m] = A[i + (size_t)(i + 1) * m] = F.ao[s + i];
-        B[i + 1 + (size_t)i * m] = B[i + (size_t)(i + 1) * m] = F.mo[s + i];
-      }
-    }
-    PetscBLASInt itype = 1, lwork = std::max<PetscBLASInt>(1, 3 * bm + 64 * bm);
-    std::vector<Real> work(lwork);
 #if defined(PETSC_USE_COMPLEX)
     return "complex scalars are not supported";
 #else
-    LAPACKsygv_(&itype, "V", "L", &bm, A.data(), &bm, B.data(), &bm, w.data(), work.data(), &lwork, &info);
+    /* band storage (lower, one subdiagonal): AB(0, j) = A(j, j), AB(1, j) = A(j + 1, j) */
+    const PetscBLASInt        one = 1, two = 2;
+    std::vector<Real>         AB(2 * (size_t)m, 0), BB(2 * (size_t)m, 0), work(2 * (size_t)m);
+    std::unique_ptr<Real[]>   X(new Real[(size_t)m * m]);
+    for (Int i = 0; i < m; i++) {
+      AB[2 * i] = F.ad[s + i];
+      BB[2 * i] = F.md[s + i];
+      if (i + 1 < m) {
+        AB[2 * i + 1] = F.ao[s + i];
+        BB[2 * i + 1] = F.mo[s + i];
+      }
+    }
+    PETSCBLASREAL(pbstf, PBSTF)("L", &bm, &one, BB.data(), &two, &info);
+    if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
+    PETSCBLASREAL(sbgst, SBGST)("V", "L", &bm, &one, &one, AB.data(), &two, BB.data(), &two, X.get(), &bm, work.data(), &info);
+    if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
+    for (Int i = 0; i < m; i++) {
+      d[i] = AB[2 * i];
+      if (i + 1 < m) sub[i] = AB[2 * i + 1];
+    }
+    Xr.resize((size_t)np * m);
+    for (Int k = 0; k < m; k++)
+      for (Int t = 0; t < np; t++) Xr[t + (size_t)k * np] = X[pos[t] + (size_t)k * m];
 #endif
-    if (info > bm) return "the mass factor M is not positive definite (LAPACK sygv)";
-    if (info) return "the generalised eigensolver (LAPACK sygv) did not converge";
-    lambda = w;
-    for (Int l = 0; l < m; l++)
-      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = A[pos[t] + (size_t)l * m];
   }
+  std::unique_ptr<Real[]> Z(new Real[(size_t)m * m]);
+  if (m == 1) {
+    lambda[0] = d[0];
+    Z[0]      = 1;
+  } else {
+    bool done = false;
+#if !defined(PETSC_USE_COMPLEX)
+    {
+      std::vector<Real>         dd(d), e2(sub);
+      PetscBLASInt              lwork = -1, liwork = -1, iwq = 0;
+      Real                      wq = 0;
+      PETSCBLASREAL(stedc, STEDC)("I", &bm, dd.data(), e2.data(), Z.get(), &bm, &wq, &lwork, &iwq, &liwork, &info);
+      lwork = (PetscBLASInt)wq + 1;
+      liwork = iwq + 1;
+      std::vector<Real>         work(lwork);
+      std::vector<PetscBLASInt> iwork(liwork);
+      PETSCBLASREAL(stedc, STEDC)("I", &bm, dd.data(), e2.data(), Z.get(), &bm, work.data(), &lwork, iwork.data(), &liwork, &info);
+      if (!info) {
+        lambda = dd;
+        done   = true;
+      }
+    }
+#endif
+#if !defined(PETSC_MISSING_LAPACK_STEGR)
+    if (!done) {
+      std::vector<Real>         dd(d), e2(sub), w(m);
+      std::vector<PetscBLASInt> isuppz(2 * (size_t)m);
+      PetscBLASInt              mfound = 0, lwork = -1, liwork = -1, iwq = 0, il = 1, iu = bm;
+      Real                      wq = 0, vl = 0, vu = 0, abstol = 0;
+      LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.get(), &bm, isuppz.data(), &wq, &lwork, &iwq, &liwork, &info);
+      if (!info) {
+        lwork  = (PetscBLASInt)wq + 1;
+        liwork = iwq + 1;
+        std::vector<Real>         work(lwork);
+        std::vector<PetscBLASInt> iwork(liwork);
+        LAPACKstegr_("V", "A", &bm, dd.data(), e2.data(), &vl, &vu, &il, &iu, &abstol, &mfound, w.data(), Z.get(), &bm, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+        if (!info && mfound == bm) {
+          lambda = w;
+          done   = true;
+        }
+      }
+    }
+#endif
+    if (!done) {
+      std::vector<Real> dd(d), e2(sub), work(2 * (size_t)m);
+      LAPACKsteqr_("I", &bm, dd.data(), e2.data(), Z.get(), &bm, work.data(), &info);
+      if (info) return "the tridiagonal eigensolver (LAPACK steqr) did not converge";
+      lambda = dd;
+    }
+  }
+  if (Xr.empty())
+    for (Int l = 0; l < m; l++)
+      for (Int t = 0; t < np; t++) comp[t + (size_t)l * np] = Z[pos[t] + (size_t)l * m] / sq[pos[t]];
+  else
+    for (Int l = 0; l < m; l++) {
+      const Real *z = Z.get() + (size_t)l * m;
+      for (Int t = 0; t < np; t++) {
+        Real acc = 0;
+        for (Int k = 0; k < m; k++) acc += Xr[t + (size_t)k * np] * z[k];
+        comp[t + (size_t)l * np] = acc;
+      }
+    }
   return "";
 }
 
@@ -231,7 +337,7 @@ std::string BuildPlan(const Factor &F, Int q, Plan &P)
         lam  = plam;
         comp = pcomp;
       } else {
-        std::string err = BlockEigen(F, s, e, pos, lam, comp);
+        std::string err = BlockEigen(F, s, e, pos, lam, comp, true);
         if (!err.empty()) return err;
         P.eig_solved++;
       }
@@ -261,6 +367,7 @@ std::string BuildPlan(const Factor &F, Int q, Plan &P)
     lv.bm0    = ToDev(bm0, "pscr bm0");
     lv.bs     = ToDev(bs, "pscr bs");
     lv.be     = ToDev(be, "pscr be");
+    for (Int r : bnr) lv.nrhs += r;
     lv.bnr    = ToDev(bnr, "pscr bnr");
     lv.brow   = ToDev(brow, "pscr brow");
     lv.W      = ToDev(W, "pscr W");
@@ -309,21 +416,411 @@ Rest MakeRest(const Solver &S, Int d)
   return R;
 }
 
-/* the right-hand side of the shifted solve of system s = l nb + b at position p of a level, formed on the fly from
-   the <= q - 1 rows of X of the mode's block (and, in the back substitution, the two block-end corrections E):
-   G never goes through memory when the shifted solves are the tridiagonal ones */
+/* ---------------------------------------------------------------------------------------------------------------
+   Indices of a level (dimension d, rows n = n_d, row vectors of length L, nb problems b, nblk active blocks, the
+   modes l of block blk are bm0(blk) .. bm0(blk + 1) - 1, nsys = nb nmodes shifted systems s = b nmodes + l):
+     X[(b n + r) L + p]                 the batch (every problem contiguous);
+     G[(b nmodes + l) L + p]            stored right-hand sides / solutions, problem order (the next dimension's batch);
+     G[p nsys + s]                      the same, interleaved (kp_tridiag, one thread per system: coalesced);
+     E[((b nblk + blk) 2 + o) L + p]    block-end corrections (o = 0: first row, 1: last row);
+     P[(((b nblk + blk) gpb + g) NO + o) L + p]
+                                        weighted sums per group g of G modes: NO = 2 (the block's first and last row,
+                                        reduction) or q - 1 (its rows of J_{i-1}, back substitution); the stored path
+                                        writes them with gpb = 1.
+--------------------------------------------------------------------------------------------------------------- */
+
+/* the stride of the chunk-ordered coefficients: row t C + j at j ChunkStride(T) + t; on a GPU the constant 512 (the
+   largest team), so that the addresses of a thread's rows are immediate offsets of one base (no registers) */
+KOKKOS_INLINE_FUNCTION Int ChunkStride(Int T) { return kDeviceExec ? 512 : T; }
+
+/* full unrolling of the loops over register arrays on the device (their indices must be compile-time constants) */
+#if defined(__CUDA_ARCH__)
+  #define PSCR_UNROLL _Pragma("unroll")
+#else
+  #define PSCR_UNROLL
+#endif
+
+/* the number of groups of block blk that hold modes */
+KOKKOS_INLINE_FUNCTION Int Groups(const View<Int> &bm0, Int blk, Int gpb, Int G)
+{
+  const Int m = bm0(blk + 1) - bm0(blk), ng = (m + G - 1) / G;
+  return ng < gpb ? ng : gpb;
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+   The fused level kernel of the last reduced dimension (its shifted solves are tridiagonal along the contiguous
+   index p). One team per (problem b, block, group of G modes of the block); thread t of the team holds the rows
+   p = t C .. t C + C - 1 of every row vector in registers (host: team scratch, see kp_tridiag_impl.hpp):
+     1. the block's <= q - 1 right-hand side rows of J_{i-1} and, in the back substitution, the two block-end
+        corrections (computed from the neighbouring rows of J_i) are read once;
+     2. for every mode l of the group: its right-hand side g = sum_u W(u, l) F_u is formed in registers, the shifted
+        system (A + (c_b + lambda_l) M) y = g is solved by the team (TeamChunkSolve), and the weighted sums
+        acc_o += W(o, l) y are accumulated in registers;
+     3. the sums are written: the block's first and last rows (reduction; per group, added by UpdateReduce) or its
+        rows of J_{i-1} (back substitution; straight into X when one group holds all modes of the block).
+   The partial solution technique (Kuznetsov and Rossi; Myllykoski, Rossi and Toivanen, J. Parallel Distrib.
+   Comput. 115 (2018), Section 2.2) needs only these sums, so the n_last-long solutions y of the shifted systems
+   never go through global memory: a level reads its right-hand side rows once and writes its output rows once.
+--------------------------------------------------------------------------------------------------------------- */
+struct LevelArgs {
+  Scalar      *X = nullptr, *P = nullptr;
+  View<Scalar> shifts;
+  View<Real>   W, lambda;
+  View<Int>    bm0, bs, be, bnr, brow;
+  View<Real>   cal, cad, cau, cml, cmd, cmu; /* the last factor in chunk order */
+  DeviceFactor fd, fl;                       /* the reduced dimension's factor and the last factor */
+  View<Int>    fail;
+  Int          n = 0, L = 0, T = 0, q = 4, nblk = 0, gpb = 1, G = 1;
+  bool         moff = false; /* the last M has off-diagonals */
+  Real         pivtol = 0;
+  size_t       bytes = 0;
+};
+
+template <int Q, int C, bool BACK>
+struct LevelTeam {
+  static constexpr int NIN = BACK ? Q + 1 : Q - 1, NOUT = BACK ? Q - 1 : 2;
+  struct Regs {
+    Scalar                       in[NIN][C];
+    Scalar                       acc[NOUT][C];
+    tridiag_detail::TeamChunk<C> ch;
+  };
+  /* up to 255 registers a thread: the rows of the right-hand sides, the sums and the solve of C rows */
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 1>>;
+  using Member = typename Policy::member_type;
+  LevelArgs a;
+
+  static size_t ScratchBytes(Int T) { return tridiag_detail::TeamScratch::Bytes(T, tridiag_detail::TeamScalars<C>(T)) + (kDeviceExec ? 0 : (size_t)T * sizeof(Regs)); }
+
+  /* alpha (M x)(p) + beta (A x)(p) for the last factor and the row vector x */
+  KOKKOS_INLINE_FUNCTION Scalar Couple(const Scalar *x, Int p, Scalar alpha, Scalar beta) const
+  {
+    const DeviceFactor &f  = a.fl;
+    Scalar              Mx = f.md(p) * x[p], Ax = f.ad(p) * x[p];
+    if (p > 0) {
+      Mx += f.ml(p) * x[p - 1];
+      Ax += f.al(p) * x[p - 1];
+    }
+    if (p + 1 < a.L) {
+      Mx += f.mu(p) * x[p + 1];
+      Ax += f.au(p) * x[p + 1];
+    }
+    return alpha * Mx + beta * Ax;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &m) const
+  {
+    const Int gpb = a.gpb, nblk = a.nblk, L = a.L, T = a.T, n = a.n, q = a.q, Q1 = q + 1;
+    const Int tid = m.league_rank(), g = tid % gpb, blk = (tid / gpb) % nblk, b = tid / (gpb * nblk);
+    const Int l0 = a.bm0(blk) + g * a.G, lm = a.bm0(blk + 1), l1 = l0 + a.G < lm ? l0 + a.G : lm;
+    if (l0 >= l1) return; /* a group past the end of a short block: the whole team leaves */
+    char                       *base = (char *)m.team_scratch(kDeviceExec ? 0 : 1).get_shmem(a.bytes);
+    tridiag_detail::TeamScratch sc;
+    Regs                        mine;
+    sc.Carve(base, T, tridiag_detail::TeamScalars<C>(T));
+    Regs      *all   = kDeviceExec ? &mine : (Regs *)(base + tridiag_detail::TeamScratch::Bytes(T, tridiag_detail::TeamScalars<C>(T)));
+    auto       regs  = [&](Int t) -> Regs & { return all[kDeviceExec ? 0 : t]; };
+    auto       chunk = [&](Int t) -> tridiag_detail::TeamChunk<C> & { return all[kDeviceExec ? 0 : t].ch; };
+    const Int  nr = a.bnr(blk), s = a.bs(blk), e = a.be(blk);
+    const auto cb = a.shifts(b);
+    Scalar    *Xb = a.X + (size_t)b * n * L;
+    Int        rows[Q - 1];
+    for (int u = 0; u < Q - 1; u++) rows[u] = u < nr ? a.brow(blk * Q1 + u) : 0;
+
+    /* 1. the right-hand side rows (and the block-end corrections), staged: coalesced in p */
+    PSCR_UNROLL
+    for (int u = 0; u < NIN; u++) {
+      if (u < Q - 1 && u >= nr) {
+        tridiag_detail::ForChunks(m, T, [&](Int t) {
+          for (int j = 0; j < C; j++) regs(t).in[u][j] = 0;
+        });
+        continue;
+      }
+      auto dst = [&](Int t, int j) -> Scalar & { return regs(t).in[u][j]; };
+      if (u < Q - 1) tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return Xb[rows[u] * L + p]; }, sc.pub);
+      else if (u == Q - 1) tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return s > 0 ? -Couple(Xb + (s - 1) * L, p, a.fd.al(s) + cb * a.fd.ml(s), a.fd.ml(s)) : Scalar(0); }, sc.pub);
+      else tridiag_detail::TeamLoad<C>(m, L, T, dst, [&](Int p) { return e < n - 1 ? -Couple(Xb + (e + 1) * L, p, a.fd.au(e) + cb * a.fd.mu(e), a.fd.mu(e)) : Scalar(0); }, sc.pub);
+    }
+    tridiag_detail::ForChunks(m, T, [&](Int t) {
+      for (int j = 0; j < C; j++)
+        for (int o = 0; o < NOUT; o++) regs(t).acc[o][j] = 0;
+    });
+    if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
+    m.team_barrier();
+
+    /* 2. the modes of the group */
+    for (Int l = l0; l < l1; l++) {
+      Scalar win[NIN], wout[NOUT];
+      for (int u = 0; u < Q - 1; u++) win[u] = u < nr ? a.W(l * Q1 + u) : Real(0);
+      if constexpr (BACK) {
+        win[Q - 1] = a.W(l * Q1 + q - 1);
+        win[Q]     = a.W(l * Q1 + q);
+        for (int o = 0; o < NOUT; o++) wout[o] = o < nr ? a.W(l * Q1 + o) : Real(0);
+      } else {
+        wout[0] = a.W(l * Q1 + q - 1);
+        wout[1] = a.W(l * Q1 + q);
+      }
+      const Scalar sig = cb + a.lambda(l);
+      tridiag_detail::ForChunks(m, T, [&](Int t) {
+        Regs &r = regs(t);
+        for (int j = 0; j < C; j++) {
+          Scalar y = 0;
+          for (int u = 0; u < NIN; u++) y += win[u] * r.in[u][j];
+          r.ch.y[j] = y;
+        }
+      });
+      auto coef = [&](Int t, Int j, Scalar &aa, Scalar &bb, Scalar &cc) {
+        const Int i = j * ChunkStride(T) + t;
+        if (a.moff) {
+          aa = a.cal(i) + sig * a.cml(i);
+          bb = a.cad(i) + sig * a.cmd(i);
+          cc = a.cau(i) + sig * a.cmu(i);
+        } else {
+          aa = a.cal(i);
+          bb = a.cad(i) + sig * a.cmd(i);
+          cc = a.cau(i);
+        }
+      };
+      const Int f = tridiag_detail::TeamChunkSolve<C>(m, L, T, chunk, coef, sc, a.pivtol, l - l0);
+      if (f && m.team_rank() == 0) Kokkos::atomic_add(&a.fail(0), (Int)1);
+      tridiag_detail::ForChunks(m, T, [&](Int t) {
+        Regs &r = regs(t);
+        for (int j = 0; j < C; j++)
+          for (int o = 0; o < NOUT; o++) r.acc[o][j] += wout[o] * r.ch.y[j];
+      });
+    }
+
+    /* 3. the weighted sums, staged: coalesced in p */
+    const Int NO = BACK ? q - 1 : 2;
+    Scalar   *Pg = a.P + (((size_t)b * nblk + blk) * gpb + g) * NO * L;
+    m.team_barrier(); /* the staging area is the separators' scratch, read by the last solve */
+    PSCR_UNROLL
+    for (int o = 0; o < NOUT; o++) {
+      if (BACK && o >= nr) continue;
+      Scalar *dst = BACK && gpb == 1 ? Xb + rows[o] * L : Pg + o * L;
+      tridiag_detail::TeamStore<C>(m, L, T, [&](Int t, int j) { return regs(t).acc[o][j]; }, [&](Int p, Scalar v) { dst[p] = v; }, sc.pub);
+    }
+  }
+};
+
+template <int Q, int C, bool BACK>
+void RunLevelTeam(LevelArgs a, Int nteams)
+{
+  using LT    = LevelTeam<Q, C, BACK>;
+  a.bytes     = LT::ScratchBytes(a.T);
+  typename LT::Policy pol(exec(), nteams, kDeviceExec ? a.T : 1);
+  pol.set_scratch_size(kDeviceExec ? 0 : 1, Kokkos::PerTeam(a.bytes));
+  Kokkos::parallel_for(BACK ? "petsckp::pscr::LevelTeamBack" : "petsckp::pscr::LevelTeamReduce", pol, LT{a});
+}
+
+/* the radix class (arrays sized for q <= 4 or q <= 8) and the largest rows per thread that keep a level's registers
+   (NIN + NOUT + 3) C without spilling under 512 threads */
+inline Int TeamQ(Int q) { return q <= 4 ? 4 : 8; }
+inline Int TeamMaxRows(Int q) { return q <= 4 ? 8 : 4; }
+
+/* rows per thread of the fused level kernel for systems of n rows, or 0 when it does not apply (longer than a team
+   of 256 threads can hold with its right-hand side rows and sums in registers) */
+Int TeamRowsFor(const Solver &S, Int n)
+{
+  if (!S.team) return 0;
+  Int C = TeamMaxRows(S.q);
+  if (S.team_rows == 1 || S.team_rows == 2 || S.team_rows == 4 || S.team_rows == 8) C = std::min<Int>(S.team_rows, C);
+  if (kDeviceExec && (n + C - 1) / C > 256) return 0;
+  return C;
+}
+
+/* rows per thread of the team tridiagonal solver of the stored path (G in problem order), or 0: kp_tridiag's
+   interleaved solvers (an algorithm other than Auto/Team asked for, or systems longer than a team can hold) */
+Int StoredTeamRows(const Solver &S, Int n)
+{
+  if (S.topt.alg != TridiagAlgorithm::Auto && S.topt.alg != TridiagAlgorithm::Team) return 0;
+  return tridiag_detail::TeamRows(n, S.topt.team_rows);
+}
+
+/* the coefficients of row t C + j of system s = b nmodes + l, A + (shifts(b) + lambda(l)) M, from the chunk-ordered
+   last factor */
+struct ChunkShifted {
+  View<Real>             cal, cad, cau, cml, cmd, cmu, lambda;
+  View<Scalar>           shifts;
+  Int                    T = 1, nmodes = 1;
+  bool                   moff = false;
+  KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
+  {
+    const Int    i   = j * ChunkStride(T) + t;
+    const Scalar sig = shifts(s / nmodes) + lambda(s % nmodes);
+    if (moff) {
+      a = cal(i) + sig * cml(i);
+      b = cad(i) + sig * cmd(i);
+      c = cau(i) + sig * cmu(i);
+    } else {
+      a = cal(i);
+      b = cad(i) + sig * cmd(i);
+      c = cau(i);
+    }
+  }
+};
+
+void LaunchLevelTeam(const LevelArgs &a, Int nteams, Int C, bool back)
+{
+  const bool q4 = a.q <= 4;
+#define PSCR_LEVEL(QQ, CC) \
+  do { \
+    if (back) RunLevelTeam<QQ, CC, true>(a, nteams); \
+    else RunLevelTeam<QQ, CC, false>(a, nteams); \
+  } while (0)
+  switch (C) {
+  case 1:
+    if (q4) PSCR_LEVEL(4, 1);
+    else PSCR_LEVEL(8, 1);
+    break;
+  case 2:
+    if (q4) PSCR_LEVEL(4, 2);
+    else PSCR_LEVEL(8, 2);
+    break;
+  case 4:
+    if (q4) PSCR_LEVEL(4, 4);
+    else PSCR_LEVEL(8, 4);
+    break;
+  default:
+    PSCR_LEVEL(4, 8);
+  }
+#undef PSCR_LEVEL
+}
+
+/* the last factor's coefficients in the chunk order of C rows per thread, T threads */
+void ChunkCoefficients(Solver &S, Int C, Int T)
+{
+  if (S.chunked_C == C && S.chunked_T == T) return;
+  const DeviceFactor &f = S.f[S.dim - 1];
+  const Int           n = f.n, TS = ChunkStride(T);
+  const View<Real>    src[6] = {f.al, f.ad, f.au, f.ml, f.md, f.mu};
+  for (int k = 0; k < 6; k++) {
+    View<Real> dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr chunked factor")), (size_t)C * TS);
+    const auto v = src[k];
+    const Real pad = k == 1 ? 1 : 0;
+    Kokkos::parallel_for(
+      "petsckp::pscr::ChunkCoefficients", range(C * TS), KOKKOS_LAMBDA(Int i) {
+        const Int j = i / TS, t = i % TS, r = t * C + j;
+        dst(i)      = t < T && r < n ? v(r) : pad;
+      });
+    S.chunked[k] = dst;
+  }
+  S.chunked_C = C;
+  S.chunked_T = T;
+}
+
+/* the groups of modes per block of a level by the fused kernel (G modes each): enough teams for about two waves on the
+   device, but at least 16 modes a team so that the partial sums stay a small part of the traffic; one group per block
+   on the host */
+Int GroupsPerBlock(const Solver &S, const Level &lv, Int nb, Int T, Int *G)
+{
+  const Int nblk = lv.nblk, maxm = std::max<Int>(lv.maxm, 1);
+  Int       gpb  = 1;
+  if (S.team_modes > 0) gpb = (maxm + S.team_modes - 1) / S.team_modes;
+  else if (kDeviceExec) {
+    /* teams resident on a multiprocessor: the fused kernels take up to 255 registers a thread */
+    const Int sms = std::max<Int>(1, (Int)(ExecSpace().concurrency() / 2048)), per = std::max<Int>(1, std::min<Int>(16, 65536 / (T * 256)));
+    const Int target = 2 * sms * per;
+    gpb              = std::max<Int>(1, std::min<Int>((target + nb * nblk - 1) / (nb * nblk), (maxm + 15) / 16));
+  }
+  gpb = std::max<Int>(1, std::min(gpb, maxm));
+  *G  = (maxm + gpb - 1) / gpb;
+  return (maxm + *G - 1) / *G;
+}
+
+/* one level of the last reduced dimension by the fused kernel; returns the groups per block (the partial sums are in
+   w.P, P-indexed) */
+Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View<Scalar> &shifts, bool back, Int C, View<Int> fail, Int *G)
+{
+  Work     &w = S.work[d];
+  const Int L = S.n[S.dim - 1], T = (L + C - 1) / C, nblk = lv.nblk;
+  ChunkCoefficients(S, C, T);
+  const Int gpb = GroupsPerBlock(S, lv, nb, T, G);
+  const Int NO  = back ? S.q - 1 : 2;
+  if (!back || gpb > 1) Grow(w.P, (size_t)nb * nblk * gpb * NO * L, "pscr P", S.work_bytes);
+  LevelArgs a;
+  a.X      = X;
+  a.P      = w.P.data();
+  a.shifts = shifts;
+  a.W      = lv.W;
+  a.lambda = lv.lambda;
+  a.bm0    = lv.bm0;
+  a.bs     = lv.bs;
+  a.be     = lv.be;
+  a.bnr    = lv.bnr;
+  a.brow   = lv.brow;
+  a.cal    = S.chunked[0];
+  a.cad    = S.chunked[1];
+  a.cau    = S.chunked[2];
+  a.cml    = S.chunked[3];
+  a.cmd    = S.chunked[4];
+  a.cmu    = S.chunked[5];
+  a.fd     = S.f[d];
+  a.fl     = S.f[S.dim - 1];
+  a.fail   = fail;
+  a.n      = S.n[d];
+  a.L      = L;
+  a.T      = T;
+  a.q      = S.q;
+  a.nblk   = nblk;
+  a.gpb    = gpb;
+  a.G      = *G;
+  a.moff   = S.moff_last;
+  a.pivtol = S.topt.pivtol;
+  LaunchLevelTeam(a, nb * nblk * gpb, C, back);
+  return gpb;
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+   The stored path: the right-hand sides G of a level's shifted solves are formed (or formed inside kp_tridiag's
+   solves), solved in place (kp_tridiag along the last dimension, or a batch of PSCR problems of the next dimension)
+   and summed by Sums.
+--------------------------------------------------------------------------------------------------------------- */
+
+/* the right-hand side of one system of a level: sum_u w_u row_u(p) over the block's right-hand side rows and, in the
+   back substitution, its two block-end corrections */
+struct RhsLevelOne {
+  const Scalar          *row[kMaxRadix + 1];
+  Real                   w[kMaxRadix + 1];
+  int                    nin;
+  KOKKOS_INLINE_FUNCTION Scalar operator()(Int p) const
+  {
+    Scalar g = 0;
+    for (int u = 0; u < kMaxRadix + 1; u++)
+      if (u < nin) g += w[u] * row[u][p];
+    return g;
+  }
+};
+
+/* the right-hand side of system s = b nmodes + l at position p: per element (kp_tridiag's solvers) or per system
+   (at(s), the team solver) */
 struct RhsLevel {
   const Scalar          *X = nullptr, *E = nullptr;
   View<Real>             W;
   View<Int>              mblk, bnr, brow;
-  Int                    nb = 1, L = 1, q = 4;
+  Int                    nmodes = 1, nblk = 1, n = 1, L = 1, q = 4;
   bool                   back = false;
   KOKKOS_INLINE_FUNCTION Scalar operator()(Int s, Int p, Int) const
   {
-    const Int b = s % nb, l = s / nb, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
+    const Int b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
     Scalar    g = 0;
-    if (back) g = W(l * Q1 + q - 1) * E[((2 * blk) * L + p) * nb + b] + W(l * Q1 + q) * E[((2 * blk + 1) * L + p) * nb + b];
-    for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
+    if (back) g = W(l * Q1 + q - 1) * E[((b * nblk + blk) * 2) * L + p] + W(l * Q1 + q) * E[((b * nblk + blk) * 2 + 1) * L + p];
+    for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[((size_t)b * n + brow(blk * Q1 + u)) * L + p];
+    return g;
+  }
+  KOKKOS_INLINE_FUNCTION RhsLevelOne at(Int s) const
+  {
+    const Int   b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
+    RhsLevelOne g;
+    g.nin = 0;
+    for (Int u = 0; u < nr; u++) {
+      g.row[g.nin] = X + ((size_t)b * n + brow(blk * Q1 + u)) * L;
+      g.w[g.nin++] = W(l * Q1 + u);
+    }
+    if (back)
+      for (Int o = 0; o < 2; o++) {
+        g.row[g.nin] = E + ((size_t)(b * nblk + blk) * 2 + o) * L;
+        g.w[g.nin++] = W(l * Q1 + q - 1 + o);
+      }
     return g;
   }
 };
@@ -339,51 +836,101 @@ void CountFailures(UView<Int> status, Int nsys, View<Int> fail)
 
 void ReducedSolve(Solver &S, Int d, Int nb, Scalar *Xp, const View<Scalar> &shifts, View<Int> fail);
 
-/* the shifted solves of the last level of nesting with their right-hand sides formed on the fly */
-void InnerSolveFused(Solver &S, Int nsys, Work &w, const RhsLevel &rhs, View<Int> fail)
+template <int C, class Rhs>
+void TeamLevelC(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, const View<Scalar> &shifts, View<Int> fail)
+{
+  const Int L = S.n[S.dim - 1], T = (L + C - 1) / C;
+  ChunkCoefficients(S, C, T);
+  const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last};
+  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1));
+}
+
+template <class Rhs>
+void TeamLevel(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, const View<Scalar> &shifts, View<Int> fail, Int C)
+{
+  switch (C) {
+  case 1:
+    TeamLevelC<1>(S, lv, nsys, w, rhs, shifts, fail);
+    break;
+  case 2:
+    TeamLevelC<2>(S, lv, nsys, w, rhs, shifts, fail);
+    break;
+  case 4:
+    TeamLevelC<4>(S, lv, nsys, w, rhs, shifts, fail);
+    break;
+  case 8:
+    TeamLevelC<8>(S, lv, nsys, w, rhs, shifts, fail);
+    break;
+  default:
+    TeamLevelC<16>(S, lv, nsys, w, rhs, shifts, fail);
+  }
+}
+
+/* the shifted solves of a level of the last reduced dimension, in place in G; with the right-hand sides formed on the
+   fly when rhs is given. Cs > 0: by the team solver (G in problem order), else by kp_tridiag (G interleaved, with the
+   shifts in w.shift). */
+void TridiagLevel(Solver &S, const Level &lv, Int nsys, Work &w, const RhsLevel *rhs, const View<Scalar> &shifts, View<Int> fail, Int Cs)
 {
   const DeviceFactor &f = S.f[S.dim - 1];
-  const TridiagShape  sh{nsys, f.n, TridiagLayout::Interleaved};
+  UView<Scalar>       G(w.G.data(), (size_t)nsys * f.n);
+  if (Cs) {
+    if (rhs) TeamLevel(S, lv, nsys, w, *rhs, shifts, fail, Cs);
+    else TeamLevel(S, lv, nsys, w, tridiag_detail::RhsBatch<tridiag_detail::RhsView>{{UView<const Scalar>(G.data(), G.extent(0))}, {nsys, f.n, TridiagLayout::Contiguous}}, shifts, fail, Cs);
+    return;
+  }
   if ((Int)w.status.extent(0) < nsys) w.status = View<Int>("pscr status", nsys);
-  UView<Scalar> G(w.G.data(), (size_t)nsys * f.n);
-  UView<Int>    st(w.status.data(), nsys);
-  tridiag_detail::CoefShifted coef{f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), true, true};
-  tridiag_detail::Solve(sh, coef, rhs, G, st, S.topt, &w.tw);
+  UView<Int>         st(w.status.data(), nsys);
+  const TridiagShape sh{nsys, f.n, TridiagLayout::Interleaved};
+  if (rhs) {
+    tridiag_detail::CoefShifted coef{f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), true, true};
+    tridiag_detail::Solve(sh, coef, *rhs, G, st, S.topt, &w.tw);
+  } else TridiagSolveShifted(sh, f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), G, G, st, S.topt, &w.tw);
   CountFailures(st, nsys, fail);
 }
 
-/* the shifted solves of a level: kp_tridiag along the last dimension, or a batch of PSCR problems of the next one */
-void InnerSolve(Solver &S, Int d, Int nsys, Work &w, View<Int> fail)
+/* the right-hand sides G of a level (not fused into the solves): interleaved (last dimension) or in problem order */
+void RhsForm(const Level &lv, Int q, Int n, Int L, Int nb, bool back, bool interleaved, const Scalar *X, const Scalar *E, Scalar *G)
 {
-  if (d == S.dim - 2) {
-    const DeviceFactor &f = S.f[S.dim - 1];
-    const TridiagShape  sh{nsys, f.n, TridiagLayout::Interleaved};
-    if ((Int)w.status.extent(0) < nsys) w.status = View<Int>("pscr status", nsys);
-    UView<Scalar> G(w.G.data(), (size_t)nsys * f.n);
-    UView<Int>    st(w.status.data(), nsys);
-    TridiagSolveShifted(sh, f.al, f.ad, f.au, f.ml, f.md, f.mu, UView<const Scalar>(w.shift.data(), nsys), G, G, st, S.topt, &w.tw);
-    CountFailures(st, nsys, fail);
-  } else ReducedSolve(S, d + 1, nsys, w.G.data(), w.shift, fail);
+  const Int  nmodes = lv.nmodes, nsys = nb * nmodes, nblk = lv.nblk, Q1 = q + 1;
+  const auto W = lv.W;
+  const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow;
+  Kokkos::parallel_for(
+    "petsckp::pscr::RhsForm", range(nsys * L), KOKKOS_LAMBDA(Int t) {
+      const Int s = interleaved ? t % nsys : t / L, p = interleaved ? t / nsys : t % L, b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk);
+      Scalar    g = 0;
+      if (back) g = W(l * Q1 + q - 1) * E[((b * nblk + blk) * 2) * L + p] + W(l * Q1 + q) * E[((b * nblk + blk) * 2 + 1) * L + p];
+      for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[((size_t)b * n + brow(blk * Q1 + u)) * L + p];
+      G[t] = g;
+    });
 }
 
-/* the weighted sums of the solutions y of the shifted solves: the block's first and last rows into V (reduction) or
-   its rows of J_{i-1} into X (back substitution) */
-void Sums(const Solver &S, const Level &lv, Int q, Int L, Int nb, bool back, const Scalar *G, Scalar *V, Scalar *X)
+/* the index of the solution of system s = b nmodes + l at p in G */
+struct GIndex {
+  bool                   interleaved;
+  Int                    nsys, nmodes, L;
+  KOKKOS_INLINE_FUNCTION Int operator()(Int b, Int l, Int p) const { return interleaved ? p * nsys + b * nmodes + l : (b * nmodes + l) * L + p; }
+};
+
+/* the weighted sums of the solutions in G: the block's first and last rows (reduction) or its rows of J_{i-1} (back
+   substitution), per group of G modes into P (P-indexed, gpb groups a block; added by UpdateReduce / FinishBack), or
+   straight into X's rows when one group holds the modes (back substitution). A thread sums at most G modes for one p:
+   the few huge blocks of the top levels are spread over many threads. */
+void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, bool interleaved, const Scalar *G, Scalar *P, Scalar *X, Int gpb, Int Gm)
 {
-  const Int  nblk = lv.nblk, nmodes = lv.nmodes, Q1 = q + 1;
-  const auto W = lv.W;
-  const auto bm0 = lv.bm0, bnr = lv.bnr, brow = lv.brow;
-  bool       team = S.sum == SumKernel::Team;
-  if (S.sum == SumKernel::Auto) team = kDeviceExec && nb < 32 && lv.maxm > 64;
-  if (!team) {
+  const Int    nblk = lv.nblk, nmodes = lv.nmodes, nsys = nb * nmodes, q = S.q, Q1 = q + 1, NO = back ? q - 1 : 2;
+  const auto   W = lv.W;
+  const auto   bm0 = lv.bm0, bnr = lv.bnr, brow = lv.brow;
+  const GIndex gidx{interleaved, nsys, nmodes, L};
+  if (S.sum != SumKernel::Team) {
     Kokkos::parallel_for(
-      "petsckp::pscr::Sums", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
-        const Int b = t % nb, blk = (t / nb) % nblk, p = t / (nb * nblk);
-        const Int m0 = bm0(blk), m1 = bm0(blk + 1), nr = back ? bnr(blk) : 2;
-        Scalar    acc[kMaxRadix + 1];
+      "petsckp::pscr::Sums", range(L * gpb * nblk * nb), KOKKOS_LAMBDA(Int t) {
+        const Int p = t % L, g = (t / L) % gpb, blk = (t / (L * gpb)) % nblk, b = t / (L * gpb * nblk);
+        const Int m0 = bm0(blk) + g * Gm, m1 = m0 + Gm < bm0(blk + 1) ? m0 + Gm : bm0(blk + 1), nr = back ? bnr(blk) : 2;
+        if (m0 >= m1) return;
+        Scalar acc[kMaxRadix + 1];
         for (Int u = 0; u < nr; u++) acc[u] = 0;
         for (Int l = m0; l < m1; l++) {
-          const Scalar y = G[(p * nmodes + l) * nb + b];
+          const Scalar y = G[gidx(b, l, p)];
           if (back)
             for (Int u = 0; u < nr; u++) acc[u] += W(l * Q1 + u) * y;
           else {
@@ -391,141 +938,263 @@ void Sums(const Solver &S, const Level &lv, Int q, Int L, Int nb, bool back, con
             acc[1] += W(l * Q1 + q) * y;
           }
         }
-        if (back)
-          for (Int u = 0; u < nr; u++) X[(brow(blk * Q1 + u) * L + p) * nb + b] = acc[u];
-        else {
-          V[((2 * blk) * L + p) * nb + b]     = acc[0];
-          V[((2 * blk + 1) * L + p) * nb + b] = acc[1];
-        }
+        if (back && gpb == 1)
+          for (Int u = 0; u < nr; u++) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = acc[u];
+        else
+          for (Int u = 0; u < nr; u++) P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = acc[u];
       });
   } else {
+    /* a team per (p, block, group) reducing over the group's modes */
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
     using Member = Policy::member_type;
-    Policy pol(exec(), L * nblk, Kokkos::AUTO);
+    Policy pol(exec(), L * nblk * gpb, Kokkos::AUTO);
     Kokkos::parallel_for(
       "petsckp::pscr::SumsTeam", pol, KOKKOS_LAMBDA(const Member &tm) {
-        const Int blk = tm.league_rank() % nblk, p = tm.league_rank() / nblk;
-        const Int m0 = bm0(blk), m1 = bm0(blk + 1), nr = back ? bnr(blk) : 2;
+        const Int g = tm.league_rank() % gpb, blk = (tm.league_rank() / gpb) % nblk, p = tm.league_rank() / (gpb * nblk);
+        const Int m0 = bm0(blk) + g * Gm, m1 = m0 + Gm < bm0(blk + 1) ? m0 + Gm : bm0(blk + 1), nr = back ? bnr(blk) : 2;
         for (Int b = 0; b < nb; b++)
           for (Int u = 0; u < nr; u++) {
             const Int slot = back ? u : q - 1 + u;
             Scalar    sum  = 0;
             Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(tm, m0, m1), [&](Int l, Scalar &a) { a += W(l * Q1 + slot) * G[(p * nmodes + l) * nb + b]; }, sum);
+              Kokkos::TeamThreadRange(tm, m0, m1 > m0 ? m1 : m0), [&](Int l, Scalar &acc) { acc += W(l * Q1 + slot) * G[gidx(b, l, p)]; }, sum);
             Kokkos::single(Kokkos::PerTeam(tm), [&]() {
-              if (back) X[(brow(blk * Q1 + u) * L + p) * nb + b] = sum;
-              else V[((2 * blk + u) * L + p) * nb + b] = sum;
+              if (m0 >= m1) return;
+              if (back && gpb == 1) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = sum;
+              else P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = sum;
             });
           }
       });
   }
 }
 
-/* workspace of a level and the shifts of its systems: shifts(b) + lambda_l for system l nb + b */
-void Prepare(Solver &S, Work &w, const Level &lv, Int nb, Int L, const View<Scalar> &shifts)
+/* the groups of the stored path's sums: at most 64 modes a thread on the device, one group on the host (or
+   sum_modes) */
+Int SumGroups(const Solver &S, const Level &lv, Int *Gm)
 {
-  const Int nsys = lv.nmodes * nb;
+  const Int maxm = std::max<Int>(lv.maxm, 1);
+  *Gm            = S.sum_modes > 0 ? std::min<Int>(maxm, S.sum_modes) : kDeviceExec ? std::min<Int>(maxm, 64) : maxm;
+  return (maxm + *Gm - 1) / *Gm;
+}
+
+/* workspace of a level and (unless the team solver forms them itself) the shifts of its systems: shifts(b) + lambda_l
+   for system s = b nmodes + l */
+void Prepare(Solver &S, Work &w, const Level &lv, Int nb, Int L, const View<Scalar> &shifts, bool need_shifts)
+{
+  const Int nmodes = lv.nmodes, nsys = nmodes * nb;
   Grow(w.G, (size_t)nsys * L, "pscr G", S.work_bytes);
+  if (!need_shifts) return;
   Grow(w.shift, (size_t)nsys, "pscr shift", S.work_bytes);
-  Grow(w.V, (size_t)2 * std::max<Int>(lv.nblk, 1) * L * nb, "pscr V", S.work_bytes);
   const auto lam = lv.lambda;
   auto       sh  = w.shift;
   Kokkos::parallel_for(
-    "petsckp::pscr::Shifts", range(nsys), KOKKOS_LAMBDA(Int t) { sh(t) = shifts(t % nb) + lam(t / nb); });
+    "petsckp::pscr::Shifts", range(nsys), KOKKOS_LAMBDA(Int s) { sh(s) = shifts(s / nmodes) + lam(s % nmodes); });
 }
 
-/* the batch X[(r L + p) nb + b] of nb problems along dimension d with shifts(b), solved in place */
+/* the block-end corrections E of the back substitution: -B(s, s - 1) x_{s-1} and -B(e, e + 1) x_{e+1} */
+void Corrections(Solver &S, const Level &lv, Int d, Int nb, Int L, const Scalar *X, const View<Scalar> &shifts, Scalar *E)
+{
+  const Rest rest = MakeRest(S, d);
+  const Int  n = S.n[d], nblk = lv.nblk;
+  const auto bs = lv.bs, be = lv.be;
+  const auto al = S.f[d].al, au = S.f[d].au, ml = S.f[d].ml, mu = S.f[d].mu;
+  Kokkos::parallel_for(
+    "petsckp::pscr::Corrections", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
+      const Int    p = t % L, blk = (t / L) % nblk, b = t / (L * nblk), s = bs(blk), e = be(blk);
+      const Scalar c = shifts(b);
+      Scalar       Mx, Ax, e0 = 0, e1 = 0;
+      if (s > 0) {
+        const Scalar *x = X + ((size_t)b * n + s - 1) * L;
+        rest.Apply([=](Int pp) { return x[pp]; }, p, Mx, Ax);
+        e0 = -((al(s) + c * ml(s)) * Mx + ml(s) * Ax);
+      }
+      if (e < n - 1) {
+        const Scalar *x = X + ((size_t)b * n + e + 1) * L;
+        rest.Apply([=](Int pp) { return x[pp]; }, p, Mx, Ax);
+        e1 = -((au(e) + c * mu(e)) * Mx + mu(e) * Ax);
+      }
+      E[((b * nblk + blk) * 2) * L + p]     = e0;
+      E[((b * nblk + blk) * 2 + 1) * L + p] = e1;
+    });
+}
+
+/* the reduction's coupling update of the rows r of J_i: f_r -= B(r, r - 1) v_last(block j) + B(r, r + 1) v_first(block
+   j + 1), the v summed over the groups of P */
+void UpdateReduce(Solver &S, const Level &lv, Int d, Int nb, Int L, Scalar *X, const View<Scalar> &shifts, const Scalar *P, Int gpb, Int G)
+{
+  const Rest rest = MakeRest(S, d);
+  const Int  n = S.n[d], nblk = lv.nblk, nJ = lv.nJ, span = lv.span;
+  const auto bm0 = lv.bm0;
+  const auto al = S.f[d].al, au = S.f[d].au, ml = S.f[d].ml, mu = S.f[d].mu;
+  if (!nJ) return;
+  Kokkos::parallel_for(
+    "petsckp::pscr::UpdateReduce", range(L * nJ * nb), KOKKOS_LAMBDA(Int t) {
+      const Int    p = t % L, j = (t / L) % nJ, b = t / (L * nJ), r = (j + 1) * span - 1;
+      const Scalar c = shifts(b);
+      Scalar       Mx, Ax, acc;
+      auto         vsum = [&](Int blk, Int o) {
+        const Int     ng = Groups(bm0, blk, gpb, G);
+        const Scalar *v  = P + (((size_t)b * nblk + blk) * gpb * 2 + o) * L;
+        return [=](Int pp) {
+          Scalar x = 0;
+          for (Int g = 0; g < ng; g++) x += v[(size_t)g * 2 * L + pp];
+          return x;
+        };
+      };
+      rest.Apply(vsum(j, 1), p, Mx, Ax);
+      acc = (al(r) + c * ml(r)) * Mx + ml(r) * Ax;
+      if (r + 1 < n && j + 1 < nblk) {
+        rest.Apply(vsum(j + 1, 0), p, Mx, Ax);
+        acc += (au(r) + c * mu(r)) * Mx + mu(r) * Ax;
+      }
+      X[((size_t)b * n + r) * L + p] -= acc;
+    });
+}
+
+/* the back substitution's rows of J_{i-1} from the partial sums of several groups */
+void FinishBack(const Solver &S, const Level &lv, Int n, Int L, Int nb, Scalar *X, const Scalar *P, Int gpb, Int G)
+{
+  const Int  nblk = lv.nblk, NO = S.q - 1, Q1 = S.q + 1;
+  const auto bm0 = lv.bm0, bnr = lv.bnr, brow = lv.brow;
+  Kokkos::parallel_for(
+    "petsckp::pscr::FinishBack", range(L * NO * nblk * nb), KOKKOS_LAMBDA(Int t) {
+      const Int p = t % L, o = (t / L) % NO, blk = (t / (L * NO)) % nblk, b = t / (L * NO * nblk);
+      if (o >= bnr(blk)) return;
+      const Int     ng = Groups(bm0, blk, gpb, G);
+      const Scalar *v  = P + (((size_t)b * nblk + blk) * gpb * NO + o) * L + p;
+      Scalar        x  = 0;
+      for (Int g = 0; g < ng; g++) x += v[(size_t)g * NO * L];
+      X[((size_t)b * n + brow(blk * Q1 + o)) * L + p] = x;
+    });
+}
+
+/* the batch X[(b n + r) L + p] of nb problems along dimension d with shifts(b), solved in place */
 void ReducedSolve(Solver &S, Int d, Int nb, Scalar *X, const View<Scalar> &shifts, View<Int> fail)
 {
-  const Plan         &P  = S.plan[d];
-  const DeviceFactor &f  = S.f[d];
-  const Int           n  = P.n, q = S.q, Q1 = q + 1, k = P.k;
-  Int                 L  = 1;
+  const Plan &P = S.plan[d];
+  const Int   n = P.n, q = S.q, k = P.k;
+  Int         L = 1;
   for (Int e = d + 1; e < S.dim; e++) L *= S.n[e];
-  const Rest rest  = MakeRest(S, d);
   Work      &w     = S.work[d];
-  const bool fused = S.fuse_rhs && d == S.dim - 2; /* the shifted solves are tridiagonal: form their right-hand sides on the fly */
-  const auto al = f.al, au = f.au, ml = f.ml, mu = f.mu;
+  const bool last  = d == S.dim - 2;                 /* the shifted solves are tridiagonal */
+  const Int  C     = last ? TeamRowsFor(S, L) : 0;    /* > 0: the fused level kernels */
+  const Int  Cs    = last ? StoredTeamRows(S, L) : 0; /* > 0: stored path, G in problem order, the team solver */
+  const bool inter = last && !Cs;                     /* stored path, G interleaved, kp_tridiag */
 
   /* reduction */
   for (Int i = 1; i < k; i++) {
     const Level &lv = P.levels[i - 1];
-    const Int    nmodes = lv.nmodes, nsys = nmodes * nb, nblk = lv.nblk, nJ = lv.nJ, span = lv.span;
+    const Int    nmodes = lv.nmodes, nsys = nmodes * nb;
     if (!nmodes) continue;
-    Prepare(S, w, lv, nb, L, shifts);
-    Scalar    *G = w.G.data(), *V = w.V.data();
-    const auto W = lv.W;
-    const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow;
-    if (fused) InnerSolveFused(S, nsys, w, RhsLevel{X, nullptr, W, mblk, bnr, brow, nb, L, q, false}, fail);
+    Int gpb = 1, G = lv.maxm;
+    if (C) gpb = LevelByTeam(S, lv, d, nb, X, shifts, false, C, fail, &G);
     else {
-      Kokkos::parallel_for(
-        "petsckp::pscr::RhsReduce", range(L * nsys), KOKKOS_LAMBDA(Int t) {
-          const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
-          Scalar    g = 0;
-          for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
-          G[t] = g;
-        });
-      InnerSolve(S, d, nsys, w, fail);
+      Prepare(S, w, lv, nb, L, shifts, !Cs);
+      Scalar *Gp = w.G.data();
+      if (last && S.fuse_rhs) {
+        RhsLevel rhs{X, nullptr, lv.W, lv.mblk, lv.bnr, lv.brow, nmodes, lv.nblk, n, L, q, false};
+        TridiagLevel(S, lv, nsys, w, &rhs, shifts, fail, Cs);
+      } else {
+        RhsForm(lv, q, n, L, nb, false, inter, X, nullptr, Gp);
+        if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
+        else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
+      }
+      gpb = SumGroups(S, lv, &G);
+      Grow(w.P, (size_t)nb * lv.nblk * gpb * 2 * L, "pscr P", S.work_bytes);
+      Sums(S, lv, n, L, nb, false, inter, Gp, w.P.data(), X, gpb, G);
     }
-    Sums(S, lv, q, L, nb, false, G, V, X);
-    if (!nJ) continue;
-    Kokkos::parallel_for(
-      "petsckp::pscr::UpdateReduce", range(L * nJ * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, p = (t / nb) % L, j = t / (nb * L), r = (j + 1) * span - 1;
-        const Scalar c = shifts(b);
-        Scalar       Mx, Ax, acc;
-        rest.Apply(V + ((2 * j + 1) * L) * nb + b, nb, p, Mx, Ax);
-        acc = (al(r) + c * ml(r)) * Mx + ml(r) * Ax;
-        if (r + 1 < n && j + 1 < nblk) {
-          rest.Apply(V + ((2 * j + 2) * L) * nb + b, nb, p, Mx, Ax);
-          acc += (au(r) + c * mu(r)) * Mx + mu(r) * Ax;
-        }
-        X[(r * L + p) * nb + b] -= acc;
-      });
+    UpdateReduce(S, lv, d, nb, L, X, shifts, w.P.data(), gpb, G);
   }
   /* back substitution */
   for (Int i = k; i >= 1; i--) {
     const Level &lv = P.levels[i - 1];
-    const Int    nmodes = lv.nmodes, nsys = nmodes * nb, nblk = lv.nblk;
+    const Int    nmodes = lv.nmodes, nsys = nmodes * nb;
     if (!nmodes) continue;
-    Prepare(S, w, lv, nb, L, shifts);
-    Grow(w.E, (size_t)2 * nblk * L * nb, "pscr E", S.work_bytes);
-    Scalar    *G = w.G.data(), *E = w.E.data();
-    const auto W = lv.W;
-    const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow, bs = lv.bs, be = lv.be;
-    Kokkos::parallel_for(
-      "petsckp::pscr::Corrections", range(L * nblk * nb), KOKKOS_LAMBDA(Int t) {
-        const Int    b = t % nb, p = (t / nb) % L, blk = t / (nb * L), s = bs(blk), e = be(blk);
-        const Scalar c = shifts(b);
-        Scalar       Mx, Ax, e0 = 0, e1 = 0;
-        if (s > 0) {
-          rest.Apply(X + ((s - 1) * L) * nb + b, nb, p, Mx, Ax);
-          e0 = -((al(s) + c * ml(s)) * Mx + ml(s) * Ax);
-        }
-        if (e < n - 1) {
-          rest.Apply(X + ((e + 1) * L) * nb + b, nb, p, Mx, Ax);
-          e1 = -((au(e) + c * mu(e)) * Mx + mu(e) * Ax);
-        }
-        E[((2 * blk) * L + p) * nb + b]     = e0;
-        E[((2 * blk + 1) * L + p) * nb + b] = e1;
-      });
-    if (fused) InnerSolveFused(S, nsys, w, RhsLevel{X, E, W, mblk, bnr, brow, nb, L, q, true}, fail);
-    else {
-      Kokkos::parallel_for(
-        "petsckp::pscr::RhsBack", range(L * nsys), KOKKOS_LAMBDA(Int t) {
-          const Int b = t % nb, l = (t / nb) % nmodes, p = t / nsys, blk = mblk(l), nr = bnr(blk);
-          Scalar    g = W(l * Q1 + q - 1) * E[((2 * blk) * L + p) * nb + b] + W(l * Q1 + q) * E[((2 * blk + 1) * L + p) * nb + b];
-          for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[(brow(blk * Q1 + u) * L + p) * nb + b];
-          G[t] = g;
-        });
-      InnerSolve(S, d, nsys, w, fail);
+    if (C) {
+      Int       G   = lv.maxm;
+      const Int gpb = LevelByTeam(S, lv, d, nb, X, shifts, true, C, fail, &G);
+      if (gpb > 1) FinishBack(S, lv, n, L, nb, X, w.P.data(), gpb, G);
+      continue;
     }
-    Sums(S, lv, q, L, nb, true, G, nullptr, X);
+    Prepare(S, w, lv, nb, L, shifts, !Cs);
+    Grow(w.E, (size_t)2 * lv.nblk * L * nb, "pscr E", S.work_bytes);
+    Scalar *Gp = w.G.data(), *E = w.E.data();
+    Corrections(S, lv, d, nb, L, X, shifts, E);
+    if (last && S.fuse_rhs) {
+      RhsLevel rhs{X, E, lv.W, lv.mblk, lv.bnr, lv.brow, nmodes, lv.nblk, n, L, q, true};
+      TridiagLevel(S, lv, nsys, w, &rhs, shifts, fail, Cs);
+    } else {
+      RhsForm(lv, q, n, L, nb, true, inter, X, E, Gp);
+      if (last) TridiagLevel(S, lv, nsys, w, nullptr, shifts, fail, Cs);
+      else ReducedSolve(S, d + 1, nsys, Gp, w.shift, fail);
+    }
+    Int G, gpb = SumGroups(S, lv, &G);
+    if (gpb > 1) Grow(w.P, (size_t)nb * lv.nblk * gpb * (q - 1) * L, "pscr P", S.work_bytes);
+    Sums(S, lv, n, L, nb, true, inter, Gp, w.P.data(), X, gpb, G);
+    if (gpb > 1) FinishBack(S, lv, n, L, nb, X, w.P.data(), gpb, G);
   }
+}
+/* modelled global-memory traffic (scalars) of the batch of nb problems along dimension d: every kernel's reads and
+   writes of the batch, G, E, V, P once (the right-hand side rows a block's modes share are counted once, the
+   coefficients and eigen data not at all) */
+double Traffic(const Solver &S, Int d, double nb)
+{
+  const Plan &P = S.plan[d];
+  double      L = 1, t = 0;
+  for (Int e = d + 1; e < S.dim; e++) L *= S.n[e];
+  const bool last = d == S.dim - 2;
+  const Int  C    = last ? TeamRowsFor(S, (Int)L) : 0, Cs = last ? StoredTeamRows(S, (Int)L) : 0;
+  for (Int i = 1; i <= P.k; i++) {
+    const Level &lv = P.levels[i - 1];
+    if (!lv.nmodes) continue;
+    const double nin = lv.nrhs, nout = lv.nrhs; /* the block rows of J_{i-1}: right-hand sides and solutions */
+    const double nsys = nb * lv.nmodes, nj = lv.nJ, nblk = lv.nblk;
+    for (int back = 0; back < 2; back++) {
+      if (!back && i == P.k) continue;
+      const double update = back ? 0 : nb * (2 * nj) * L; /* the J_i rows read and written */
+      const double edge   = back ? nb * 2 * nblk * L : 0;  /* the neighbour rows of the block-end corrections */
+      if (C) {
+        Int          G;
+        const double gpb = GroupsPerBlock(S, lv, (Int)nb, ((Int)L + C - 1) / C, &G);
+        const double out = nb * nblk * gpb * (back ? S.q - 1 : 2) * L;
+        t += nb * nin * L + edge + out + update + (back && gpb > 1 ? out + nb * nout * L : 0) + (back ? 0 : out);
+      } else {
+        t += nb * nin * L + edge + (back ? 2 * edge : 0) + nsys * L /* G written */ + nsys * L /* read by the sums */ + (back ? nb * nout * L : 2 * nb * nblk * L * 2) + update;
+        if (!last) t += Traffic(S, d + 1, nsys);
+        else if (!Cs) t += 4 * nsys * L; /* kp_tridiag's partition method: its work arrays written and read */
+      }
+    }
+  }
+  return t;
 }
 } // namespace detail
 
 using namespace detail;
+
+std::string Eigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form)
+{
+  std::string err = CheckFactor(F);
+  if (!err.empty()) return err;
+  if (s < 0 || e < s || e >= F.n()) return "the block is not within the factor";
+  for (Int p : pos)
+    if (p < 0 || p > e - s) return "a component row is not within the block";
+  return BlockEigen(F, s, e, pos, lambda, comp, closed_form);
+}
+
+double ModelBytes(const Solver &S)
+{
+  if (S.dim < 2) return 2.0 * S.n[0] * sizeof(Scalar);
+  return Traffic(S, 0, 1) * sizeof(Scalar);
+}
+
+std::string LevelPath(const Solver &S)
+{
+  if (S.dim < 2) return "one tridiagonal system";
+  const Int L = S.n[S.dim - 1], C = TeamRowsFor(S, L), Cs = StoredTeamRows(S, L);
+  if (C) return "fused level kernels, " + std::to_string(C) + " rows a thread";
+  if (Cs) return "stored solutions, team tridiagonal solver, " + std::to_string(Cs) + " rows a thread";
+  return "stored solutions, interleaved tridiagonal solvers";
+}
 
 Int Levels(Int n, Int q)
 {
@@ -566,6 +1235,7 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     if (!err.empty()) return "factor " + std::to_string(d + 1) + " " + err;
     S.n[d] = F[d].n();
     S.f[d] = ToDevice(F[d]);
+    if (d == S.dim - 1) S.moff_last = !F[d].mo.empty();
     /* extreme eigenvalues of the pencil (diagonal M only; eigenvalues only, O(n^2)) */
     if (!F[d].mo.empty()) {
       S.have_min = false;

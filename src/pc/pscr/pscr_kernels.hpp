@@ -25,6 +25,12 @@
      3. weighted sums              v = sum_l W(r, l) y_l                        (2 per block in the reduction, <= q - 1 in
                                                                                  the back substitution),
      4. coupling update of the rows of J_i (reduction) or the block-end corrections (back substitution).
+   When the shifted solves are tridiagonal (the last reduced dimension: 2D, and the inner problems of 3D), steps 1-3
+   of a level are one kernel (pscr_kernels.cxx, LevelTeam): one team per block and group of its modes holds the
+   block's right-hand side rows in registers, forms each mode's right-hand side, solves it with kp_tridiag's team
+   solver and accumulates the weighted sums in registers; the n_last-long solutions of the shifted systems never go
+   through global memory. Otherwise (3D: the shifted solves of dimension 1 are 2D problems, all of a level one batch;
+   or systems longer than a team can hold) the right-hand sides and solutions of a level are stored (G).
    Nothing here knows about PETSc objects; the eigen setup runs on the host with LAPACK.
 */
 #pragma once
@@ -64,6 +70,7 @@ struct Level {
   View<Int>  bm0, bs, be; /* nblk: first mode, first and last row (0-based) */
   View<Int>  bnr, brow;   /* nblk, nblk*(q+1): the rows of J_{i-1} in the block (<= q - 1) */
   View<Real> W;           /* nmodes*(q+1): eigenvector components at the rows brow (slots 0..nr-1), the first row (slot q-1), the last row (slot q) */
+  Int        nrhs = 0;    /* rows of J_{i-1} in the blocks (the sum of bnr) */
 };
 
 struct Plan {
@@ -76,7 +83,7 @@ struct Plan {
 enum class SumKernel { Auto, Thread, Team };
 
 struct Work {
-  View<Scalar> G, V, E, shift;
+  View<Scalar> G, V, E, P, shift; /* G: right-hand sides / solutions of the stored path; V, P: weighted sums */
   TridiagWork  tw;
   View<Int>    status;
 };
@@ -93,6 +100,13 @@ struct Solver {
   Real                      min_sum = 0, eig_scale = 0;
   SumKernel                 sum = SumKernel::Auto;
   bool                      fuse_rhs = true; /* form the right-hand sides of the tridiagonal solves inside them */
+  bool                      team = true;     /* the fused level kernels for the last reduced dimension (where they apply) */
+  Int                       team_rows = 0;   /* rows per thread of the fused level kernels: 1, 2, 4 or 8 (0: automatic) */
+  Int                       team_modes = 0;  /* modes per team of the fused level kernels (0: automatic) */
+  Int                       sum_modes = 0;   /* modes per thread of the stored path's weighted sums (0: automatic) */
+  View<Real>                chunked[6];      /* the last factor's al, ad, au, ml, md, mu in chunk order (row t C + j at j T + t) */
+  Int                       chunked_C = 0, chunked_T = 0;
+  bool                      moff_last = false; /* the last M has off-diagonals */
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
   View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
@@ -130,6 +144,18 @@ struct Boundary {
 /* z = A^-1 r for the operator "box by PSCR with shift c, diagonal rows outside" (r, z natural, may not alias);
    X: work view (grown to the box size). Returns the failed shifted solves as Apply() */
 Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r, UView<Scalar> z, View<Scalar> &X);
+
+/* the eigenpairs of the block [s, e] of the pencil (A, M) of F: lambda (e - s + 1) and the components of the
+   M-orthonormal eigenvectors at the block rows pos (comp[t + l pos.size()]); closed_form = false bypasses the closed form
+   of blocks with constant diagonals (the setup's paths, for tests). Returns "" or an error message. */
+std::string Eigen(const Factor &F, Int s, Int e, const std::vector<Int> &pos, std::vector<Real> &lambda, std::vector<Real> &comp, bool closed_form = true);
+
+/* the kernels the apply of S takes for the levels of the last reduced dimension (options team, team_rows, topt) */
+std::string LevelPath(const Solver &S);
+
+/* modelled global-memory traffic of one application (bytes): every kernel's reads and writes of the data, the stored
+   solutions and the work vectors once */
+double ModelBytes(const Solver &S);
 
 /* the number of levels of radix q for n rows: min{k : q^k > n} */
 Int Levels(Int n, Int q);
