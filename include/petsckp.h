@@ -171,7 +171,7 @@ PETSC_EXTERN PetscErrorCode    PCNeumannCreateDeflationSpaceMat(PC, Mat *);
   Values:
 + `PC_PSORMG_OBSTACLE_MONOTONE`  - max (lower) / min (upper) of the gaps over the support of the interpolation: every coarse correction is feasible
 . `PC_PSORMG_OBSTACLE_LINEAR`    - row-normalised linear restriction of the gaps (Klement and Oberhuber): no feasibility guarantee
-- `PC_PSORMG_OBSTACLE_TRUNCATED` - (default) truncated monotone multigrid (Kornhuber): the coarse functions are truncated at the fine points on a
+- `PC_PSORMG_OBSTACLE_TRUNCATED` - truncated monotone multigrid (Kornhuber): the coarse functions are truncated at the fine points on a
                                    bound (no residual restricted from there, no correction made there, Galerkin coarse operators of the
                                    truncated interpolation), and the monotone restriction runs over the truncated supports
 

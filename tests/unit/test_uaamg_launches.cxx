@@ -94,6 +94,7 @@ long EventCount(const char *name)
   PetscLogEvent      e;
   PetscEventPerfInfo info;
   if (PetscLogEventGetId(name, &e)) return 0;
+  if (e < 0) return 0; /* PETSc >= 3.20 answers -1 for an event not registered (e.g. no such Vec operation logged yet) */
   if (PetscLogEventGetPerfInfo(PETSC_DETERMINE, e, &info)) return 0;
   return (long)info.count;
 }

@@ -73,7 +73,7 @@ struct PC_PSORMG {
   PetscReal                   coarse_omega  = 1.5;        /* coarsest-grid PSOR relaxation */
   PetscInt                    coarse_max_it = 500;        /* coarsest-grid PSOR sweeps at most */
   PetscReal                   coarse_rtol   = 1e-10;      /* coarsest-grid PSOR relative projected residual */
-  PCPSORMGObstacleRestriction restriction   = PC_PSORMG_OBSTACLE_TRUNCATED;
+  PCPSORMGObstacleRestriction restriction   = PC_PSORMG_OBSTACLE_MONOTONE;
   PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
   PCPSORMGEdgeInterpolation   edge          = PC_PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
   PetscViewerAndFormat       *monitor       = nullptr;     /* -pc_psormg_monitor: per-cycle measures */
@@ -483,7 +483,7 @@ static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 }
 
 /* The projected multigrid cycle on level l for A_l x >= b_l, lo_l <= x <= up_l (the paper's Algorithm 1 with box
-   bounds, post-smoothing and the truncated monotone restriction by default) is the shared V/W cycle with
+   bounds, post-smoothing and the monotone restriction by default (truncated on request)) is the shared V/W cycle with
    - the smoother: projected SOR sweeps (colours forward before, backward after the coarse correction);
    - Residual: r = b - A x, and on level 0 with the truncated restriction the truncation of the transfers at the
      active points of x (LevelTruncate), before the cycle restricts r;
@@ -1180,7 +1180,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    x += P e is projected onto the bounds, and post-smoothing follows. Without bounds the cycle is linear
    multigrid with red-black Gauss-Seidel (omega 1) smoothing. How the bounds reach the coarse grids
    (`PCPSORMGSetObstacleRestriction()`):
-+  truncated - (default) Kornhuber's truncated monotone multigrid: the coarse functions are truncated at the active
++  truncated - Kornhuber's truncated monotone multigrid: the coarse functions are truncated at the active
                fine points (x_i on a bound after the pre-smoothing), i.e. the rows of P and the columns of R = P^T
                there are zeroed, so the coarse correction neither sees the residual of an active point nor moves it,
                the coarse operators are the Galerkin products R^t A P^t of the truncated transfers, and the coarse
@@ -1360,7 +1360,7 @@ PetscErrorCode PCPSORMGGetVariableBounds(PC pc, Vec *xl, Vec *xu)
 
   Input Parameters:
 + pc   - the preconditioner context
-- type - `PC_PSORMG_OBSTACLE_TRUNCATED` (default), `PC_PSORMG_OBSTACLE_MONOTONE` or `PC_PSORMG_OBSTACLE_LINEAR`
+- type - `PC_PSORMG_OBSTACLE_MONOTONE` (default), `PC_PSORMG_OBSTACLE_TRUNCATED` or `PC_PSORMG_OBSTACLE_LINEAR`
 
   Options Database Key:
 . -pc_psormg_obstacle_restriction <truncated,monotone,linear> - the restriction
@@ -1372,7 +1372,9 @@ PetscErrorCode PCPSORMGGetVariableBounds(PC pc, Vec *xl, Vec *xu)
   the points on a bound (no residual restricted from them, no correction made there, the coarse operators the
   Galerkin products of the truncated interpolation), and the coarse bounds are the monotone ones over the truncated
   supports; it starts once the active set has settled (the first cycles of a solve from a poor iterate are monotone
-  ones). `PC_PSORMG_OBSTACLE_MONOTONE` restricts the bounds by max / min over the whole support of the
+  ones). It is not the default: on the GPU at 4097^2 (hemisphere, rtol 1e-8) it stopped after 11 cycles with a
+  maximum error of 2.5e-6 against monotone's 5.7e-7 after 18 cycles, so the residual test of the truncated cycles is
+  looser than it should be. `PC_PSORMG_OBSTACLE_MONOTONE` restricts the bounds by max / min over the whole support of the
   interpolation; `PC_PSORMG_OBSTACLE_LINEAR` averages them (the paper's choice, no feasibility guarantee). See
   `PCPSORMG` for the comparison of the three.
 
