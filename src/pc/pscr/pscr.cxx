@@ -665,8 +665,8 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    eigenproblem of the block of (A1, M1) is solved on the host: in closed form (sine vectors, O(m q)) when the block
    has constant diagonals (every block of a uniform mesh, the interior ones with Neumann or Robin ends), otherwise by
    LAPACK's divide and conquer on the scaled problem (diagonal M) or after Crawford's banded reduction (tridiagonal M,
-   `pbstf` + `sbgst`), O(m^2); identical blocks share their eigen data, and only the <= q + 1 eigenvector components
-   at the rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c does not enter the setup:
+   `pbstf` + `sbgst`); identical blocks share their eigen data, and only the <= q + 1 eigenvector components at the
+   rows that carry data are kept. In 3D the same is done for (A2, M2). The shift c does not enter the setup:
    `PCPSCRSetShift()` takes effect at the next application without a new setup.
 
    Apply: on the device, one kernel a level for the last reduced dimension (2D, and the inner problems of 3D) when a
