@@ -910,12 +910,12 @@ int main(int argc, char **argv)
     args: -n 129 -tau 4e-2 -steps 10
     output_file: output/segmentation_synthetic129.out
 
-  # truncated monotone multigrid (the default restriction): at most 18 cycles per step here, where the monotone
+  # truncated monotone multigrid (-pc_psormg_obstacle_restriction truncated): at most 18 cycles per step here, where the monotone
   # restriction needs up to 33 once the contour reaches the seeds (kept tested below)
   test:
     suffix: synthetic_truncated
     nsize: {{1 2 4}}
-    args: -n 65 -tau 4e-2 -steps 10 -max_cycles 20
+    args: -n 65 -tau 4e-2 -steps 10 -max_cycles 20 -pc_psormg_obstacle_restriction truncated
     output_file: output/segmentation_synthetic_truncated.out
 
   test:

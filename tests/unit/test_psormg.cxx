@@ -817,11 +817,11 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
   expect_error(PCPSORMGSetEdgeInterpolation(pc, (PCPSORMGEdgeInterpolation)-1), "edge_interpolation");
   PetscPopErrorHandler();
 
-  /* the default restriction is the truncated one */
+  /* the default restriction is the monotone one (truncated on request) */
   {
     PCPSORMGObstacleRestriction r;
     KP_OK(PCPSORMGGetObstacleRestriction(pc, &r));
-    EXPECT_EQ(r, PC_PSORMG_OBSTACLE_TRUNCATED);
+    EXPECT_EQ(r, PC_PSORMG_OBSTACLE_MONOTONE);
   }
 
   /* set, then get */
