@@ -66,6 +66,9 @@ struct TAO_LBFGSB {
   View<Int>                                            gfree, chg;            /* free flags of the stored Gram blocks; the variables whose state changed */
   View<Real>                                           pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
   std::vector<PetscReal> gyy, gss, gszy, gsay; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (upper), s'AA'y (strictly lower) */
+  std::vector<VecPtr>    gptr;                   /* the pointers last copied into gvecs (the copy is skipped while they stay the same) */
+  lbfgsb::FreeSetInfo    fs;                     /* free set at this iteration's Cauchy point and its changes against gfree (in chg) */
+  PetscBool              fsready = PETSC_FALSE;  /* fs is this iteration's (CauchyFinishFreeSet ran) */
   PetscInt               nlocal = 0, rstart = 0;
   /* limited-memory state */
   Memory    mem;
@@ -104,7 +107,12 @@ static PetscErrorCode LBFGSBPairsGet(TAO_LBFGSB *lb, std::vector<DeviceVec> &dv)
     ptr[j].p       = dv[j].cview().data();
     ptr[col + j].p = dv[col + j].cview().data();
   }
-  if (col) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * col)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * col)));
+  bool same = lb->gptr.size() == ptr.size();
+  for (PetscInt k = 0; same && k < 2 * col; k++) same = lb->gptr[k].p == ptr[k].p;
+  if (col && !same) {
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * col)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * col)));
+    lb->gptr = ptr;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -204,6 +212,33 @@ static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* LBFGSBProjGradNorm at a new iterate, with the gradient change r = g - g_old of the update and *rr = r^T r (summed
+   over the ranks) in the same pass */
+static PetscErrorCode LBFGSBProjGradNormChange(Tao tao, Vec XL, Vec XU, PetscReal *nrm, PetscReal *rr)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+  DeviceVec   l, u, x, g, go, r;
+  PetscReal   loc;
+
+  PetscFunctionBegin;
+  PetscCall(l.Get(XL, Access::Read));
+  PetscCall(u.Get(XU, Access::Read));
+  PetscCall(x.Get(tao->solution, Access::Read));
+  PetscCall(g.Get(tao->gradient, Access::Read));
+  PetscCall(go.Get(lb->gold, Access::Read));
+  PetscCall(r.Get(lb->r, Access::Write));
+  PetscCallCXX(loc = lbfgsb::ProjGradAndChange(l.cview(), u.cview(), x.cview(), g.cview(), go.cview(), r.view(), PETSC_INFINITY, rr));
+  PetscCall(l.Restore());
+  PetscCall(u.Restore());
+  PetscCall(x.Restore());
+  PetscCall(g.Restore());
+  PetscCall(go.Restore());
+  PetscCall(r.Restore());
+  PetscCallMPI(MPI_Allreduce(&loc, nrm, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)tao)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rr, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the residual given to TAO's convergence test and monitors: L-BFGS-B's ||P(x - g) - x||_inf, or its 2-norm (the
    norm of TAO BLMVM's projected gradient) with -tao_lbfgsb_gnorm 2 */
 static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, PetscReal *res)
@@ -253,15 +288,13 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
     PetscCall(t.Get(lb->t, Access::Read));
     PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
     if ((PetscInt)lb->records.extent(0) < *nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), *nsel * stride));
-    PetscCallCXX(lbfgsb::BreakpointRecords(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, *nsel, lb->rstart, lb->records, stride));
+    std::vector<DeviceVec> dv(2 * col);
+    PetscCall(LBFGSBPairsGet(lb, dv));
+    PetscCallCXX(lbfgsb::BreakpointRecordsW(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->idx, *nsel, lb->rstart, LBFGSBPairs(lb), col, lb->mem.theta, lb->records, stride));
+    PetscCall(LBFGSBPairsRestore(dv));
   }
-  for (PetscInt j = 0; j < col; j++) {
-    DeviceVec yv, sv;
-    PetscCall(yv.Get(Yc[j], Access::Read));
-    PetscCall(sv.Get(Sc[j], Access::Read));
-    PetscCallCXX(lbfgsb::GatherStrided(yv.cview(), lb->idx, *nsel, lb->records, stride, 4 + j, 1.0));
-    PetscCallCXX(lbfgsb::GatherStrided(sv.cview(), lb->idx, *nsel, lb->records, stride, 4 + col + j, lb->mem.theta));
-  }
+  (void)Sc;
+  (void)Yc;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -282,7 +315,8 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   PetscMPIInt              size;
 
   PetscFunctionBegin;
-  *info = 0;
+  *info       = 0;
+  lb->fsready = PETSC_FALSE;
   c.assign(col2, 0.0);
   if (sbgnrm <= 0) {
     PetscCall(VecCopy(tao->solution, lb->z));
@@ -298,7 +332,17 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(g.Get(tao->gradient, Access::Read));
     PetscCall(d.Get(lb->d, Access::Write));
     PetscCall(t.Get(lb->t, Access::Write));
-    PetscCallCXX(ci = lbfgsb::CauchyInit(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY));
+    if (col > 0) { /* with W^T d in the same pass: one read of the device by the host */
+      std::vector<DeviceVec> dv(2 * col);
+      std::vector<PetscReal> vals(col2 + 6);
+      PetscCall(LBFGSBPairsGet(lb, dv));
+      PetscCallCXX(lbfgsb::CauchyInitDots(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY, LBFGSBPairs(lb), col, lb->pscratch, lb->pout));
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(vals.data(), col2 + 6), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, col2 + 6))));
+      PetscCallCXX(exec().fence());
+      PetscCall(LBFGSBPairsRestore(dv));
+      for (PetscInt j = 0; j < col2; j++) p[j] = vals[j];
+      ci = lbfgsb::CauchyInitDotsInfo(vals.data() + col2);
+    } else PetscCallCXX(ci = lbfgsb::CauchyInit(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY));
   }
   cnt[0] = ci.nbreak;
   cnt[1] = ci.nmoving;
@@ -320,10 +364,11 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* p = W^T d with W = [Y, theta S] */
+  /* p = W^T d with W = [Y, theta S], summed over the ranks */
   if (col > 0) {
     LBFGSBChrono(lb, Sc, Yc);
-    PetscCall(LBFGSBWtv(tao, lb->d, p.data()));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p.data(), (PetscMPIInt)col2, MPIU_SCALAR, MPIU_SUM, comm));
+    for (PetscInt j = 0; j < col; j++) p[col + j] *= lb->mem.theta;
   }
   if (lbfgsb::CauchyScanStart(lb->mem, scan, p.data(), ci.f1, PETSC_MACHINE_EPSILON)) {
     *info = 1;
@@ -406,8 +451,10 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(d.Get(lb->d, Access::Read));
     PetscCall(t.Get(lb->t, Access::Read));
     PetscCall(z.Get(lb->z, Access::Write));
-    PetscCallCXX(lbfgsb::CauchyFinish(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->iwhere, z.view(), scan.tstar, scan.gidstar, lb->rstart, scan.tsum));
-    c = scan.c;
+    /* with the free-set count and the list of the variables whose free/active state changed since the Gram blocks */
+    PetscCallCXX(lb->fs = lbfgsb::CauchyFinishFreeSet(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->iwhere, z.view(), scan.tstar, scan.gidstar, lb->rstart, scan.tsum, lb->gfree, lb->chg));
+    lb->fsready = PETSC_TRUE;
+    c           = scan.c;
   }
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -429,7 +476,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   PetscInt                 pos = 0, chunk = lb->chunk, passed = 0;
   PetscReal                lo = -1.0;
   PetscMPIInt              size;
-  std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out(5 + ncol);
+  std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out(6 + ncol);
   std::vector<PetscMPIInt> counts, displs;
   lbfgsb::SegmentConsts    sc;
 
@@ -449,7 +496,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   if ((PetscInt)lb->Mdev.extent(0) < col2 * col2 + 1) PetscCallCXX(lb->Mdev = View<Real>(std::string("lbfgsb::M"), col2 * col2 + 1));
   if ((PetscInt)lb->p0dev.extent(0) < col2 + 1) PetscCallCXX(lb->p0dev = View<Real>(std::string("lbfgsb::p0"), col2 + 1));
   if ((PetscInt)lb->carry.extent(0) < ncol) PetscCallCXX(lb->carry = View<Real>(std::string("lbfgsb::carry"), ncol));
-  if ((PetscInt)lb->segout.extent(0) < 5 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 5 + ncol));
+  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
   if (col2) {
     PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->Mdev, std::make_pair((PetscInt)0, col2 * col2)), HostUView<Real>(Mh.data(), col2 * col2)));
     PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->p0dev, std::make_pair((PetscInt)0, col2)), HostUView<Real>(scan.p.data(), col2)));
@@ -502,10 +549,11 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     PetscInt kstop;
     PetscCallCXX(lbfgsb::BreakpointSort(R, cnt, stride, lb->tkeys, lb->keys, lb->perm));
     PetscCallCXX(lbfgsb::BreakpointPrefix(R, lb->perm, cnt, stride, col2, lb->carry, lb->pre));
-    PetscCallCXX(kstop = lbfgsb::BreakpointFirstStop(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc));
-    PetscCallCXX(lbfgsb::BreakpointSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, kstop, lb->segout, lb->carry));
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 5 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 5 + ncol))));
+    /* the first segment holding the minimiser and its state, read by the host once */
+    PetscCallCXX(lbfgsb::BreakpointStopSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, lb->segout, lb->carry));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 6 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 6 + ncol))));
     PetscCallCXX(exec().fence());
+    kstop = (PetscInt)out[5 + ncol];
     passed += kstop;
     const bool found = kstop < cnt, last = !found && passed == nbreak;
     if (found || last || approx) {
@@ -556,7 +604,8 @@ static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
   PetscFunctionBegin;
   if (!full) {
     if (!cnstnd) PetscFunctionReturn(PETSC_SUCCESS); /* every variable free, as gfree */
-    PetscCallCXX(nloc = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg));
+    if (lb->fsready) nloc = lb->fs.nchanged;         /* listed with the Cauchy point; MaskedGram updates gfree */
+    else PetscCallCXX(nloc = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg));
     PetscCallMPI(MPI_Allreduce(&nloc, &nglob, 1, MPIU_INT, MPI_SUM, comm));
     lb->ngramchanged += nglob;
     if (!nglob || !col) PetscFunctionReturn(PETSC_SUCCESS);
@@ -579,7 +628,7 @@ static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
   }
   PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
   PetscCall(LBFGSBPairsGet(lb, dv));
-  PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), nloc, full ? View<Int>() : lb->chg, lb->iwhere, lb->gprods, lb->gpartial, lb->gout));
+  PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), nloc, full ? View<Int>() : lb->chg, lb->iwhere, lb->gprods, lb->gpartial, lb->gout, (!full && lb->fsready) ? lb->gfree : View<Int>()));
   gram.resize(nprod);
   PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
   PetscCallCXX(exec().fence());
@@ -599,18 +648,25 @@ static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
 }
 
 /* Subspace minimisation (reference `formk`, `cmprlb`, `subsm`, v3.0 projection with backtracking): z := x-bar.
+   zisx: the Cauchy point is x itself (no bounds; lb->z is not read). The last combination of subsm, the projection,
+   the descent test of v3.0 and the start of the line search (d = z - x, x_old, g_old, d^T d, g^T d and, with
+   maxstep, the largest feasible step) are one pass: with the projected step accepted, ls = (d^T d, g^T d, stpmax)
+   summed over the ranks and *lsready; after a backtrack the line search starts from z as usual.
    *info != 0 when a factorisation fails. */
-static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, const std::vector<PetscReal> &c, PetscInt *info)
+static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, PetscBool zisx, PetscBool maxstep, const std::vector<PetscReal> &c, PetscReal ls[3], PetscBool *lsready, PetscInt *info)
 {
   TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
   const PetscInt           col = lb->mem.col;
   const PetscReal          theta = lb->mem.theta;
   std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col);
-  PetscInt                 iword = 0, giword;
+  PetscInt                 giword;
+  lbfgsb::StepInfo         si;
+  Vec                      zv = zisx ? tao->solution : lb->z;
 
   PetscFunctionBegin;
-  *info = 0;
+  *info    = 0;
+  *lsready = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
   /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper). Kept across iterations
      for the free set of gfree: each update appends its row (LBFGSBUpdate), and here the blocks follow the variables
@@ -632,9 +688,10 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* cmprlb: r = -Z^T (g + theta (z - x) - W M c) */
+  /* cmprlb: r = -Z^T (g + theta (z - x) - W M c); without bounds r = -g, and W^T r = -W^T g (exact) */
   if (!cnstnd) {
-    PetscCall(VecAXPBY(lb->r, -1.0, 0.0, tao->gradient));
+    PetscCall(LBFGSBWtv(tao, tao->gradient, wv.data()));
+    for (PetscInt j = 0; j < 2 * col; j++) wv[j] = -wv[j];
   } else {
     if (lbfgsb::Bmv(lb->mem, c.data(), a.data())) {
       *info = 1;
@@ -642,38 +699,63 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (PetscInt j = 0; j < col; j++) a[col + j] *= theta;
-    PetscCall(LBFGSBCombine(lb, lb->r, 1.0, PETSC_TRUE, -1.0, tao->gradient, -theta, lb->z, theta, tao->solution, a.data()));
+    PetscCall(LBFGSBCombine(lb, lb->r, 1.0, PETSC_TRUE, -1.0, tao->gradient, -theta, zv, theta, tao->solution, a.data()));
+    PetscCall(LBFGSBWtv(tao, lb->r, wv.data()));
   }
-  /* subsm: d = (1/theta) r + (1/theta^2) Z^T W K^-1 W^T Z r */
-  PetscCall(LBFGSBWtv(tao, lb->r, wv.data()));
+  /* subsm: d = (1/theta) r + (1/theta^2) Z^T W K^-1 W^T Z r, then (v3.0) the projected step P(x^c + d), kept when it
+     is a descent direction from x; in the same pass the start of the line search from it */
   if (lbfgsb::SubsmSolve(lb->mem, wv.data())) {
     *info = 1;
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt j = 0; j < col; j++) wv[j] /= theta;
-  PetscCall(LBFGSBCombine(lb, lb->r, 1.0 / theta, PETSC_TRUE, 1.0, lb->r, 0.0, NULL, 0.0, NULL, wv.data()));
-  /* v3.0: try the projected step P(x^c + d); keep it when it is a descent direction from x */
   {
-    DeviceVec l, u, z, d, w;
+    const PetscInt         col_ = lb->mem.col;
+    std::vector<DeviceVec> dv(2 * col_);
+    DeviceVec              l, u, z, x, g, r, w, d, xo, go;
+    PetscCall(LBFGSBPairsGet(lb, dv));
+    if (col_) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->pcoef, std::make_pair((PetscInt)0, 2 * col_)), HostUView<const Real>(wv.data(), 2 * col_)));
     PetscCall(l.Get(XL, Access::Read));
     PetscCall(u.Get(XU, Access::Read));
-    PetscCall(z.Get(lb->z, Access::Read));
-    PetscCall(d.Get(lb->r, Access::Read));
+    PetscCall(x.Get(tao->solution, Access::Read));
+    if (!zisx) PetscCall(z.Get(lb->z, Access::Read));
+    PetscCall(g.Get(tao->gradient, Access::Read));
+    PetscCall(r.Get(lb->r, cnstnd ? Access::ReadWrite : Access::Write));
     PetscCall(w.Get(lb->work, Access::Write));
-    PetscCallCXX(iword = lbfgsb::ProjectStep(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), w.view(), PETSC_INFINITY));
+    PetscCall(d.Get(lb->d, Access::Write));
+    PetscCall(xo.Get(lb->xold, Access::Write));
+    PetscCall(go.Get(lb->gold, Access::Write));
+    /* r := the subspace direction (from r, or from -g without bounds), work := P(z + r) */
+    PetscCallCXX(si = lbfgsb::SubspaceStepStart(l.cview(), u.cview(), lb->iwhere, zisx ? x.cview() : z.cview(), x.cview(), g.cview(), r.view(), 1.0 / theta, cnstnd ? 1.0 : -1.0, cnstnd ? r.cview() : g.cview(), LBFGSBPairs(lb), col_, lb->pcoef, w.view(), d.view(), xo.view(), go.view(), PETSC_INFINITY, maxstep ? true : false, 1e10));
+    PetscCall(go.Restore());
+    PetscCall(xo.Restore());
+    PetscCall(d.Restore());
+    PetscCall(w.Restore());
+    PetscCall(r.Restore());
+    PetscCall(g.Restore());
+    if (!zisx) PetscCall(z.Restore());
+    PetscCall(x.Restore());
+    PetscCall(u.Restore());
+    PetscCall(l.Restore());
+    PetscCall(LBFGSBPairsRestore(dv));
   }
-  PetscCallMPI(MPI_Allreduce(&iword, &giword, 1, MPIU_INT, MPI_SUM, comm));
-  PetscBool accept = PETSC_TRUE;
-  if (giword) {
-    PetscScalar dd_p;
-    PetscCall(VecWAXPY(lb->d, -1.0, tao->solution, lb->work));
-    PetscCall(VecDot(lb->d, tao->gradient, &dd_p));
-    if (PetscRealPart(dd_p) > 0) accept = PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(&si.iword, &giword, 1, MPIU_INT, MPI_SUM, comm));
+  {
+    PetscReal loc[2] = {si.dtd, si.gtd}, glob[2];
+    PetscCallMPI(MPI_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, comm));
+    PetscCallMPI(MPI_Allreduce(&si.stpmax, &ls[2], 1, MPIU_REAL, MPIU_MIN, comm));
+    ls[0] = glob[0];
+    ls[1] = glob[1];
   }
-  if (accept) {
-    PetscCall(VecCopy(lb->work, lb->z));
+  /* v3.0: keep the projected step when it is a descent direction from x, (P(x^c + d) - x)^T g <= 0 (the g^T d of the
+     line search); z and work trade places instead of a copy */
+  if (!giword || !(ls[1] > 0)) {
+    Vec tmp  = lb->z;
+    lb->z    = lb->work;
+    lb->work = tmp;
     lb->nprojected++;
+    *lsready = PETSC_TRUE;
   } else {
     PetscReal alpha, galpha;
     PetscInt  blk = -1, gblk, mygid;
@@ -681,7 +763,7 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
     lb->nbacktrack++;
     PetscCall(l.Get(XL, Access::Read));
     PetscCall(u.Get(XU, Access::Read));
-    PetscCall(z.Get(lb->z, Access::Read));
+    PetscCall(z.Get(zv, Access::Read));
     PetscCall(d.Get(lb->r, Access::Read));
     PetscCallCXX(alpha = lbfgsb::SubspaceMaxStep(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), PETSC_INFINITY, NULL));
     PetscCallMPI(MPI_Allreduce(&alpha, &galpha, 1, MPIU_REAL, MPIU_MIN, comm));
@@ -693,7 +775,12 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
     PetscCallCXX(lbfgsb::SubspaceBacktrack(l.cview(), u.cview(), lb->iwhere, z.cview(), d.cview(), w.view(), galpha, blk));
     PetscCall(w.Restore());
     PetscCall(z.Restore());
-    PetscCall(VecCopy(lb->work, lb->z));
+    PetscCall(d.Restore());
+    PetscCall(u.Restore());
+    PetscCall(l.Restore());
+    Vec tmp  = lb->z;
+    lb->z    = lb->work;
+    lb->work = tmp;
   }
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -837,7 +924,7 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
     PetscCallCXX(lb->chg = View<Int>(std::string("lbfgsb::changed"), n > 0 ? n : 1));
     PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::pairs"), 2 * lb->m));
     PetscCallCXX(lb->pscratch = View<Real>(std::string("lbfgsb::pairscratch"), lbfgsb::PairScratch(lb->m)));
-    PetscCallCXX(lb->pout = View<Real>(std::string("lbfgsb::pairout"), 6 * lb->m));
+    PetscCallCXX(lb->pout = View<Real>(std::string("lbfgsb::pairout"), 6 * lb->m + 8));
     PetscCallCXX(lb->pcoef = View<Real>(std::string("lbfgsb::paircoef"), 2 * lb->m));
     lb->gyy.assign((size_t)lb->m * lb->m, 0.0);
     lb->gss.assign((size_t)lb->m * lb->m, 0.0);
@@ -1070,14 +1157,14 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   if (tao->reason != TAO_CONTINUE_ITERATING) lb->termination = "projected gradient test at the initial point";
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscBool skipgcp = (!cnstnd && lb->mem.col > 0) ? PETSC_TRUE : PETSC_FALSE;
+    PetscBool skipgcp = (!cnstnd && lb->mem.col > 0) ? PETSC_TRUE : PETSC_FALSE, lsready = PETSC_FALSE;
+    PetscReal lsv[3]  = {0, 0, 0};
     PetscInt  nfree;
 
     /* 1. generalised Cauchy point */
-    if (skipgcp) {
-      PetscCall(VecCopy(x, lb->z));
-      PetscCallCXX(Kokkos::deep_copy(exec(), lb->iwhere, (Int)-1));
-      nfree = lb->nlocal;
+    if (skipgcp) { /* x itself; iwhere is -1 everywhere since Active (no bounds) */
+      lb->fsready = PETSC_FALSE;
+      nfree       = lb->nlocal;
     } else {
       PetscCall(LBFGSBCauchy(tao, XL, XU, sbgnrm, c, &info));
       if (info) {
@@ -1085,12 +1172,13 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
         PetscCall(LBFGSBResetMemory(lb));
         continue;
       }
-      PetscCallCXX(nfree = lbfgsb::CountFree(lb->iwhere));
+      if (lb->fsready) nfree = lb->fs.nfree; /* counted with the Cauchy point */
+      else PetscCallCXX(nfree = lbfgsb::CountFree(lb->iwhere));
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nfree, 1, MPIU_INT, MPI_SUM, comm));
     /* 2. subspace minimisation */
     if (nfree > 0 && lb->mem.col > 0) {
-      PetscCall(LBFGSBSubspace(tao, XL, XU, cnstnd, c, &info));
+      PetscCall(LBFGSBSubspace(tao, XL, XU, cnstnd, skipgcp, (cnstnd && iter > 0) ? PETSC_TRUE : PETSC_FALSE, c, lsv, &lsready, &info));
       if (info) {
         PetscCall(PetscInfo(tao, "Factorisation failed in the subspace minimisation; refreshing the limited memory\n"));
         PetscCall(LBFGSBResetMemory(lb));
@@ -1099,46 +1187,41 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     }
     /* 3. line search along d = z - x (reference `lnsrlb` with More-Thuente `dcsrch`) */
     PetscCall(PetscLogEventBegin(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
-    {
-      /* d = z - x, x_old = x, g_old = g, d^T d and g^T d in one pass */
-      DeviceVec zv, xv, gv, dv, xo, go;
-      PetscReal loc[2];
+    if (!lsready) {
+      /* d = z - x, x_old = x, g_old = g, d^T d, g^T d and the largest feasible step in one pass (after the subspace
+         step they came with its last pass) */
+      DeviceVec        l, u, zv, xv, gv, dv, xo, go;
+      lbfgsb::StepInfo si;
+      PetscReal        loc[2];
+      if (skipgcp) PetscCall(VecCopy(x, lb->z));
+      PetscCall(l.Get(XL, Access::Read));
+      PetscCall(u.Get(XU, Access::Read));
       PetscCall(zv.Get(lb->z, Access::Read));
       PetscCall(xv.Get(x, Access::Read));
       PetscCall(gv.Get(g, Access::Read));
       PetscCall(dv.Get(lb->d, Access::Write));
       PetscCall(xo.Get(lb->xold, Access::Write));
       PetscCall(go.Get(lb->gold, Access::Write));
-      PetscCallCXX(lbfgsb::LineSearchStart(zv.cview(), xv.cview(), gv.cview(), dv.view(), xo.view(), go.view(), loc[0], loc[1]));
+      PetscCallCXX(si = lbfgsb::LineSearchStartMax(l.cview(), u.cview(), zv.cview(), xv.cview(), gv.cview(), dv.view(), xo.view(), go.view(), PETSC_INFINITY, (cnstnd && iter > 0) ? true : false, 1e10));
+      PetscCall(l.Restore());
+      PetscCall(u.Restore());
       PetscCall(zv.Restore());
       PetscCall(xv.Restore());
       PetscCall(gv.Restore());
       PetscCall(dv.Restore());
       PetscCall(xo.Restore());
       PetscCall(go.Restore());
+      loc[0] = si.dtd;
+      loc[1] = si.gtd;
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, loc, 2, MPIU_REAL, MPIU_SUM, comm));
-      dtd = loc[0];
-      gd  = loc[1];
+      PetscCallMPI(MPI_Allreduce(&si.stpmax, &lsv[2], 1, MPIU_REAL, MPIU_MIN, comm));
+      lsv[0] = loc[0];
+      lsv[1] = loc[1];
     }
+    dtd   = lsv[0];
+    gd    = lsv[1];
     dnorm = PetscSqrtReal(dtd);
-    stpmx = 1e10;
-    if (cnstnd) {
-      if (iter == 0) stpmx = 1.0;
-      else {
-        DeviceVec l, u, xv, d;
-        PetscReal loc;
-        PetscCall(l.Get(XL, Access::Read));
-        PetscCall(u.Get(XU, Access::Read));
-        PetscCall(xv.Get(x, Access::Read));
-        PetscCall(d.Get(lb->d, Access::Read));
-        PetscCallCXX(loc = lbfgsb::LineSearchMaxStep(l.cview(), u.cview(), xv.cview(), d.cview(), PETSC_INFINITY, 1e10));
-        PetscCall(l.Restore());
-        PetscCall(u.Restore());
-        PetscCall(xv.Restore());
-        PetscCall(d.Restore());
-        PetscCallMPI(MPI_Allreduce(&loc, &stpmx, 1, MPIU_REAL, MPIU_MIN, comm));
-      }
-    }
+    stpmx = cnstnd ? (iter == 0 ? 1.0 : lsv[2]) : 1e10;
     stp   = (iter == 0 && !boxed) ? PetscMin(1.0 / dnorm, stpmx) : 1.0;
     fold  = f;
     gdold = gd;
@@ -1207,7 +1290,8 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     /* 4. new iterate: monitors and tests */
     iter++;
     tao->niter++;
-    PetscCall(LBFGSBProjGradNorm(tao, XL, XU, &sbgnrm));
+    PetscReal rr; /* with the gradient change r = g - g_old of the update, r^T r */
+    PetscCall(LBFGSBProjGradNormChange(tao, XL, XU, &sbgnrm, &rr));
     PetscCall(LBFGSBResidual(tao, XL, XU, sbgnrm, &res));
     PetscCall(TaoLogConvergenceHistory(tao, f, res, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f, res, 0.0, stp));
@@ -1223,18 +1307,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
     }
     /* 5. limited-memory update with (s, y) = (stp d, g - g_old) */
     {
-      PetscReal rr, dr, ddum;
-      {
-        DeviceVec gv, go, rv;
-        PetscCall(gv.Get(g, Access::Read));
-        PetscCall(go.Get(lb->gold, Access::Read));
-        PetscCall(rv.Get(lb->r, Access::Write));
-        PetscCallCXX(rr = lbfgsb::GradientChange(gv.cview(), go.cview(), rv.view()));
-        PetscCall(gv.Restore());
-        PetscCall(go.Restore());
-        PetscCall(rv.Restore());
-        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &rr, 1, MPIU_REAL, MPIU_SUM, comm));
-      }
+      PetscReal dr, ddum;
       if (stp == 1.0) {
         dr   = gd - gdold;
         ddum = -gdold;

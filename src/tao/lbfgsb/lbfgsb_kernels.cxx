@@ -448,13 +448,13 @@ void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokk
 
 /* ---------------------------------------------------------------- masked Gram products in one pass */
 
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out)
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree)
 {
   using Policy      = Kokkos::TeamPolicy<ExecSpace>;
   using Member      = Policy::member_type;
   using Scratch     = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Int nv      = (Int)vecs.extent(0), nprod = (Int)prods.extent(0), lmax = (Int)partial.extent(0);
-  const bool listed = rows.extent(0) > 0;
+  const bool listed = rows.extent(0) > 0, setfree = listed && gfree.extent(0) > 0;
   if (nprod == 0) return;
   if (n == 0) {
     Kokkos::deep_copy(exec(), Kokkos::subview(out, std::make_pair((Int)0, nprod)), 0.0);
@@ -484,6 +484,7 @@ void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, Vi
           if (v < nv) val = vecs(v).p[i];
           else {
             const bool fr = iwhere(i) <= 0;
+            if (setfree && v == nv) gfree(i) = fr ? 1 : 0; /* each listed row is loaded once */
             if (listed) val = (fr == (v == nv)) ? 1 : -1; /* free products +s, active products -s */
             else val = (fr == (v == nv)) ? 1 : 0;
           }
@@ -663,6 +664,306 @@ Real GradientChange(ConstView g, ConstView gold, MutView r)
     },
     rr);
   return rr;
+}
+
+/* ---------------------------------------------------------------- fused passes of a bounded iteration */
+
+/* iwhere of a variable that stays fixed (3: l = u) or unbounded (-1) forever (set by Active from its bounds), 0 for
+   the others: CauchyVar only asks whether the state is one of these two */
+KOKKOS_INLINE_FUNCTION Int FixedState(Real l, Real u, Real inf)
+{
+  const int nbd = Nbd(l, u, inf);
+  return nbd == 0 ? -1 : ((nbd == 2 && u - l <= 0) ? 3 : 0);
+}
+
+void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out)
+{
+  using Policy     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member     = Policy::member_type;
+  using TeamShared = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int NQ = 2, NS = 6, NV = NQ + NS; /* the dots of PairDots, then (f1, 4 counts, tmin) */
+  const Int     n  = (Int)x.extent(0);
+  if (col <= 0) return;
+  /* the segmentation and team size of PairReduce, so that the dots are PairDots' to the last bit */
+  const Int nseg = std::max<Int>(1, std::min<Int>(kPairSegments, (n + 4095) / 4096));
+  const Int seg  = (n + nseg - 1) / nseg;
+  const int ts   = kDeviceExec ? 128 : 1;
+  const Int soff = nseg * NQ * col; /* the scalars of segment s at scratch(soff + s NS + k) */
+  Policy    pol(exec(), nseg * col, ts);
+  pol.set_scratch_size(0, Kokkos::PerTeam(TeamShared::shmem_size(NV * ts)));
+  Kokkos::parallel_for(
+    "lbfgsb::CauchyInitDots", pol, KOKKOS_LAMBDA(const Member &team) {
+      const Int   j = team.league_rank() % col, gs = team.league_rank() / col;
+      const Int   b = gs * seg, e = b + seg < n ? b + seg : n;
+      const Real *y = vecs(j).p, *s = vecs(col + j).p;
+      const int   tr = team.team_rank(), nt = team.team_size();
+      Real        acc[NV];
+      for (int q = 0; q < NV - 1; q++) acc[q] = 0;
+      acc[NV - 1] = kNoBreak;
+      for (Int i = b + tr; i < e; i += nt) {
+        Int  iw = FixedState(l(i), u(i), inf);
+        Real di, ti;
+        int  kind;
+        CauchyVar(l(i), u(i), x(i), g(i), iw, di, ti, kind, inf);
+        acc[0] += di * y[i];
+        acc[1] += di * s[i];
+        if (j == 0) { /* one team per segment writes the state and counts */
+          iwhere(i) = iw;
+          d(i)      = di;
+          t(i)      = ti;
+          const bool brk = ti < kNoBreak, moving = iw == 0 || iw == -1;
+          acc[2] -= di * di;
+          acc[3] += brk ? 1 : 0;
+          acc[4] += moving ? 1 : 0;
+          acc[5] += (moving && !brk) ? 1 : 0;
+          acc[6] += (moving && !brk && di != 0) ? 1 : 0;
+          acc[7] = cm::fmin(acc[7], ti);
+        }
+      }
+      TeamShared sh(team.team_scratch(0), NV * nt);
+      for (int q = 0; q < NV; q++) sh(q * nt + tr) = acc[q];
+      team.team_barrier();
+      for (int q = tr; q < NV; q += nt) {
+        if (q >= NQ && j != 0) continue;
+        Real v = q == NV - 1 ? kNoBreak : 0;
+        for (int k = 0; k < nt; k++) v = q == NV - 1 ? cm::fmin(v, sh(q * nt + k)) : v + sh(q * nt + k);
+        if (q < NQ) scratch((gs * NQ + q) * col + j) = v;
+        else scratch(soff + gs * NS + (q - NQ)) = v;
+      }
+    });
+  Kokkos::parallel_for(
+    "lbfgsb::CauchyInitDotsSum", range(NQ * col + NS), KOKKOS_LAMBDA(const Int qj) {
+      if (qj < NQ * col) {
+        Real sum = 0;
+        for (Int gs = 0; gs < nseg; gs++) sum += scratch(gs * NQ * col + qj);
+        out(qj) = sum;
+      } else {
+        const Int k = qj - NQ * col;
+        Real      v = k == NS - 1 ? kNoBreak : 0;
+        for (Int gs = 0; gs < nseg; gs++) v = k == NS - 1 ? cm::fmin(v, scratch(soff + gs * NS + k)) : v + scratch(soff + gs * NS + k);
+        out(qj) = v;
+      }
+    });
+}
+
+CauchyInitInfo CauchyInitDotsInfo(const Real *v)
+{
+  CauchyInitInfo info;
+  info.f1              = v[0];
+  info.nbreak          = (Int)v[1];
+  info.nmoving         = (Int)v[2];
+  info.nfreenb         = (Int)v[3];
+  info.nfreenb_nonzero = (Int)v[4];
+  info.tmin            = cm::fmin(v[5], kNoBreak);
+  return info;
+}
+
+FreeSetInfo CauchyFinishFreeSet(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum, View<Int> gfree, View<Int> rows)
+{
+  FreeSetInfo   info;
+  const Int     n   = (Int)x.extent(0);
+  const int64_t one = (int64_t)1 << 32; /* the scan carries (free count) 2^32 + (changes): local sizes below 2^32 */
+  int64_t       tot = 0;
+  if (n == 0) return info;
+  Kokkos::parallel_scan(
+    "lbfgsb::CauchyFinishFreeSet", range(n),
+    KOKKOS_LAMBDA(const Int i, int64_t &upd, const bool final) {
+      const Real ti     = t(i);
+      const bool passed = ti < kNoBreak && (ti < tstar || (ti == tstar && rstart + i <= gidstar));
+      const Int  iw     = passed ? (d(i) > 0 ? 2 : 1) : iwhere(i);
+      const Int  fr     = iw <= 0 ? 1 : 0;
+      const bool chg    = fr != gfree(i);
+      if (final) {
+        if (passed) {
+          xcp(i)    = d(i) > 0 ? u(i) : l(i);
+          iwhere(i) = iw;
+        } else xcp(i) = x(i) + tsum * d(i);
+        if (chg) rows((Int)(upd & (one - 1))) = i;
+      }
+      upd += (chg ? 1 : 0) + (fr ? one : 0);
+    },
+    tot);
+  info.nfree    = (Int)(tot >> 32);
+  info.nchanged = (Int)(tot & (one - 1));
+  return info;
+}
+
+/* the reference `lnsrlb` bound on the step at one variable (LineSearchMaxStep), mn the running minimum */
+KOKKOS_INLINE_FUNCTION void MaxStepAt(int nbd, Real l, Real u, Real x, Real a1, Real &mn)
+{
+  if (nbd == 0) return;
+  if (a1 < 0 && nbd <= 2) {
+    const Real a2 = l - x;
+    if (a2 >= 0) mn = 0;
+    else if (a1 * mn < a2) mn = cm::fmin(mn, a2 / a1);
+  } else if (a1 > 0 && nbd >= 2) {
+    const Real a2 = u - x;
+    if (a2 <= 0) mn = 0;
+    else if (a1 * mn > a2) mn = cm::fmin(mn, a2 / a1);
+  }
+}
+
+StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView x, ConstView g, MutView dsub, Real scale, Real c0, ConstView u0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
+{
+  StepInfo   info;
+  const Int  n  = (Int)x.extent(0);
+  const bool h0 = u0.extent(0) > 0;
+  Int        hits = 0;
+  Real       dtd = 0, gtd = 0, stp = big;
+  info.stpmax = big;
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "lbfgsb::SubspaceStepStart", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &nh, Real &a, Real &bsum, Real &mn) {
+      const Real li = l(i), ui = u(i), zi = z(i), xi = x(i), gi = g(i);
+      const int  nbd = Nbd(li, ui, inf);
+      Real       xn  = zi;
+      if (iwhere(i) > 0) dsub(i) = 0;
+      else {
+        Real v = 0; /* PairCombine, masked */
+        if (h0) v += c0 * u0(i);
+        for (Int j = 0; j < col; j++) v += coef(j) * vecs(j).p[i] + coef(col + j) * vecs(col + j).p[i];
+        const Real dk = scale * v;
+        dsub(i)       = dk;
+        const Real xk = zi + dk; /* ProjectStep */
+        xn            = xk;
+        if (nbd == 1) {
+          xn = cm::fmax(li, xk);
+          if (xn == li) nh++;
+        } else if (nbd == 2) {
+          xn = cm::fmin(ui, cm::fmax(li, xk));
+          if (xn == li || xn == ui) nh++;
+        } else if (nbd == 3) {
+          xn = cm::fmin(ui, xk);
+          if (xn == ui) nh++;
+        }
+      }
+      xnew(i)       = xn;
+      const Real di = xn - xi; /* LineSearchStart from z := xnew */
+      d(i)          = di;
+      xold(i)       = xi;
+      gold(i)       = gi;
+      a += di * di;
+      bsum += gi * di;
+      if (maxstep) MaxStepAt(nbd, li, ui, xi, di, mn);
+    },
+    hits, dtd, gtd, Kokkos::Min<Real>(stp));
+  info.iword  = hits;
+  info.dtd    = dtd;
+  info.gtd    = gtd;
+  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
+  return info;
+}
+
+StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
+{
+  StepInfo  info;
+  const Int n   = (Int)x.extent(0);
+  Real      dtd = 0, gtd = 0, stp = big;
+  info.stpmax   = big;
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "lbfgsb::LineSearchStartMax", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &a, Real &bsum, Real &mn) {
+      const Real xi = x(i), gi = g(i), di = z(i) - xi;
+      d(i)          = di;
+      xold(i)       = xi;
+      gold(i)       = gi;
+      a += di * di;
+      bsum += gi * di;
+      if (maxstep) MaxStepAt(Nbd(l(i), u(i), inf), l(i), u(i), xi, di, mn);
+    },
+    dtd, gtd, Kokkos::Min<Real>(stp));
+  info.dtd    = dtd;
+  info.gtd    = gtd;
+  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
+  return info;
+}
+
+Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, Real inf, Real *rr)
+{
+  Real       nrm = 0, sum = 0;
+  const Int  n   = (Int)x.extent(0);
+  const Real big = std::numeric_limits<Real>::infinity();
+  *rr            = 0;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "lbfgsb::ProjGradAndChange", range(n),
+    KOKKOS_LAMBDA(const Int i, Real &a, Real &mx) {
+      Real       gi = g(i);
+      const Real ri = gi - gold(i); /* GradientChange */
+      r(i)          = ri;
+      a += ri * ri;
+      if (!cm::isfinite(gi)) { /* ProjGradNormInf */
+        mx = big;
+        return;
+      }
+      const int nbd = Nbd(l(i), u(i), inf);
+      if (nbd != 0) {
+        if (gi < 0) {
+          if (nbd >= 2) gi = cm::fmax(x(i) - u(i), gi);
+        } else {
+          if (nbd <= 2) gi = cm::fmin(x(i) - l(i), gi);
+        }
+      }
+      mx = cm::fmax(mx, cm::fabs(gi));
+    },
+    sum, Kokkos::Max<Real>(nrm));
+  *rr = sum;
+  return cm::fmax(nrm, 0.0);
+}
+
+void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, Real theta, View<Scalar> out, Int stride)
+{
+  if (cnt <= 0) return;
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointRecordsW", range(cnt), KOKKOS_LAMBDA(const Int k) {
+      const Int i         = idx(k);
+      Real     *o         = &out(k * stride);
+      o[0]                = t(i);
+      o[1]                = (Real)(rstart + i);
+      o[2]                = d(i);
+      o[3]                = (d(i) > 0 ? u(i) : l(i)) - x(i);
+      for (Int j = 0; j < col; j++) {
+        o[4 + j]       = 1.0 * vecs(j).p[i];
+        o[4 + col + j] = theta * vecs(col + j).p[i];
+      }
+    });
+}
+
+void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry)
+{
+  const Int ncol = 2 * sc.col2 + 1;
+  using KView    = Kokkos::View<Real, MemSpace>;
+  const KView kst(out.data() + 5 + ncol); /* the first stopping segment, as a Real (exact below 2^53) */
+  if (cnt > 0)
+    Kokkos::parallel_reduce( /* BreakpointFirstStop into the device: no fence */
+      "lbfgsb::BreakpointStopSegmentFirst", range(cnt),
+      KOKKOS_LAMBDA(const Int k, Real &mn) {
+        const Real tprev = k == 0 ? sc.tcarry : rec(perm(k - 1) * stride);
+        const Real dt    = rec(perm(k) * stride) - tprev;
+        Real       f1, f2;
+        SegmentModel(pre, k, p0, M, sc, tprev, f1, f2);
+        if (-f1 / f2 < dt && (Real)k < mn) mn = (Real)k;
+      },
+      Kokkos::Min<Real, MemSpace>(kst));
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointStopSegment", range(1), KOKKOS_LAMBDA(const Int) {
+      const Int  k     = cnt <= 0 ? 0 : (kst() < (Real)cnt ? (Int)kst() : cnt);
+      const Real tprev = k == 0 ? sc.tcarry : rec(perm(k - 1) * stride);
+      Real       f1, f2;
+      SegmentModel(pre, k, p0, M, sc, tprev, f1, f2);
+      out(0) = f1;
+      out(1) = f2;
+      out(2) = tprev;
+      out(3) = k == 0 ? sc.tlastc : rec(perm(k - 1) * stride);
+      out(4) = k == 0 ? sc.gidlastc : rec(perm(k - 1) * stride + 1);
+      for (Int c = 0; c < ncol; c++) {
+        out(5 + c) = pre(k, c);
+        carry(c)   = pre(k, c);
+      }
+      out(5 + ncol) = (Real)k;
+    });
 }
 
 /* ---------------------------------------------------------------- host routines */

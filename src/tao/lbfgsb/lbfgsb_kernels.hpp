@@ -171,15 +171,16 @@ void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokk
    rows empty: every i < n with w = [iwhere_i <= 0] (free) or [iwhere_i > 0] (active) (the blocks of `formk` from
    scratch);
    rows given: only the n entries i = rows(k), k < n (the variables whose free/active state changed, see
-   FreeSetChanges), with w = +s for free products and -s for active ones, s = +1 if i is free now (entering the
-   free set) and -1 otherwise (leaving it): the corrections of `formk` for the changes of the free set */
+   FreeSetChanges or CauchyFinishFreeSet), with w = +s for free products and -s for active ones, s = +1 if i is free
+   now (entering the free set) and -1 otherwise (leaving it): the corrections of `formk` for the changes of the free
+   set; a non-empty gfree (rows given) then gets the new state of the listed variables */
 struct VecPtr {
   const Real *p;
 };
 struct GramProduct {
   int a, b, free;
 };
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out);
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree = View<Int>());
 
 /* the variables whose state free (iwhere <= 0) / active differs from the flag gfree (1 free, 0 active) of the stored
    Gram blocks: their local indices in rows (increasing; rows must have room for n), gfree := the new state; returns
@@ -189,7 +190,7 @@ Int FreeSetChanges(View<Int> iwhere, View<Int> gfree, View<Int> rows);
 /* ---- products with the stored pairs in one pass over them. vecs = (y_0..y_(col-1), s_0..s_(col-1)) (chronological,
    so y_(col-1), s_(col-1) is the newest pair), local length n; scratch: at least PairScratch(col) entries. */
 constexpr Int kPairSegments = 256;
-inline Int    PairScratch(Int col) { return kPairSegments * 6 * (col > 0 ? col : 1); }
+inline Int    PairScratch(Int col) { return kPairSegments * (6 * (col > 0 ? col : 1) + 8); }
 
 /* out(j) = v^T y_j, out(col + j) = v^T s_j, j < col (W^T v without the theta scaling) */
 void PairDots(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView v, View<Real> scratch, View<Real> out);
@@ -203,6 +204,51 @@ void UpdateProducts(Kokkos::View<VecPtr *, MemSpace> vecs, Int col, ConstView y,
 /* out(i) = scale * mask(i) * (c0 u0(i) + c1 u1(i) + c2 u2(i) + sum_j coef(j) y_j(i) + coef(col + j) s_j(i)) with
    mask = [iwhere_i <= 0] when masked, 1 otherwise; a u view may be empty (term left out) and may alias out */
 void PairCombine(MutView out, Real scale, bool masked, View<Int> iwhere, Real c0, ConstView u0, Real c1, ConstView u1, Real c2, ConstView u2, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef);
+
+/* ---- fused passes of one bounded iteration (each one kernel and at most one read of its results by the host) */
+
+/* CauchyInit and W^T d in one pass over (l, u, x, g) and the stored pairs (col >= 1): iwhere, d and t as CauchyInit
+   (the state of a variable that stays fixed or unbounded, iwhere 3 or -1, is taken from its bounds), and
+   out(j) = d^T y_j, out(col + j) = d^T s_j (the same partial sums, in the same order, as PairDots of d),
+   out(2 col + 0..5) = (f1, nbreak, nmoving, nfreenb, nfreenb_nonzero, tmin) of this rank; scratch: PairScratch(col) */
+void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out);
+/* the CauchyInitInfo of the values out(2 col + 0..5) of CauchyInitDots */
+CauchyInitInfo CauchyInitDotsInfo(const Real *v);
+
+struct FreeSetInfo {
+  Int nfree    = 0; /* variables free at the Cauchy point (iwhere <= 0) */
+  Int nchanged = 0; /* variables whose free/active state differs from gfree, listed in rows */
+};
+/* CauchyFinish, the free-set count and the free-set changes against gfree in one pass: rows(0..nchanged) = the local
+   indices (increasing) of the changed variables. gfree is not modified (MaskedGram updates it with the Gram blocks) */
+FreeSetInfo CauchyFinishFreeSet(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum, View<Int> gfree, View<Int> rows);
+
+struct StepInfo {
+  Int  iword  = 0; /* free variables that end on a bound in the projection (the reference's iword) */
+  Real dtd    = 0; /* d^T d, d = xnew - x */
+  Real gtd    = 0; /* g^T d */
+  Real stpmax = 0; /* largest step keeping x + stp d in the box, from big (LineSearchMaxStep), when asked */
+};
+/* the end of the subspace step and the start of the line search in one pass:
+   dsub = (1/theta)-scaled masked combination written to dsub (PairCombine with mask, scale, c0 u0 and the pairs),
+   xnew = P(z + dsub) on the free variables and z elsewhere (ProjectStep), then as LineSearchStart with z := xnew:
+   d = xnew - x, xold = x, gold = g, and the sums d^T d, g^T d; stpmax as LineSearchMaxStep when maxstep */
+StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView x, ConstView g, MutView dsub, Real scale, Real c0, ConstView u0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big);
+
+/* LineSearchStart and (when maxstep) LineSearchMaxStep of the new d in one pass; returns (d^T d, g^T d, stpmax) */
+StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big);
+
+/* ProjGradNormInf and GradientChange in one pass: returns max |P(x - g) - x| (+infinity for a NaN or infinite g_i)
+   and sets r = g - gold, *rr = r^T r (rank-local) */
+Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, Real inf, Real *rr);
+
+/* BreakpointRecords and the W rows (GatherStrided of every stored pair) in one pass: out(k stride + 4 + j) = y_j(i),
+   out(k stride + 4 + col + j) = theta s_j(i) of the selected variables i = idx(k) */
+void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, Real theta, View<Scalar> out, Int stride);
+
+/* BreakpointFirstStop and BreakpointSegment at its k without the host in between: kstop into the device scalar
+   out(5 + ncol) (as a Real), the segment's state into out(0 .. 5 + ncol) as BreakpointSegment */
+void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry);
 
 /* start of the line search: d = z - x, xold = x, gold = g; returns (d^T d, g^T d) (rank-local) */
 void LineSearchStart(ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real &dtd, Real &gtd);
