@@ -551,9 +551,19 @@ TEST(Lbfgsb, DeviceCauchyScanMatchesRecurrences)
             for (int c = 0; c < ncol; c++) acc[c] += c < col2 ? r[2] * r[4 + c] : (c < 2 * col2 ? r[3] * r[4 + c - col2] : r[2] * r[2]);
           }
         }
+        View<Real> carry2("carry2", ncol), out2("out2", 6 + ncol);
+        Kokkos::deep_copy(carry2, carry);
         const Int kstop = lb::BreakpointFirstStop(R, perm, cnt, stride, pre, p0, Md, sc);
         lb::BreakpointSegment(R, perm, cnt, stride, pre, p0, Md, sc, kstop, out, carry);
         oh = ToHost(out);
+        /* the fused first stop and segment state (no host in between): the same values to the last bit */
+        lb::BreakpointStopSegment(R, perm, cnt, stride, pre, p0, Md, sc, out2, carry2);
+        {
+          auto o2 = ToHost(out2), c1 = ToHost(carry), c2 = ToHost(carry2);
+          for (Int c = 0; c < 5 + ncol; c++) ASSERT_EQ(o2[c], oh[c]) << "n " << n << " col " << col << " c " << c;
+          ASSERT_EQ(o2[5 + ncol], (Real)kstop) << "n " << n << " col " << col;
+          for (Int c = 0; c < ncol; c++) ASSERT_EQ(c2[c], c1[c]);
+        }
         passed += kstop;
         found = kstop < cnt;
         sc.tcarry = oh[2];
@@ -605,10 +615,19 @@ TEST(Lbfgsb, MaskedGramMatchesSerial)
     Kokkos::deep_copy(qv, Kokkos::View<lb::GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), prods.size()));
     Kokkos::View<Real **, Kokkos::LayoutRight, petsckp::MemSpace> partial("partial", 64, prods.size());
     View<Real>                                                    out("out", prods.size());
+    std::vector<Int> gfh(n);
+    for (Int i = 0; i < n; i++) gfh[i] = (i % 4 == 0) ? 7 : (i % 2); /* 7: a value no listed row keeps */
+    auto gfree = ToDevice(gfh.empty() ? std::vector<Int>(1, 0) : gfh);
     for (int listed = 0; listed < 2; listed++) {
       Kokkos::deep_copy(out, 7.0);
-      lb::MaskedGram(pv, listed ? (Int)list.size() : n, listed ? rows : View<Int>(), iw, qv, partial, out);
+      lb::MaskedGram(pv, listed ? (Int)list.size() : n, listed ? rows : View<Int>(), iw, qv, partial, out, gfree);
       auto oh = ToHost(out);
+      /* with the rows listed, their free flags are the new state; the other flags stay */
+      auto gh = ToHost(gfree);
+      for (Int i = 0; i < n; i++) {
+        const bool inlist = listed && i % 2 == 0;
+        ASSERT_EQ(gh[i], inlist ? (iwh[i] <= 0 ? 1 : 0) : gfh[i]) << "n " << n << " i " << i << " listed " << listed;
+      }
       for (size_t q = 0; q < prods.size(); q++) {
         double ref = 0, mag = 0;
         for (Int k = 0; k < (listed ? (Int)list.size() : n); k++) {
@@ -1044,4 +1063,289 @@ TEST(LbfgsbApi, ViewAfterEverySetting)
   ASSERT_EQ((int)TaoView(tao, v), 0); /* before any setup or solve */
   PetscViewerDestroy(&v);
   TaoDestroy(&tao);
+}
+
+/* ---- the fused passes of a bounded iteration, each against a plain serial reference and against the kernels it
+   replaces */
+namespace
+{
+/* reference `cauchy` first loop at one variable (state from the bounds for the fixed and unbounded variables) */
+void RefCauchyVar(Real l, Real u, Real x, Real g, Int &iw, Real &d, Real &t)
+{
+  const int nbd = RefNbd(l, u);
+  iw            = nbd == 0 ? -1 : ((nbd == 2 && u - l <= 0) ? 3 : 0);
+  if (iw == 0) {
+    const bool xlower = nbd <= 2 && nbd != 0 && x - l <= 0, xupper = nbd >= 2 && u - x <= 0;
+    if (xlower) iw = -g <= 0 ? 1 : 0;
+    else if (xupper) iw = -g >= 0 ? 2 : 0;
+    else iw = std::abs(g) <= 0 ? -3 : 0;
+  }
+  t = lb::kNoBreak;
+  d = 0;
+  if (iw != 0 && iw != -1) return;
+  d = -g;
+  if (nbd <= 2 && nbd != 0 && d < 0) t = (x - l) / g;
+  else if (nbd >= 2 && d > 0) t = (u - x) / -g;
+}
+} // namespace
+
+TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    for (int col : {1, 3, 8}) {
+      Problem p = MakeProblem(n, 61 + col);
+      for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+      Pairs        P(n, col, 400 + col);
+      auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+      View<Int>    iw("iw", n), iw2("iw2", n);
+      View<Scalar> d("d", n), t("t", n), d2("d2", n), t2("t2", n);
+      View<Real>   scratch("scratch", lb::PairScratch(col)), out("out", 2 * col + 6), out2("out2", 6 * col + 8);
+      lb::Active(l, u, x, iw, kInf);
+      /* an earlier state of the bounded variables (1, 2, -3 from a previous Cauchy point) must not matter */
+      {
+        auto iwh = ToHost(iw);
+        for (Int i = 0; i < n; i++)
+          if (iwh[i] == 0) iwh[i] = (Int)(i % 4) - 1 == -1 ? -3 : (Int)(i % 3);
+        Kokkos::deep_copy(iw, HostUView<Int>(iwh.data(), n));
+        Kokkos::deep_copy(iw2, iw);
+      }
+      lb::CauchyInitDots(l, u, x, g, iw, d, t, kInf, P.table, col, scratch, out);
+      auto oh = ToHost(out), dh = ToHost(d), th = ToHost(t);
+      auto iwh = ToHost(iw);
+      const auto info = lb::CauchyInitDotsInfo(oh.data() + 2 * col);
+      /* serial reference */
+      double f1 = 0, tmin = lb::kNoBreak;
+      Int    nb = 0, nm = 0, nf = 0, nfz = 0;
+      std::vector<double> dy(col, 0.0), ds(col, 0.0), mag(col, 0.0);
+      for (Int i = 0; i < n; i++) {
+        Int  iwr;
+        Real dr, tr;
+        RefCauchyVar(p.l[i], p.u[i], p.x[i], p.g[i], iwr, dr, tr);
+        ASSERT_EQ(iwh[i], iwr) << "n " << n << " i " << i;
+        ASSERT_EQ(dh[i], dr) << "n " << n << " i " << i;
+        ASSERT_EQ(th[i], tr) << "n " << n << " i " << i;
+        const bool brk = tr < lb::kNoBreak, mv = iwr == 0 || iwr == -1;
+        f1 -= dr * dr;
+        nb += brk;
+        nm += mv;
+        nf += mv && !brk;
+        nfz += mv && !brk && dr != 0;
+        tmin = std::min(tmin, tr);
+        for (int j = 0; j < col; j++) dy[j] += dr * P.y[j][i], ds[j] += dr * P.s[j][i], mag[j] += std::abs(dr) * (std::abs(P.y[j][i]) + std::abs(P.s[j][i]));
+      }
+      EXPECT_NEAR(info.f1, f1, 1e-12 * (1 + std::abs(f1))) << "n " << n;
+      EXPECT_EQ(info.nbreak, nb);
+      EXPECT_EQ(info.nmoving, nm);
+      EXPECT_EQ(info.nfreenb, nf);
+      EXPECT_EQ(info.nfreenb_nonzero, nfz);
+      EXPECT_EQ(info.tmin, tmin);
+      for (int j = 0; j < col; j++) {
+        EXPECT_NEAR(oh[j], dy[j], 1e-13 * (1 + mag[j])) << "n " << n << " col " << col;
+        EXPECT_NEAR(oh[col + j], ds[j], 1e-13 * (1 + mag[j])) << "n " << n << " col " << col;
+      }
+      /* against the kernels it replaces: CauchyInit from the same state, then PairDots of its d (bit for bit) */
+      const auto ci = lb::CauchyInit(l, u, x, g, iw2, d2, t2, kInf);
+      lb::PairDots(P.table, col, d2, scratch, out2);
+      auto o2 = ToHost(out2), d2h = ToHost(d2), t2h = ToHost(t2);
+      auto iw2h = ToHost(iw2);
+      for (int j = 0; j < 2 * col; j++) ASSERT_EQ(oh[j], o2[j]) << "n " << n << " col " << col << " j " << j;
+      for (Int i = 0; i < n; i++) ASSERT_TRUE(d2h[i] == dh[i] && t2h[i] == th[i] && iw2h[i] == iwh[i]) << "n " << n << " i " << i;
+      EXPECT_EQ(ci.nbreak, info.nbreak);
+      EXPECT_EQ(ci.nmoving, info.nmoving);
+      EXPECT_EQ(ci.tmin, info.tmin);
+      EXPECT_NEAR(ci.f1, info.f1, 1e-13 * (1 + std::abs(f1)));
+    }
+  }
+}
+
+TEST(LbfgsbFused, CauchyFinishFreeSetMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 71);
+    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+    auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+    View<Int>    iw("iw", n), rows("rows", n > 0 ? n : 1), iw2("iw2", n), rows2("rows2", n > 0 ? n : 1);
+    View<Scalar> d("d", n), t("t", n), xcp("xcp", n), xcp2("xcp2", n);
+    lb::Active(l, u, x, iw, kInf);
+    lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
+    Kokkos::deep_copy(iw2, iw);
+    auto             iw0 = ToHost(iw);
+    auto             dh = ToHost(d), th = ToHost(t);
+    std::vector<Int> gf(n);
+    for (Int i = 0; i < n; i++) gf[i] = (i % 3 == 0) ? 0 : 1;
+    auto gfree = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf), gfree2 = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf);
+    std::vector<Real> sorted;
+    for (Real v : th)
+      if (v < lb::kNoBreak) sorted.push_back(v);
+    std::sort(sorted.begin(), sorted.end());
+    const Real tstar = sorted.empty() ? -1 : sorted[sorted.size() / 3], tsum = tstar < 0 ? 0.1 : tstar;
+    const Int  gidstar = 5 + n / 2, rstart = 3;
+    const auto info    = lb::CauchyFinishFreeSet(l, u, x, d, t, iw, xcp, tstar, gidstar, rstart, tsum, gfree, rows);
+    /* serial reference */
+    Int              nfree = 0;
+    std::vector<Int> chg;
+    auto             xh  = ToHost(xcp);
+    auto             iwh = ToHost(iw), rh = ToHost(rows), gh = ToHost(gfree);
+    for (Int i = 0; i < n; i++) {
+      const bool passed = th[i] < lb::kNoBreak && (th[i] < tstar || (th[i] == tstar && rstart + i <= gidstar));
+      const Int  iwr    = passed ? (dh[i] > 0 ? 2 : 1) : iw0[i];
+      ASSERT_EQ(iwh[i], iwr) << "n " << n << " i " << i;
+      if (passed) ASSERT_EQ(xh[i], dh[i] > 0 ? p.u[i] : p.l[i]) << i;
+      else ASSERT_NEAR(xh[i], p.x[i] + tsum * dh[i], 4 * DBL_EPSILON * (std::abs(p.x[i]) + std::abs(tsum * dh[i]))) << i;
+      nfree += iwr <= 0;
+      if ((iwr <= 0 ? 1 : 0) != gf[i]) chg.push_back(i);
+      ASSERT_EQ(gh[i], gf[i]); /* gfree is left to MaskedGram */
+    }
+    EXPECT_EQ(info.nfree, nfree) << "n " << n;
+    ASSERT_EQ(info.nchanged, (Int)chg.size()) << "n " << n;
+    for (size_t k = 0; k < chg.size(); k++) ASSERT_EQ(rh[k], chg[k]);
+    /* against the kernels it replaces */
+    lb::CauchyFinish(l, u, x, d, t, iw2, xcp2, tstar, gidstar, rstart, tsum);
+    EXPECT_EQ(lb::CountFree(iw2), info.nfree);
+    EXPECT_EQ(lb::FreeSetChanges(iw2, gfree2, rows2), info.nchanged);
+    auto x2 = ToHost(xcp2);
+    for (Int i = 0; i < n; i++) ASSERT_EQ(x2[i], xh[i]) << i;
+  }
+}
+
+TEST(LbfgsbFused, SubspaceStepStartMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    for (int col : {1, 3}) {
+      for (int aliased = 0; aliased < 2; aliased++) {
+        for (int maxstep = 0; maxstep < 2; maxstep++) {
+          Problem p = MakeProblem(n, 81 + col);
+          for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+          Pairs            P(n, col, 500 + col);
+          auto             zh = p.x, uh = RandomVector(n, 83, -2, 2), xh = RandomVector(n, 84, -1, 1);
+          std::vector<Int> iwh(n);
+          for (Int i = 0; i < n; i++) {
+            iwh[i] = (i % 9 == 2) ? 1 : 0;
+            xh[i]  = std::min(std::max(xh[i], p.l[i]), p.u[i]);
+          }
+          std::vector<double> coef(2 * col);
+          for (int j = 0; j < 2 * col; j++) coef[j] = 0.3 * (j + 1) * (j % 2 ? -1 : 1);
+          auto         l = ToDevice(p.l), u = ToDevice(p.u), z = ToDevice(zh), x = ToDevice(xh), g = ToDevice(p.g), u0 = ToDevice(uh), cd = ToDevice(coef);
+          auto         iw = ToDevice(iwh);
+          View<Scalar> dsub("dsub", n), xn("xn", n), d("d", n), xo("xo", n), go("go", n);
+          if (aliased) Kokkos::deep_copy(dsub, u0);
+          const Real scale = 0.7, c0 = -1.0;
+          const auto si    = lb::SubspaceStepStart(l, u, iw, z, x, g, dsub, scale, c0, aliased ? lb::ConstView(dsub) : lb::ConstView(u0), P.table, col, cd, xn, d, xo, go, kInf, maxstep != 0, 1e10);
+          auto       dsh = ToHost(dsub), xnh = ToHost(xn), dh = ToHost(d), xoh = ToHost(xo), goh = ToHost(go);
+          Int        hits = 0;
+          double     dtd = 0, gtd = 0, stp = 1e10;
+          for (Int i = 0; i < n; i++) {
+            double v = c0 * uh[i];
+            for (int j = 0; j < col; j++) v += coef[j] * P.y[j][i] + coef[col + j] * P.s[j][i];
+            const double ds = iwh[i] > 0 ? 0.0 : scale * v;
+            ASSERT_NEAR(dsh[i], ds, 1e-13 * (1 + std::abs(ds))) << "n " << n << " i " << i;
+            const int nbd = RefNbd(p.l[i], p.u[i]);
+            double    xr  = zh[i];
+            if (iwh[i] <= 0) {
+              xr = std::min(std::max(zh[i] + dsh[i], p.l[i]), p.u[i]);
+              if (nbd && (xr == p.l[i] || xr == p.u[i])) hits++;
+            }
+            ASSERT_EQ(xnh[i], xr) << "n " << n << " i " << i;
+            ASSERT_EQ(dh[i], xr - xh[i]);
+            ASSERT_EQ(xoh[i], xh[i]);
+            ASSERT_EQ(goh[i], p.g[i]);
+            dtd += dh[i] * dh[i];
+            gtd += p.g[i] * dh[i];
+            if (nbd && dh[i] < 0 && nbd <= 2) stp = std::min(stp, p.l[i] - xh[i] >= 0 ? 0.0 : (p.l[i] - xh[i]) / dh[i]);
+            if (nbd && dh[i] > 0 && nbd >= 2) stp = std::min(stp, p.u[i] - xh[i] <= 0 ? 0.0 : (p.u[i] - xh[i]) / dh[i]);
+          }
+          EXPECT_EQ(si.iword, hits) << "n " << n;
+          EXPECT_NEAR(si.dtd, dtd, 1e-12 * (1 + dtd));
+          EXPECT_NEAR(si.gtd, gtd, 1e-12 * (1 + n));
+          EXPECT_EQ(si.stpmax, maxstep ? stp : 1e10) << "n " << n;
+          /* against the kernels it replaces: PairCombine, ProjectStep, LineSearchStart, LineSearchMaxStep */
+          View<Scalar> r2("r2", n), w2("w2", n), d2("d2", n), xo2("xo2", n), go2("go2", n);
+          lb::PairCombine(r2, scale, true, iw, c0, u0, 0.0, lb::ConstView(), 0.0, lb::ConstView(), P.table, col, cd);
+          if (!aliased) {
+            auto r2h = ToHost(r2);
+            for (Int i = 0; i < n; i++) ASSERT_EQ(r2h[i], dsh[i]) << i;
+          }
+          EXPECT_EQ(lb::ProjectStep(l, u, iw, z, dsub, w2, kInf), si.iword);
+          Real a, b;
+          lb::LineSearchStart(w2, x, g, d2, xo2, go2, a, b);
+          auto d2h = ToHost(d2);
+          for (Int i = 0; i < n; i++) ASSERT_EQ(d2h[i], dh[i]) << i;
+          if (maxstep) EXPECT_EQ(lb::LineSearchMaxStep(l, u, x, d2, kInf, 1e10), si.stpmax);
+          /* LineSearchStartMax from the same z := xnew */
+          const auto s2 = lb::LineSearchStartMax(l, u, xn, x, g, d2, xo2, go2, kInf, maxstep != 0, 1e10);
+          EXPECT_NEAR(s2.dtd, dtd, 1e-12 * (1 + dtd));
+          EXPECT_NEAR(s2.gtd, gtd, 1e-12 * (1 + n));
+          EXPECT_EQ(s2.stpmax, si.stpmax);
+        }
+      }
+    }
+  }
+}
+
+TEST(LbfgsbFused, ProjGradAndChangeMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    Problem p = MakeProblem(n, 91);
+    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+    auto       goh = RandomVector(n, 92);
+    auto       l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g), go = ToDevice(goh);
+    View<Real> r("r", n);
+    Real       rr;
+    const Real nrm = lb::ProjGradAndChange(l, u, x, g, go, r, kInf, &rr);
+    auto       rh  = ToHost(r);
+    double     ref = 0, rref = 0;
+    for (Int i = 0; i < n; i++) {
+      const double pg = std::min(std::max(p.x[i] - p.g[i], p.l[i]), p.u[i]) - p.x[i];
+      ref             = std::max(ref, std::abs(pg));
+      ASSERT_EQ(rh[i], p.g[i] - goh[i]);
+      rref += rh[i] * rh[i];
+    }
+    EXPECT_NEAR(nrm, ref, 1e-15 * (1 + ref)) << "n " << n;
+    EXPECT_EQ(nrm, lb::ProjGradNormInf(l, u, x, g, kInf));
+    EXPECT_NEAR(rr, rref, 1e-13 * (1 + rref));
+    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+      if (n == 0) continue;
+      auto gb = p.g;
+      gb[n / 2] = bad;
+      EXPECT_EQ(lb::ProjGradAndChange(l, u, x, ToDevice(gb), go, r, kInf, &rr), std::numeric_limits<double>::infinity()) << "n " << n;
+    }
+  }
+}
+
+TEST(LbfgsbFused, BreakpointRecordsWMatchesGather)
+{
+  for (Int n : Sizes()) {
+    for (int col : {1, 3}) {
+      Problem p = MakeProblem(n, 95);
+      for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+      Pairs        P(n, col, 600 + col);
+      auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+      View<Int>    iw("iw", n), idx("idx", n > 0 ? n : 1);
+      View<Scalar> d("d", n), t("t", n);
+      lb::Active(l, u, x, iw, kInf);
+      lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
+      const Int    cnt = lb::SelectBreakpoints(t, -1.0, lb::kNoBreak, idx), stride = 4 + 2 * col;
+      const Real   theta = 1.7;
+      View<Scalar> rec("rec", std::max<Int>(1, cnt * stride)), rec2("rec2", std::max<Int>(1, cnt * stride));
+      lb::BreakpointRecordsW(l, u, x, d, t, idx, cnt, 11, P.table, col, theta, rec, stride);
+      lb::BreakpointRecords(l, u, x, d, t, idx, cnt, 11, rec2, stride);
+      for (int j = 0; j < col; j++) {
+        lb::GatherStrided(P.yd[j], idx, cnt, rec2, stride, 4 + j, 1.0);
+        lb::GatherStrided(P.sd[j], idx, cnt, rec2, stride, 4 + col + j, theta);
+      }
+      auto rh = ToHost(rec), r2 = ToHost(rec2), dh = ToHost(d), th = ToHost(t);
+      auto ih = ToHost(idx);
+      for (Int k = 0; k < cnt; k++) {
+        const Int i = ih[k];
+        ASSERT_EQ(rh[k * stride + 0], th[i]);
+        ASSERT_EQ(rh[k * stride + 1], (Real)(11 + i));
+        ASSERT_EQ(rh[k * stride + 3], (dh[i] > 0 ? p.u[i] : p.l[i]) - p.x[i]);
+        for (int j = 0; j < col; j++) {
+          ASSERT_EQ(rh[k * stride + 4 + j], P.y[j][i]);
+          ASSERT_EQ(rh[k * stride + 4 + col + j], theta * P.s[j][i]);
+        }
+        for (Int c = 0; c < stride; c++) ASSERT_EQ(rh[k * stride + c], r2[k * stride + c]) << "n " << n << " k " << k << " c " << c;
+      }
+    }
+  }
 }
