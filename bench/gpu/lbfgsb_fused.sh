@@ -1,0 +1,84 @@
+#!/bin/bash
+# Cost per iteration of TAO lbfgsb on bounded problems against unbounded ones (one device call, about 10 minutes with
+# the defaults): the goal is bounded <= 1.2x unbounded per iteration at 1M and 16.8M variables. For every build given
+# (this branch, and optionally a baseline build, e.g. main before the fused passes), same GPU:
+#   - examples/minpack2 at n x n for n in LBFGSB_FUSED_SIZES (default "1024 4096"), m = 8, each run capped at
+#     LBFGSB_FUSED_ITS iterations (default 400; -require_convergence 0) and LBFGSB_FUSED_TLIM s of TaoSolve, stopping
+#     test ||P(x - g) - x||_inf <= 1e-6 (-pg_stop, lbfgsb's factr test off):
+#       dsscfg        unbounded (cuLBFGSB's problem), the reference cost per iteration;
+#       dsscfg_box    the same with the box [-LBFGSB_FUSED_BOX, LBFGSB_FUSED_BOX] (default 0.5);
+#       ssc           MINPACK-2 steady-state combustion, lambda 5, box [-1, 1];
+#       pjb           MINPACK-2 journal bearing (bounded below by 0);
+#     solver-only ms/iteration = (TaoSolve - f/g time) / iterations from the example's SUMMARY line, and the ratio to
+#     the unbounded dsscfg of the same build and size; the Cauchy scan and subspace statistics from -tao_view;
+#   - the kernel launches and host synchronisations per iteration counted by the unit test LbfgsbLaunches.PerIteration
+#     (Kokkos profiling callbacks and PETSc's Vec events) at 1M variables on GPU vectors.
+#
+#   bench/gpu/lbfgsb_fused.sh <build dir> <output dir> [<baseline build dir>]
+# Environment: LBFGSB_FUSED_SIZES, LBFGSB_FUSED_ITS, LBFGSB_FUSED_TLIM (default 30), LBFGSB_FUSED_BOX,
+# LBFGSB_FUSED_TYPES (GPU type options; empty for a dry run on a CPU). Writes <output dir>/lbfgsb_fused.md and logs.
+set -u
+B=${1:?usage: lbfgsb_fused.sh <build dir> <output dir> [<baseline build dir>]}
+O=${2:?usage: lbfgsb_fused.sh <build dir> <output dir> [<baseline build dir>]}
+BASE=${3:-}
+mkdir -p "$O/logs"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+GPU=${LBFGSB_FUSED_TYPES-"-dm_vec_type cuda -vec_type cuda -dm_mat_type aijcusparse -mat_type aijcusparse -use_gpu_aware_mpi 0"}
+SIZES=${LBFGSB_FUSED_SIZES:-"1024 4096"}
+ITS=${LBFGSB_FUSED_ITS:-400}
+TLIM=${LBFGSB_FUSED_TLIM:-30}
+BOX=${LBFGSB_FUSED_BOX:-0.5}
+DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+T="$O/lbfgsb_fused.md"
+COMMON="-tao_lbfgsb_m 8 -tao_lbfgsb_factr 0 -pg_stop 1e-6 -time_limit $TLIM -tao_max_it $ITS -require_convergence 0 -check 0 -summary -tao_view"
+
+{
+  echo "# TAO lbfgsb: bounded against unbounded cost per iteration"
+  echo
+  echo "Device: ${DEVICE:-unknown}. Date: $(date -u +%Y-%m-%d). Script: \`bench/gpu/lbfgsb_fused.sh\`. Options: \`$COMMON $GPU\`."
+  echo
+  echo "| build | problem | n | iterations | f/g evals | TaoSolve s | f/g s | solver-only ms/it | ratio to dsscfg | f | pg_inf | reason | scans past the 1st breakpoint | backtracks |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+} > "$T"
+
+builds="new:$B"
+[ -n "$BASE" ] && builds="$builds base:$BASE"
+for bb in $builds; do
+  name=${bb%%:*}; dir=${bb#*:}
+  for n in $SIZES; do
+    ref=""
+    for prob in dsscfg dsscfg_box ssc pjb; do
+      args="-problem $prob"
+      [ $prob = dsscfg_box ] && args="-problem dsscfg -box $BOX"
+      log="$O/logs/${name}_${prob}_${n}.log"
+      cmd="$dir/examples/minpack2 $args -nx $n -ny $n $COMMON $GPU"
+      echo "$cmd" > "$log"
+      timeout $((TLIM + 120)) $cmd >> "$log" 2>&1
+      line=$(grep -m1 '^SUMMARY' "$log")
+      if [ -z "$line" ]; then
+        echo "| $name | $prob | $n^2 | failed: see logs/$(basename "$log") |||||||||||" >> "$T"
+        continue
+      fi
+      get() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+      ms=$(get solver_ms_per_it)
+      [ $prob = dsscfg ] && ref=$ms
+      ratio=$(python3 -c "print('%.2f' % ($ms / $ref) if '$ref' else '-')" 2>/dev/null)
+      scans=$(sed -n 's/.*Cauchy points past the first breakpoint: \([0-9]*\).*/\1/p' "$log" | head -1)
+      bt=$(sed -n 's/.*subspace steps: [0-9]* projected, \([0-9]*\) backtracked.*/\1/p' "$log" | head -1)
+      echo "| $name | $prob | $n^2 | $(get its) | $(get fg) | $(get solve_s) | $(get fg_s) | $ms | $ratio | $(get f) | $(get pginf) | $(get reason) | ${scans:--} | ${bt:--} |" >> "$T"
+    done
+  done
+  log="$O/logs/${name}_launches.log"
+  if [ -x "$dir/tests/petsckp_unit" ]; then
+    PETSC_OPTIONS="${GPU}" timeout 300 "$dir/tests/petsckp_unit" --gtest_filter='LbfgsbLaunches*' -lbfgsb_launch_n 1048576 > "$log" 2>&1
+    {
+      echo
+      echo "Launches and host synchronisations per iteration ($name, LbfgsbLaunches.PerIteration, 1M variables, m = 8):"
+      echo
+      echo '```'
+      grep -E "problem|bounded" "$log"
+      echo '```'
+    } >> "$T"
+  fi
+done
+echo "wrote $T"
