@@ -6,7 +6,8 @@
 #     LBFGSB_FUSED_ITS iterations (default 400; -require_convergence 0) and LBFGSB_FUSED_TLIM s of TaoSolve, stopping
 #     test ||P(x - g) - x||_inf <= 1e-6 (-pg_stop, lbfgsb's factr test off):
 #       dsscfg        unbounded (cuLBFGSB's problem), the reference cost per iteration;
-#       dsscfg_box    the same with the box [-LBFGSB_FUSED_BOX, LBFGSB_FUSED_BOX] (default 0.5);
+#       dsscfg_box    the same with the box [-LBFGSB_FUSED_BOX, LBFGSB_FUSED_BOX] (default 0.05: binding; at 0.5 the
+#                     bounds are present but inactive at the solution);
 #       ssc           MINPACK-2 steady-state combustion, lambda 5, box [-1, 1];
 #       pjb           MINPACK-2 journal bearing (bounded below by 0);
 #     solver-only ms/iteration = (TaoSolve - f/g time) / iterations from the example's SUMMARY line, and the ratio to
@@ -27,7 +28,7 @@ GPU=${LBFGSB_FUSED_TYPES-"-dm_vec_type cuda -vec_type cuda -dm_mat_type aijcuspa
 SIZES=${LBFGSB_FUSED_SIZES:-"1024 4096"}
 ITS=${LBFGSB_FUSED_ITS:-400}
 TLIM=${LBFGSB_FUSED_TLIM:-30}
-BOX=${LBFGSB_FUSED_BOX:-0.5}
+BOX=${LBFGSB_FUSED_BOX:-0.05}
 DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 T="$O/lbfgsb_fused.md"
 COMMON="-tao_lbfgsb_m 8 -tao_lbfgsb_factr 0 -pg_stop 1e-6 -time_limit $TLIM -tao_max_it $ITS -require_convergence 0 -check 0 -summary -tao_view"

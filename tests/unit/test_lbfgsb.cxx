@@ -1099,7 +1099,7 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
       auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
       View<Int>    iw("iw", n), iw2("iw2", n);
       View<Scalar> d("d", n), t("t", n), d2("d2", n), t2("t2", n);
-      View<Real>   scratch("scratch", lb::PairScratch(col)), out("out", 2 * col + 6), out2("out2", 6 * col + 8);
+      View<Real>   scratch("scratch", lb::PairScratch(col)), out("out", 2 * col + 7), out2("out2", 6 * col + 8);
       lb::Active(l, u, x, iw, kInf);
       /* an earlier state of the bounded variables (1, 2, -3 from a previous Cauchy point) must not matter */
       {
@@ -1114,7 +1114,7 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
       auto iwh = ToHost(iw);
       const auto info = lb::CauchyInitDotsInfo(oh.data() + 2 * col);
       /* serial reference */
-      double f1 = 0, tmin = lb::kNoBreak;
+      double f1 = 0, tmin = lb::kNoBreak, tmax = 0;
       Int    nb = 0, nm = 0, nf = 0, nfz = 0;
       std::vector<double> dy(col, 0.0), ds(col, 0.0), mag(col, 0.0);
       for (Int i = 0; i < n; i++) {
@@ -1131,6 +1131,7 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
         nf += mv && !brk;
         nfz += mv && !brk && dr != 0;
         tmin = std::min(tmin, tr);
+        if (brk) tmax = std::max(tmax, tr);
         for (int j = 0; j < col; j++) dy[j] += dr * P.y[j][i], ds[j] += dr * P.s[j][i], mag[j] += std::abs(dr) * (std::abs(P.y[j][i]) + std::abs(P.s[j][i]));
       }
       EXPECT_NEAR(info.f1, f1, 1e-12 * (1 + std::abs(f1))) << "n " << n;
@@ -1139,6 +1140,7 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
       EXPECT_EQ(info.nfreenb, nf);
       EXPECT_EQ(info.nfreenb_nonzero, nfz);
       EXPECT_EQ(info.tmin, tmin);
+      EXPECT_EQ(info.tmax, tmax);
       for (int j = 0; j < col; j++) {
         EXPECT_NEAR(oh[j], dy[j], 1e-13 * (1 + mag[j])) << "n " << n << " col " << col;
         EXPECT_NEAR(oh[col + j], ds[j], 1e-13 * (1 + mag[j])) << "n " << n << " col " << col;
@@ -1153,6 +1155,7 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
       EXPECT_EQ(ci.nbreak, info.nbreak);
       EXPECT_EQ(ci.nmoving, info.nmoving);
       EXPECT_EQ(ci.tmin, info.tmin);
+      EXPECT_EQ(ci.tmax, info.tmax);
       EXPECT_NEAR(ci.f1, info.f1, 1e-13 * (1 + std::abs(f1)));
     }
   }
@@ -1346,6 +1349,34 @@ TEST(LbfgsbFused, BreakpointRecordsWMatchesGather)
         }
         for (Int c = 0; c < stride; c++) ASSERT_EQ(rh[k * stride + c], r2[k * stride + c]) << "n " << n << " k " << k << " c " << c;
       }
+    }
+  }
+}
+
+TEST(LbfgsbFused, BreakpointHistogramMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    /* breakpoints with ties and no-break entries; edges with an empty bucket and a range that leaves some out */
+    std::vector<Real> th(n);
+    auto              r = RandomVector(n, 97, 0, 3);
+    for (Int i = 0; i < n; i++) th[i] = (i % 5 == 1) ? lb::kNoBreak : ((i % 7 == 2) ? 1.0 : r[i]);
+    for (int range = 0; range < 2; range++) {
+      const Int         nb = 16;
+      std::vector<Real> e(nb + 1);
+      for (Int k = 0; k <= nb; k++) e[k] = range ? 0.5 + 2.0 * k / nb : (k == 0 ? -1.0 : 3.0 * k / nb);
+      e[3] = e[4]; /* an empty bucket */
+      auto      t = ToDevice(th), ed = ToDevice(e);
+      View<Int> counts("counts", nb);
+      lb::BreakpointHistogram(t, ed, nb, counts);
+      auto             ch = ToHost(counts);
+      std::vector<Int> ref(nb, 0);
+      for (Int i = 0; i < n; i++) {
+        if (!(th[i] < lb::kNoBreak) || !(th[i] > e[0]) || th[i] > e[nb]) continue;
+        Int k = 0;
+        while (!(th[i] <= e[k + 1])) k++;
+        ref[k]++;
+      }
+      for (Int k = 0; k < nb; k++) EXPECT_EQ(ch[k], ref[k]) << "n " << n << " k " << k << " range " << range;
     }
   }
 }

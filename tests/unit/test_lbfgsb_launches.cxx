@@ -235,8 +235,9 @@ PetscInt OptionInt(const char *name, PetscInt def)
 /* Prints the counts per iteration, bounded and unbounded, and checks them against budgets: an unbounded iteration
    waits for the device 5 times (the products with the stored pairs of subsm, the subspace step with the start of the
    line search, one per trial step for g^T d, the projected gradient with the gradient change, the update); a bounded
-   one adds the Cauchy point (one read of its first pass with W^T d, one of the breakpoint scan when it runs), the
-   reduced gradient's products and the corrections of the Gram blocks. */
+   one adds the Cauchy point (one read of its first pass with W^T d, one of its last pass with the free set, and per
+   round of the breakpoint scan the selection and the segment state), the reduced gradient's products and the
+   corrections of the Gram blocks. On this problem the scan runs in most iterations (about two rounds). */
 TEST(LbfgsbLaunches, PerIteration)
 {
   const PetscInt n = OptionInt("-lbfgsb_launch_n", 20000), k1 = 10, k2 = 30;
@@ -267,7 +268,15 @@ TEST(LbfgsbLaunches, PerIteration)
     c.syncs = c.vecreductions + c.host_reductions + c.deep_copies;
 #endif
     std::cout << std::fixed << std::setprecision(2) << "  " << (bounded ? "bounded  " : "unbounded") << " n=" << std::left << std::setw(7) << n << std::right << std::setw(4) << k2 << std::setw(12) << c.kernels << std::setw(18) << c.vecops << std::setw(15) << c.syncs << " (" << c.vecreductions << ", " << c.host_reductions << ", " << c.deep_copies << ", " << c.fences << ")\n";
-    if (bounded) EXPECT_LE(c.syncs, 12.0);
-    else EXPECT_LE(c.syncs, 7.0);
+    /* budgets (the counts before the fused passes, same problem: bounded 41.5 kernels, 5 PETSc Vec operations and
+       11.8 reductions read by the host per iteration; unbounded 10, 5 and 5) */
+    if (bounded) {
+      EXPECT_LE(c.kernels, 30.0);
+      EXPECT_LE(c.vecreductions + c.host_reductions, 6.0);
+    } else {
+      EXPECT_LE(c.kernels, 7.0);
+      EXPECT_LE(c.vecreductions + c.host_reductions, 3.5);
+    }
+    EXPECT_LE(c.vecops, 2.5);
   }
 }

@@ -65,6 +65,8 @@ struct TAO_LBFGSB {
   View<Real>                                           gout;
   View<Int>                                            gfree, chg;            /* free flags of the stored Gram blocks; the variables whose state changed */
   View<Real>                                           pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
+  View<Real>                                           hedges;                /* histogram of the breakpoints: edges and counts */
+  View<Int>                                            hcounts;
   std::vector<PetscReal> gyy, gss, gszy, gsay; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (upper), s'AA'y (strictly lower) */
   std::vector<VecPtr>    gptr;                   /* the pointers last copied into gvecs (the copy is skipped while they stay the same) */
   lbfgsb::FreeSetInfo    fs;                     /* free set at this iteration's Cauchy point and its changes against gfree (in chg) */
@@ -298,7 +300,7 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscInt, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
+static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscReal, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
 
 /* The generalised Cauchy point (reference `cauchy`): z = x^c, c = W^T (x^c - x); *info != 0 on a singular bmv */
 static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, std::vector<PetscReal> &c, PetscInt *info)
@@ -311,7 +313,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   std::vector<PetscScalar> p(col2 > 0 ? col2 : 1);
   Vec                      Sc[64], Yc[64];
   PetscInt                 cnt[6], gcnt[6];
-  PetscReal                tmin;
+  PetscReal                tmin, tmax;
   PetscMPIInt              size;
 
   PetscFunctionBegin;
@@ -334,10 +336,10 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     PetscCall(t.Get(lb->t, Access::Write));
     if (col > 0) { /* with W^T d in the same pass: one read of the device by the host */
       std::vector<DeviceVec> dv(2 * col);
-      std::vector<PetscReal> vals(col2 + 6);
+      std::vector<PetscReal> vals(col2 + 7);
       PetscCall(LBFGSBPairsGet(lb, dv));
       PetscCallCXX(lbfgsb::CauchyInitDots(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY, LBFGSBPairs(lb), col, lb->pscratch, lb->pout));
-      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(vals.data(), col2 + 6), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, col2 + 6))));
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(vals.data(), col2 + 7), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, col2 + 7))));
       PetscCallCXX(exec().fence());
       PetscCall(LBFGSBPairsRestore(dv));
       for (PetscInt j = 0; j < col2; j++) p[j] = vals[j];
@@ -355,6 +357,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     ci.f1 = glob[0];
   }
   PetscCallMPI(MPI_Allreduce(&ci.tmin, &tmin, 1, MPIU_REAL, MPIU_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&ci.tmax, &tmax, 1, MPIU_REAL, MPIU_MAX, comm));
   const PetscInt nbreak = gcnt[0], nmoving = gcnt[1];
   const bool     bnded  = gcnt[3] == 0;
   PetscInt       N;
@@ -378,7 +381,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   if (nbreak > 0 && !(scan.dtm < tmin) && lb->scan == TAO_LBFGSB_CAUCHY_SCAN_DEVICE) {
     PetscCall(PetscLogEventBegin(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakscan++;
-    PetscCall(LBFGSBCauchyScanDevice(tao, XL, XU, Sc, Yc, tmin, ci.nbreak, nbreak, N, bnded, scan, info));
+    PetscCall(LBFGSBCauchyScanDevice(tao, XL, XU, Sc, Yc, tmin, tmax, nbreak, N, bnded, scan, info));
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakpassed += scan.npassed;
   } else if (nbreak > 0 && !(scan.dtm < tmin)) {
@@ -460,6 +463,103 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The chunks of the device Cauchy scan: the breakpoints (lo, hi] with about `chunk` of them (globally) past the ones
+   already scanned, cut from histograms of all the breakpoints (one pass and one read each; no sort of the n breakpoint
+   times): 64 buckets logarithmically spaced over [tmin, tmax], and, where one bucket would give a chunk more than 4x
+   too large, 64 linear buckets inside it. The chunk sizes change the work per round, not the Cauchy point. */
+struct LBFGSBChunker {
+  static constexpr PetscInt nb = 64;
+  std::vector<PetscReal>    e0, e1;      /* edges of the histograms (nb + 1) */
+  std::vector<PetscInt>     c0, c1;      /* cumulative counts: c[k] = the breakpoints <= e[k + 1] (level 1: past e1[0] too) */
+  PetscInt                  base1 = 0;   /* breakpoints <= e1[0] */
+  bool                      lvl1  = false;
+  PetscInt                  done  = 0;   /* breakpoints <= the last hi */
+};
+
+static PetscErrorCode LBFGSBHistogram(Tao tao, const std::vector<PetscReal> &edges, std::vector<PetscInt> &cum)
+{
+  TAO_LBFGSB    *lb = (TAO_LBFGSB *)tao->data;
+  const PetscInt nb = LBFGSBChunker::nb;
+  DeviceVec      t;
+
+  PetscFunctionBegin;
+  if ((PetscInt)lb->hedges.extent(0) < nb + 1) {
+    PetscCallCXX(lb->hedges = View<Real>(std::string("lbfgsb::hedges"), nb + 1));
+    PetscCallCXX(lb->hcounts = View<Int>(std::string("lbfgsb::hcounts"), nb));
+  }
+  cum.resize(nb);
+  PetscCallCXX(Kokkos::deep_copy(exec(), lb->hedges, HostUView<const Real>(edges.data(), nb + 1)));
+  PetscCall(t.Get(lb->t, Access::Read));
+  PetscCallCXX(lbfgsb::BreakpointHistogram(t.cview(), lb->hedges, nb, lb->hcounts));
+  PetscCall(t.Restore());
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(cum.data(), nb), lb->hcounts));
+  PetscCallCXX(exec().fence());
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cum.data(), (PetscMPIInt)nb, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)tao)));
+  for (PetscInt k = 1; k < nb; k++) cum[k] += cum[k - 1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LBFGSBChunkerStart(Tao tao, PetscReal tmin, PetscReal tmax, LBFGSBChunker &ch)
+{
+  const PetscInt nb = LBFGSBChunker::nb;
+
+  PetscFunctionBegin;
+  ch.e0.assign(nb + 1, tmax);
+  ch.e0[0] = -1.0; /* every breakpoint is positive; bucket 0 ends at tmin */
+  ch.e0[1] = PetscMin(tmin, tmax);
+  if (tmin > 0 && tmax > tmin) {
+    const PetscReal lr = PetscLogReal(tmax / tmin);
+    for (PetscInt k = 2; k < nb; k++) ch.e0[k] = PetscMin(tmin * PetscExpReal(lr * (PetscReal)(k - 1) / (PetscReal)(nb - 1)), tmax);
+  } else if (tmax > tmin) {
+    for (PetscInt k = 2; k < nb; k++) ch.e0[k] = tmin + (tmax - tmin) * (PetscReal)(k - 1) / (PetscReal)(nb - 1);
+  }
+  PetscCall(LBFGSBHistogram(tao, ch.e0, ch.c0));
+  ch.lvl1 = false;
+  ch.done = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the end hi of the next chunk of about `chunk` breakpoints (kNoBreak: all that are left) */
+static PetscErrorCode LBFGSBChunkerNext(Tao tao, LBFGSBChunker &ch, PetscInt chunk, PetscReal *hi)
+{
+  const PetscInt nb     = LBFGSBChunker::nb;
+  const PetscInt target = chunk > PETSC_MAX_INT - ch.done ? PETSC_MAX_INT : ch.done + chunk;
+
+  PetscFunctionBegin;
+  while (PETSC_TRUE) {
+    if (ch.lvl1 && target <= ch.base1 + ch.c1[nb - 1]) {
+      PetscInt k = 0;
+      while (ch.base1 + ch.c1[k] < target) k++;
+      *hi     = ch.e1[k + 1];
+      ch.done = ch.base1 + ch.c1[k];
+      break;
+    }
+    ch.lvl1 = false;
+    if (target > ch.c0[nb - 1]) { /* the rest */
+      *hi     = lbfgsb::kNoBreak;
+      ch.done = ch.c0[nb - 1];
+      break;
+    }
+    PetscInt k = 0;
+    while (ch.c0[k] < target) k++;
+    const PetscInt before = k ? ch.c0[k - 1] : 0;
+    if ((double)(ch.c0[k] - target) > 4.0 * (double)chunk && ch.e0[k] < ch.e0[k + 1] && k > 0) { /* refine the bucket (e0[k], e0[k + 1]] */
+      ch.e1.resize(nb + 1);
+      for (PetscInt j = 0; j <= nb; j++) ch.e1[j] = ch.e0[k] + (ch.e0[k + 1] - ch.e0[k]) * (PetscReal)j / (PetscReal)nb;
+      ch.e1[nb] = ch.e0[k + 1];
+      PetscCall(LBFGSBHistogram(tao, ch.e1, ch.c1));
+      ch.base1 = before;
+      ch.lvl1  = true;
+      if (ch.base1 + ch.c1[nb - 1] >= target) continue;
+      ch.lvl1 = false; /* (rounding of the edges) */
+    }
+    *hi     = ch.e0[k + 1];
+    ch.done = ch.c0[k];
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Exact Cauchy point past the first breakpoint, on the device (the generalised Cauchy point of Byrd, Lu, Nocedal and
    Zhu 1995 with sorting and prefix sums over the breakpoints in the spirit of Fei et al. 2014): the breakpoints are
    taken in increasing order chunk by chunk (gathered across ranks), each chunk is sorted on the device by (t, global
@@ -467,13 +567,14 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
    f'' are evaluated independently in O(m^2) with the dense middle matrix M, and the first segment that holds the
    minimiser is found by a min-index reduction. Host work per chunk: O(m^2) scalars (O(m^3) once to form M). On
    return scan holds tsum = t_prev, dtm, p and c = W^T (x(t_prev) - x) for CauchyScanFinish(). */
-static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscReal tmin, PetscInt nbreak_local, PetscInt nbreak, PetscInt N, bool bnded, CauchyScan &scan, PetscInt *info)
+static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscReal tmin, PetscReal tmax, PetscInt nbreak, PetscInt N, bool bnded, CauchyScan &scan, PetscInt *info)
 {
   TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
   const PetscInt           col = lb->mem.col, col2 = 2 * col, stride = 4 + col2, ncol = 2 * col2 + 1;
   const bool               approx = lb->cauchy == TAO_LBFGSB_CAUCHY_APPROXIMATE;
-  PetscInt                 pos = 0, chunk = lb->chunk, passed = 0;
+  PetscInt                 chunk = lb->chunk, passed = 0;
+  LBFGSBChunker            chunker;
   PetscReal                lo = -1.0;
   PetscMPIInt              size;
   std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out(6 + ncol);
@@ -507,18 +608,14 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   sc.S0     = -scan.f1;
   sc.f2org  = scan.f2_org;
   sc.epsmch = scan.epsmch;
-  PetscCall(LBFGSBSortBreakpoints(lb));
+  if (!approx) PetscCall(LBFGSBChunkerStart(tao, tmin, tmax, chunker));
   while (PETSC_TRUE) {
-    PetscReal cand = lbfgsb::kNoBreak, hi;
-    PetscInt  nsel, cnt;
+    PetscReal  hi = lbfgsb::kNoBreak;
+    PetscInt   nsel, cnt;
     View<Real> R;
     if (approx) hi = tmin;
-    else {
-      if (chunk <= nbreak_local - pos) PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
-      PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
-    }
+    else PetscCall(LBFGSBChunkerNext(tao, chunker, chunk, &hi));
     PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
-    pos += nsel;
     lo = hi;
     if (size > 1) { /* every rank gets the chunk's records in global index order and runs the same scan */
       PetscMPIInt mycount = (PetscMPIInt)(nsel * stride), total = 0;
@@ -977,6 +1074,8 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->pscratch = View<Real>());
   PetscCallCXX(lb->pout = View<Real>());
   PetscCallCXX(lb->pcoef = View<Real>());
+  PetscCallCXX(lb->hedges = View<Real>());
+  PetscCallCXX(lb->hcounts = View<Int>());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1589,7 +1688,8 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
   Notes:
   Each iteration: projected gradient; generalised Cauchy point along the projected steepest-descent path (the
   breakpoints are computed on the device; when the model minimiser lies beyond the first breakpoint the breakpoints
-  are selected in increasing order by a device sort and threshold compaction, chunk by chunk, gathered across MPI
+  are selected in increasing order by threshold compaction, chunk by chunk (the chunk ends cut from histograms of the
+  breakpoint times, so that the n breakpoints are never sorted), gathered across MPI
   ranks and sorted in the global order (t, global index); the rank-one updates of W^T d, W^T (x(t) - x) and
   ||d||^2 are prefix-summed on the device, every segment's f' and f'' evaluated independently and the first segment
   holding the minimiser found by a min-index reduction, so that every rank count gives the same Cauchy point);

@@ -149,13 +149,13 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
 {
   CauchyInitInfo info;
   const Int      n = (Int)x.extent(0);
-  Real           f1 = 0, tmin = kNoBreak;
+  Real           f1 = 0, tmin = kNoBreak, tmax = 0;
   Int            nb = 0, nm = 0, nf = 0, nfz = 0;
   if (n == 0) return info;
   /* one pass: iwhere, d, t and every count of the reference's first loop (combined reducers) */
   Kokkos::parallel_reduce(
     "lbfgsb::CauchyInit", range(n),
-    KOKKOS_LAMBDA(const Int i, Real &s, Int &cb, Int &cv, Int &cf, Int &cfz, Real &mn) {
+    KOKKOS_LAMBDA(const Int i, Real &s, Int &cb, Int &cv, Int &cf, Int &cfz, Real &mn, Real &mx) {
       Int  iw = iwhere(i);
       Real di, ti;
       int  kind;
@@ -170,14 +170,16 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
       cf += (moving && !brk) ? 1 : 0;
       cfz += (moving && !brk && di != 0) ? 1 : 0;
       mn = cm::fmin(mn, ti);
+      mx = cm::fmax(mx, brk ? ti : 0.0);
     },
-    f1, nb, nm, nf, nfz, Kokkos::Min<Real>(tmin));
+    f1, nb, nm, nf, nfz, Kokkos::Min<Real>(tmin), Kokkos::Max<Real>(tmax));
   info.f1              = f1;
   info.nbreak          = nb;
   info.nmoving         = nm;
   info.nfreenb         = nf;
   info.nfreenb_nonzero = nfz;
   info.tmin            = cm::fmin(tmin, kNoBreak);
+  info.tmax            = cm::fmax(tmax, 0.0);
   return info;
 }
 
@@ -681,7 +683,7 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
   using Policy     = Kokkos::TeamPolicy<ExecSpace>;
   using Member     = Policy::member_type;
   using TeamShared = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  constexpr int NQ = 2, NS = 6, NV = NQ + NS; /* the dots of PairDots, then (f1, 4 counts, tmin) */
+  constexpr int NQ = 2, NS = 7, NV = NQ + NS; /* the dots of PairDots, then (f1, 4 counts, tmin, tmax) */
   const Int     n  = (Int)x.extent(0);
   if (col <= 0) return;
   /* the segmentation and team size of PairReduce, so that the dots are PairDots' to the last bit */
@@ -698,8 +700,8 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
       const Real *y = vecs(j).p, *s = vecs(col + j).p;
       const int   tr = team.team_rank(), nt = team.team_size();
       Real        acc[NV];
-      for (int q = 0; q < NV - 1; q++) acc[q] = 0;
-      acc[NV - 1] = kNoBreak;
+      for (int q = 0; q < NV; q++) acc[q] = 0;
+      acc[NV - 2] = kNoBreak;
       for (Int i = b + tr; i < e; i += nt) {
         Int  iw = FixedState(l(i), u(i), inf);
         Real di, ti;
@@ -718,6 +720,7 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
           acc[5] += (moving && !brk) ? 1 : 0;
           acc[6] += (moving && !brk && di != 0) ? 1 : 0;
           acc[7] = cm::fmin(acc[7], ti);
+          acc[8] = cm::fmax(acc[8], brk ? ti : 0.0);
         }
       }
       TeamShared sh(team.team_scratch(0), NV * nt);
@@ -725,8 +728,8 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
       team.team_barrier();
       for (int q = tr; q < NV; q += nt) {
         if (q >= NQ && j != 0) continue;
-        Real v = q == NV - 1 ? kNoBreak : 0;
-        for (int k = 0; k < nt; k++) v = q == NV - 1 ? cm::fmin(v, sh(q * nt + k)) : v + sh(q * nt + k);
+        Real v = q == NV - 2 ? kNoBreak : 0;
+        for (int k = 0; k < nt; k++) v = q == NV - 2 ? cm::fmin(v, sh(q * nt + k)) : (q == NV - 1 ? cm::fmax(v, sh(q * nt + k)) : v + sh(q * nt + k));
         if (q < NQ) scratch((gs * NQ + q) * col + j) = v;
         else scratch(soff + gs * NS + (q - NQ)) = v;
       }
@@ -739,8 +742,11 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
         out(qj) = sum;
       } else {
         const Int k = qj - NQ * col;
-        Real      v = k == NS - 1 ? kNoBreak : 0;
-        for (Int gs = 0; gs < nseg; gs++) v = k == NS - 1 ? cm::fmin(v, scratch(soff + gs * NS + k)) : v + scratch(soff + gs * NS + k);
+        Real      v = k == NS - 2 ? kNoBreak : 0;
+        for (Int gs = 0; gs < nseg; gs++) {
+          const Real w = scratch(soff + gs * NS + k);
+          v            = k == NS - 2 ? cm::fmin(v, w) : (k == NS - 1 ? cm::fmax(v, w) : v + w);
+        }
         out(qj) = v;
       }
     });
@@ -755,6 +761,7 @@ CauchyInitInfo CauchyInitDotsInfo(const Real *v)
   info.nfreenb         = (Int)v[3];
   info.nfreenb_nonzero = (Int)v[4];
   info.tmin            = cm::fmin(v[5], kNoBreak);
+  info.tmax            = v[6];
   return info;
 }
 
@@ -911,6 +918,42 @@ Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, Const
     sum, Kokkos::Max<Real>(nrm));
   *rr = sum;
   return cm::fmax(nrm, 0.0);
+}
+
+void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts)
+{
+  using Policy      = Kokkos::TeamPolicy<ExecSpace>;
+  using Member      = Policy::member_type;
+  using TeamCounts  = Kokkos::View<Int *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Int n       = (Int)t.extent(0);
+  Kokkos::deep_copy(exec(), Kokkos::subview(counts, std::make_pair((Int)0, nb)), (Int)0);
+  if (n == 0 || nb <= 0) return;
+  const Int nseg = std::max<Int>(1, std::min<Int>(1024, (n + 4095) / 4096));
+  const Int seg  = (n + nseg - 1) / nseg;
+  Policy    pol(exec(), nseg, Kokkos::AUTO);
+  pol.set_scratch_size(0, Kokkos::PerTeam(TeamCounts::shmem_size(nb)));
+  Kokkos::parallel_for(
+    "lbfgsb::BreakpointHistogram", pol, KOKKOS_LAMBDA(const Member &team) {
+      TeamCounts h(team.team_scratch(0), nb);
+      const Int  b = team.league_rank() * seg, e = b + seg < n ? b + seg : n;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const Int k) { h(k) = 0; });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b, e), [&](const Int i) {
+        const Real ti = t(i);
+        if (!(ti < kNoBreak) || !(ti > edges(0)) || ti > edges(nb)) return;
+        Int lo = 0, hi = nb - 1; /* the first bucket k with ti <= edges(k + 1) */
+        while (lo < hi) {
+          const Int mid = lo + (hi - lo) / 2;
+          if (ti <= edges(mid + 1)) hi = mid;
+          else lo = mid + 1;
+        }
+        Kokkos::atomic_increment(&h(lo));
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const Int k) {
+        if (h(k)) Kokkos::atomic_add(&counts(k), h(k));
+      });
+    });
 }
 
 void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, Real theta, View<Scalar> out, Int stride)

@@ -74,6 +74,7 @@ struct CauchyInitInfo {
   Int  nfreenb = 0;        /* moving variables without a breakpoint */
   Int  nfreenb_nonzero = 0;/* ... with g_i != 0 (the reference's `bnded` is nfreenb_nonzero == 0) */
   Real tmin    = kNoBreak; /* smallest breakpoint */
+  Real tmax    = 0;        /* largest breakpoint (0 if none) */
 };
 /* first pass of `cauchy`: update iwhere, d = -g on the moving variables (0 elsewhere), breakpoints t */
 CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf);
@@ -210,9 +211,9 @@ void PairCombine(MutView out, Real scale, bool masked, View<Int> iwhere, Real c0
 /* CauchyInit and W^T d in one pass over (l, u, x, g) and the stored pairs (col >= 1): iwhere, d and t as CauchyInit
    (the state of a variable that stays fixed or unbounded, iwhere 3 or -1, is taken from its bounds), and
    out(j) = d^T y_j, out(col + j) = d^T s_j (the same partial sums, in the same order, as PairDots of d),
-   out(2 col + 0..5) = (f1, nbreak, nmoving, nfreenb, nfreenb_nonzero, tmin) of this rank; scratch: PairScratch(col) */
+   out(2 col + 0..6) = (f1, nbreak, nmoving, nfreenb, nfreenb_nonzero, tmin, tmax) of this rank; scratch: PairScratch(col) */
 void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int> iwhere, MutView d, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out);
-/* the CauchyInitInfo of the values out(2 col + 0..5) of CauchyInitDots */
+/* the CauchyInitInfo of the values out(2 col + 0..6) of CauchyInitDots */
 CauchyInitInfo CauchyInitDotsInfo(const Real *v);
 
 struct FreeSetInfo {
@@ -241,6 +242,11 @@ StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, 
 /* ProjGradNormInf and GradientChange in one pass: returns max |P(x - g) - x| (+infinity for a NaN or infinite g_i)
    and sets r = g - gold, *rr = r^T r (rank-local) */
 Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, Real inf, Real *rr);
+
+/* counts(b) = the number of breakpoints t_i (t_i < kNoBreak) with edges(b) < t_i <= edges(b + 1), b < nb (edges:
+   nb + 1 non-decreasing values). One pass, no sort: the chunks of the exact Cauchy scan are cut from these counts
+   instead of from a sort of all the breakpoints */
+void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts);
 
 /* BreakpointRecords and the W rows (GatherStrided of every stored pair) in one pass: out(k stride + 4 + j) = y_j(i),
    out(k stride + 4 + col + j) = theta s_j(i) of the selected variables i = idx(k) */
