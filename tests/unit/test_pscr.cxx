@@ -516,3 +516,429 @@ TEST(PSCR, EigenSetupPaths)
   EXPECT_LE(dl, 1e-14);
   EXPECT_LE(dw, 1e-10 * std::sqrt(2.0 * (n + 1))); /* components ~ sqrt(2 (n + 1)) */
 }
+
+/* ---- Detection of the factors of an assembled DMDA operator: the kernels against a plain serial reference over
+   natural grid indices, on grids of 0 (a process without points), 1, 13, 597 and about 10^5 points split over 1 to 4
+   processes the way a DMDA splits them (each process a box, its rows in lexicographic order, processes in rank order) */
+namespace
+{
+using petsckp::pscr::GridLayout;
+
+struct Layout {
+  Int              gn[3], np;
+  std::vector<Int> start, box; /* as GridLayout, on the host */
+};
+
+/* px x py x pz processes; the sizes of an axis split as evenly as DMDA splits them (the first ones one larger) */
+Layout MakeLayout(const Int gn[3], const Int pn[3])
+{
+  Layout L;
+  for (int d = 0; d < 3; d++) L.gn[d] = gn[d];
+  L.np = pn[0] * pn[1] * pn[2];
+  std::vector<Int> off[3], len[3];
+  for (int d = 0; d < 3; d++) {
+    Int o = 0;
+    for (Int p = 0; p < pn[d]; p++) {
+      const Int m = gn[d] / pn[d] + (p < gn[d] % pn[d] ? 1 : 0);
+      off[d].push_back(o);
+      len[d].push_back(m);
+      o += m;
+    }
+  }
+  L.start.push_back(0);
+  for (Int pk = 0; pk < pn[2]; pk++)
+    for (Int pj = 0; pj < pn[1]; pj++)
+      for (Int pi = 0; pi < pn[0]; pi++) {
+        const Int b[6] = {off[0][pi], off[1][pj], off[2][pk], len[0][pi], len[1][pj], len[2][pk]};
+        L.box.insert(L.box.end(), b, b + 6);
+        L.start.push_back(L.start.back() + b[3] * b[4] * b[5]);
+      }
+  return L;
+}
+
+GridLayout ToDevice(const Layout &L)
+{
+  GridLayout G;
+  for (int d = 0; d < 3; d++) G.gn[d] = L.gn[d];
+  G.np    = L.np;
+  G.start = kptest::ToDevice(L.start);
+  G.box   = kptest::ToDevice(L.box);
+  return G;
+}
+
+/* PETSc row of the natural point g, and the natural point of PETSc row r */
+Int PetscRow(const Layout &L, Int g)
+{
+  const Int i = g % L.gn[0], j = (g / L.gn[0]) % L.gn[1], k = g / (L.gn[0] * L.gn[1]);
+  for (Int p = 0; p < L.np; p++) {
+    const Int *b = &L.box[6 * p];
+    if (i >= b[0] && i < b[0] + b[3] && j >= b[1] && j < b[1] + b[4] && k >= b[2] && k < b[2] + b[5]) return L.start[p] + ((k - b[2]) * b[4] + j - b[1]) * b[3] + i - b[0];
+  }
+  return -1;
+}
+
+Int Natural(const Layout &L, Int p, Int r)
+{
+  const Int *b = &L.box[6 * p];
+  return ((b[2] + r / (b[3] * b[4])) * L.gn[1] + b[1] + (r / b[3]) % b[4]) * L.gn[0] + b[0] + r % b[3];
+}
+
+/* an operator in natural indexing: rows of (column, value) */
+using NatMatrix = std::vector<std::vector<std::pair<Int, Real>>>;
+
+/* a separable operator A_x (x) I (x) I + I (x) A_y (x) I + I (x) I (x) A_z with random tridiagonal 1D factors on the
+   interior box [1, gn - 2] of the axes longer than 2, the layer around it diagonal-only rows (eliminated Dirichlet
+   points, as DMDA examples write them) coupled to the box rows next to them; explicit zeros stored at random */
+NatMatrix Separable(const Int gn[3], unsigned seed, std::vector<Real> fac[3][2], Int lo[3], Int hi[3])
+{
+  std::mt19937                           g(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  for (int d = 0; d < 3; d++) {
+    lo[d] = gn[d] > 2 ? 1 : 0;
+    hi[d] = gn[d] > 2 ? gn[d] - 2 : gn[d] - 1;
+    const Int n = hi[d] - lo[d] + 1;
+    fac[d][0].resize(n); /* diagonal */
+    fac[d][1].resize(n > 0 ? n - 1 : 0);
+    for (auto &x : fac[d][1]) x = -u(g);
+    for (Int i = 0; i < n; i++) fac[d][0][i] = (n > 1 ? 2.5 : 1.0) * u(g);
+  }
+  const Int N = gn[0] * gn[1] * gn[2];
+  NatMatrix A(N);
+  for (Int k = 0; k < gn[2]; k++)
+    for (Int j = 0; j < gn[1]; j++)
+      for (Int i = 0; i < gn[0]; i++) {
+        const Int  p[3] = {i, j, k}, row = (k * gn[1] + j) * gn[0] + i;
+        const bool in   = i >= lo[0] && i <= hi[0] && j >= lo[1] && j <= hi[1] && k >= lo[2] && k <= hi[2];
+        if (!in) {
+          A[row].push_back({row, 1.0 + 0.01 * (row % 7)});
+          if (N > 1 && g() % 5 == 0) A[row].push_back({row == 0 ? N - 1 : row - 1, 0.0}); /* a stored zero: not a coupling */
+          continue;
+        }
+        Real diag = 0;
+        for (int d = 0; d < 3; d++) diag += fac[d][0][p[d] - lo[d]];
+        A[row].push_back({row, diag});
+        const Int stride[3] = {1, gn[0], gn[0] * gn[1]};
+        for (int d = 0; d < 3; d++)
+          for (int sg = -1; sg <= 1; sg += 2) {
+            const Int q = p[d] + sg;
+            if (q < 0 || q >= gn[d]) continue;
+            Real v;
+            if (q < lo[d] || q > hi[d]) v = -0.25 - 0.001 * (row % 11); /* a coupling to an eliminated point */
+            else v = fac[d][1][std::min(p[d], q) - lo[d]];
+            A[row].push_back({row + sg * stride[d], v});
+          }
+      }
+  return A;
+}
+
+/* the rows of process p as PETSc stores them: the local block (local columns) and the off-process block over the
+   sorted ghost columns, entries in a random order within a row */
+void Split(const Layout &L, const NatMatrix &A, Int p, unsigned seed, petsckp::CsrMatrix &Ad, petsckp::CsrMatrix &Ao, View<Int> &ghost)
+{
+  std::mt19937     g(seed);
+  const Int        s = L.start[p], e = L.start[p + 1], nloc = e - s;
+  std::vector<Int> gh;
+  for (Int r = 0; r < nloc; r++)
+    for (auto &c : A[Natural(L, p, r)]) {
+      const Int pc = PetscRow(L, c.first);
+      if (pc < s || pc >= e) gh.push_back(pc);
+    }
+  std::sort(gh.begin(), gh.end());
+  gh.erase(std::unique(gh.begin(), gh.end()), gh.end());
+  std::vector<Int>    dr{0}, dc, orp{0}, oc;
+  std::vector<Scalar> dv, ov;
+  for (Int r = 0; r < nloc; r++) {
+    auto row = A[Natural(L, p, r)];
+    std::shuffle(row.begin(), row.end(), g);
+    for (auto &c : row) {
+      const Int pc = PetscRow(L, c.first);
+      if (pc >= s && pc < e) dc.push_back(pc - s), dv.push_back(c.second);
+      else oc.push_back((Int)(std::lower_bound(gh.begin(), gh.end(), pc) - gh.begin())), ov.push_back(c.second);
+    }
+    dr.push_back((Int)dc.size());
+    orp.push_back((Int)oc.size());
+  }
+  auto Csr = [](Int nr, Int nc, const std::vector<Int> &rp, const std::vector<Int> &ci, const std::vector<Scalar> &v, petsckp::CsrMatrix &M) {
+    auto drp = kptest::ToDevice(rp), dci = kptest::ToDevice(ci);
+    auto dvv = kptest::ToDevice(v);
+    petsckp::CsrFromArrays(nr, nc, UView<const Int>(drp.data(), rp.size()), UView<const Int>(dci.data(), ci.size()), UView<const Scalar>(dvv.data(), v.size()), M);
+  };
+  Csr(nloc, nloc, dr, dc, dv, Ad);
+  if (L.np > 1) Csr(nloc, (Int)gh.size(), orp, oc, ov, Ao);
+  ghost = kptest::ToDevice(gh.empty() ? std::vector<Int>{0} : gh);
+}
+
+/* the reference star coefficients of the rows of process p and the first entry outside the star */
+Int RefStar(const Layout &L, const NatMatrix &A, Int p, std::vector<Real> &s, Int bad[2])
+{
+  const Int nloc = L.start[p + 1] - L.start[p], M = L.gn[0], N = L.gn[1];
+  Int       nbad = 0;
+  s.assign(7 * (size_t)nloc, 0);
+  bad[0] = bad[1] = -1;
+  for (Int r = 0; r < nloc; r++) {
+    const Int g = Natural(L, p, r), i = g % M, j = (g / M) % N, k = g / (M * N);
+    bool      rowbad = false;
+    Int       first  = -1;
+    for (auto &c : A[g]) {
+      if (c.second == 0) continue;
+      const Int ci = c.first % M, cj = (c.first / M) % N, ck = c.first / (M * N);
+      const Int di = ci - i, dj = cj - j, dk = ck - k;
+      int       t  = -1;
+      if (!di && !dj && !dk) t = 0;
+      else if (!dj && !dk && std::abs(di) == 1) t = di < 0 ? 1 : 2;
+      else if (!di && !dk && std::abs(dj) == 1) t = dj < 0 ? 3 : 4;
+      else if (!di && !dj && std::abs(dk) == 1) t = dk < 0 ? 5 : 6;
+      if (t < 0) {
+        rowbad = true;
+        if (first < 0 || c.first < first) first = c.first;
+      } else s[7 * r + t] = c.second;
+    }
+    if (rowbad) {
+      nbad++;
+      if (bad[0] < 0 || g < bad[0]) bad[0] = g, bad[1] = first;
+    }
+  }
+  return nbad;
+}
+
+struct Case {
+  Int gn[3], pn[3];
+};
+
+std::vector<Case> DetectCases()
+{
+  return {
+    {{1, 1, 1}, {1, 1, 1}},                                                                  /* 1 point */
+    {{2, 1, 1}, {2, 1, 1}}, {{3, 1, 1}, {4, 1, 1}},                                          /* processes with 0 points */
+    {{13, 1, 1}, {1, 1, 1}}, {{13, 1, 1}, {3, 1, 1}},                                        /* 13 */
+    {{3, 199, 1}, {1, 1, 1}}, {{3, 199, 1}, {1, 4, 1}}, {{199, 3, 1}, {2, 2, 1}},            /* 597 */
+    {{1, 1, 597}, {1, 1, 3}},
+    {{47, 45, 48}, {1, 1, 1}}, {{47, 45, 48}, {2, 1, 2}}, {{47, 45, 48}, {1, 2, 2}}, /* about 10^5 */
+  };
+}
+} // namespace
+
+TEST(PSCR, DetectStarCoefficients)
+{
+  for (const auto &c : DetectCases())
+    for (int variant = 0; variant < 3; variant++) {
+      std::vector<Real> fac[3][2];
+      Int               lo[3], hi[3];
+      NatMatrix         A = Separable(c.gn, 11 + variant, fac, lo, hi);
+      const Int         N = (Int)A.size();
+      /* a column outside the star of row g (-1 when the grid has none) */
+      auto nonstar = [&](Int g, Int shift) {
+        const Int M = c.gn[0], NY = c.gn[1];
+        for (Int o = shift; o < shift + N; o++) {
+          const Int h  = (g + o) % N;
+          const Int di = std::abs(h % M - g % M), dj = std::abs((h / M) % NY - (g / M) % NY), dk = std::abs(h / (M * NY) - g / (M * NY));
+          if (di + dj + dk > 1) return h;
+        }
+        return (Int)-1;
+      };
+      Int nadded = 0;
+      for (Int g = variant == 1 ? N / 2 : 3; variant > 0 && g < N; g += variant == 1 ? N : 7) { /* one entry outside the star, or many */
+        const Int h = nonstar(g, c.gn[0] + 1);
+        if (h >= 0) A[g].push_back({h, variant == 1 ? 0.5 : -0.125}), nadded++;
+      }
+      const Layout     L = MakeLayout(c.gn, c.pn);
+      const GridLayout G = ToDevice(L);
+      Int              tot = 0, totref = 0;
+      Int              first[2] = {-1, -1}, firstref[2] = {-1, -1};
+      for (Int p = 0; p < L.np; p++) {
+        petsckp::CsrMatrix Ad, Ao;
+        View<Int>          ghost;
+        Split(L, A, p, 3 + (unsigned)p, Ad, Ao, ghost);
+        const Int         nloc = L.start[p + 1] - L.start[p];
+        View<Real>        s("s", 7 * (size_t)nloc);
+        Int               bad[2], badref[2];
+        std::vector<Real> sref;
+        const Int         nb = petsckp::pscr::StarCoefficients(G, p, Ad, Ao, UView<const Int>(ghost.data(), ghost.extent(0)), UView<Real>(s.data(), s.extent(0)), bad);
+        const Int         nbref = RefStar(L, A, p, sref, badref);
+        ASSERT_EQ(nb, nbref) << c.gn[0] << "x" << c.gn[1] << "x" << c.gn[2] << " p " << p << " variant " << variant;
+        EXPECT_EQ(bad[0], badref[0]);
+        if (nb) {
+          /* the first violating column of the first violating row: any column outside the star of that row is a
+             correct report, the smallest one is the reference */
+          EXPECT_EQ(bad[1], badref[1]);
+        }
+        EXPECT_EQ(ToHost(s), sref);
+        tot += nb, totref += nbref;
+        if (nb && (first[0] < 0 || bad[0] < first[0])) first[0] = bad[0], first[1] = bad[1];
+        if (nbref && (firstref[0] < 0 || badref[0] < firstref[0])) firstref[0] = badref[0], firstref[1] = badref[1];
+      }
+      EXPECT_EQ(tot, totref);
+      EXPECT_EQ(first[0], firstref[0]);
+      if (variant == 0) EXPECT_EQ(tot, 0);
+      if (variant > 0) EXPECT_EQ(tot > 0, nadded > 0);
+      if (variant > 0 && N > 3) EXPECT_GT(nadded, 0);
+    }
+}
+
+/* the box, its lines, the separability check and the outside lists, each process's part combined as the PC combines
+   them (minimum/maximum, sums, concatenation in rank order), against the reference computed from all the points */
+TEST(PSCR, DetectSeparableBox)
+{
+  for (const auto &c : DetectCases())
+    for (int variant = 0; variant < 4; variant++) {
+      std::vector<Real> fac[3][2];
+      Int               lo[3], hi[3];
+      NatMatrix         A = Separable(c.gn, 21 + variant, fac, lo, hi);
+      const Int         N = (Int)A.size(), M = c.gn[0], NY = c.gn[1];
+      const Int         bn[3] = {hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1}, nbox = bn[0] * bn[1] * bn[2];
+      auto              boxpt = [&](Int g, Int q[3]) {
+        q[0] = g % M, q[1] = (g / M) % NY, q[2] = g / (M * NY);
+        return q[0] >= lo[0] && q[0] <= hi[0] && q[1] >= lo[1] && q[1] <= hi[1] && q[2] >= lo[2] && q[2] <= hi[2];
+      };
+      /* violations: 1 a coupling inside the box changed; 2 a diagonal changed; 3 an eliminated point with zero diagonal */
+      int64_t expect_first = -1;
+      if (variant == 1 || variant == 2) {
+        for (Int g = N - 1; g >= 0; g--) {
+          Int q[3];
+          if (!boxpt(g, q)) continue;
+          /* the number of axes along which the point leaves the first point of the box: a point on one of the
+             three lines through it defines the line's entries, and its changes are absorbed into the line */
+          int off = 0;
+          for (int d = 0; d < 3; d++) off += q[d] != lo[d];
+          if (variant == 2) {
+            A[g][0].second += 1e-3;
+            expect_first = off > 1 ? 16 * (int64_t)g + 8 : -1;
+            break;
+          }
+          /* the +x (or +y, +z) coupling inside the box of the last box point that has one: found by its row and by
+             its neighbour's row (as a - coupling), the smaller key first */
+          for (int d = 0; d < 3 && expect_first < 0; d++) {
+            if (q[d] + 1 > hi[d]) continue;
+            const Int stride = d == 0 ? 1 : (d == 1 ? M : M * NY);
+            for (auto &e : A[g])
+              if (e.first == g + stride) e.second *= 1.01;
+            /* on the line of axis d: the line holds the new value, the neighbour's - coupling is the one that differs */
+            expect_first = off == (q[d] != lo[d]) ? 16 * (int64_t)(g + stride) + 2 + 2 * d : 16 * (int64_t)g + 2 + 2 * d + 1;
+          }
+          if (expect_first >= 0) break;
+        }
+      }
+      if (variant == 3) {
+        for (Int g = 0; g < N; g++) {
+          Int q[3];
+          if (boxpt(g, q)) continue;
+          A[g][0].second = 0;
+          expect_first   = 16 * (int64_t)g;
+          break;
+        }
+      }
+      const Layout     L = MakeLayout(c.gn, c.pn);
+      const GridLayout G = ToDevice(L);
+      std::vector<View<Real>> S(L.np);
+      Int                     blo[3] = {c.gn[0], c.gn[1], c.gn[2]}, bhi[3] = {-1, -1, -1};
+      Real                    amax = 0, amaxref = 0;
+      for (Int p = 0; p < L.np; p++) {
+        petsckp::CsrMatrix Ad, Ao;
+        View<Int>          ghost;
+        Split(L, A, p, 5 + (unsigned)p, Ad, Ao, ghost);
+        const Int nloc = L.start[p + 1] - L.start[p];
+        S[p]           = View<Real>("s", 7 * (size_t)nloc);
+        Int bad[2];
+        ASSERT_EQ(petsckp::pscr::StarCoefficients(G, p, Ad, Ao, UView<const Int>(ghost.data(), ghost.extent(0)), UView<Real>(S[p].data(), S[p].extent(0)), bad), 0);
+        Int  l[3], h[3];
+        Real am;
+        petsckp::pscr::CoupledBox(G, p, UView<const Real>(S[p].data(), S[p].extent(0)), l, h, am);
+        for (int d = 0; d < 3; d++) blo[d] = std::min(blo[d], l[d]), bhi[d] = std::max(bhi[d], h[d]);
+        amax = std::max(amax, am);
+      }
+      for (auto &row : A)
+        for (auto &e : row) amaxref = std::max(amaxref, std::abs(e.second));
+      EXPECT_EQ(amax, amaxref);
+      /* the coupled box: the interior (the eliminated rows have no couplings), empty on a single point */
+      if (N > 1)
+        for (int d = 0; d < 3; d++) {
+          EXPECT_EQ(blo[d], lo[d]) << d;
+          EXPECT_EQ(bhi[d], hi[d]) << d;
+        }
+      else EXPECT_EQ(bhi[0], -1);
+      if (bhi[0] < 0) continue; /* nothing coupled: the PC takes the diagonal path */
+      const Int nl = bn[0] - 1 + bn[1] - 1 + bn[2] - 1 + bn[0] + bn[1] + bn[2];
+      std::vector<Real> lines(nl, 0);
+      for (Int p = 0; p < L.np; p++) {
+        View<Real> lp("lines", nl + 8); /* 8 guard entries that must stay 0 */
+        petsckp::pscr::BoxLines(G, p, UView<const Real>(S[p].data(), S[p].extent(0)), lo, bn, UView<Real>(lp.data(), nl + 8));
+        auto h = ToHost(lp);
+        for (Int t = 0; t < nl; t++) lines[t] += h[t];
+        for (Int t = nl; t < nl + 8; t++) EXPECT_EQ(h[t], 0) << "BoxLines wrote past the lines";
+      }
+      /* reference lines: the couplings and diagonals along the three lines through the box's first point */
+      {
+        std::vector<Real> ref;
+        const Int         g0 = (lo[2] * NY + lo[1]) * M + lo[0], stride[3] = {1, M, M * NY};
+        auto              entry = [&](Int r, Int cidx) {
+          for (auto &e : A[r])
+            if (e.first == cidx) return e.second;
+          return 0.0;
+        };
+        for (int d = 0; d < 3; d++)
+          for (Int t = 0; t + 1 < bn[d]; t++) ref.push_back(entry(g0 + t * stride[d], g0 + (t + 1) * stride[d]));
+        for (int d = 0; d < 3; d++)
+          for (Int t = 0; t < bn[d]; t++) ref.push_back(entry(g0 + t * stride[d], g0 + t * stride[d]));
+        EXPECT_EQ(lines, ref);
+      }
+      auto              dlines = kptest::ToDevice(lines);
+      Int               nviol = 0, nout = 0, ncpl = 0;
+      int64_t           first = -1;
+      std::vector<Int>  didx, crow, ccol;
+      std::vector<Real> dval, cval;
+      for (Int p = 0; p < L.np; p++) {
+        const auto cnt = petsckp::pscr::CheckSeparable(G, p, UView<const Real>(S[p].data(), S[p].extent(0)), lo, hi, UView<const Real>(dlines.data(), nl), 1e-12);
+        nviol += cnt.nviol, nout += cnt.nout, ncpl += cnt.ncpl;
+        if (cnt.first >= 0 && (first < 0 || cnt.first < first)) first = cnt.first;
+        View<Int>  di("didx", cnt.nout), cr("crow", cnt.ncpl), cc("ccol", cnt.ncpl);
+        View<Real> dv("dval", cnt.nout), cv("cval", cnt.ncpl);
+        petsckp::pscr::OutsideLists(G, p, UView<const Real>(S[p].data(), S[p].extent(0)), lo, hi, UView<Int>(di.data(), cnt.nout), UView<Real>(dv.data(), cnt.nout), UView<Int>(cr.data(), cnt.ncpl), UView<Int>(cc.data(), cnt.ncpl), UView<Real>(cv.data(), cnt.ncpl));
+        for (auto x : ToHost(di)) didx.push_back(x);
+        for (auto x : ToHost(dv)) dval.push_back(x);
+        for (auto x : ToHost(cr)) crow.push_back(x);
+        for (auto x : ToHost(cc)) ccol.push_back(x);
+        for (auto x : ToHost(cv)) cval.push_back(x);
+      }
+      EXPECT_EQ(first, expect_first) << c.gn[0] << "x" << c.gn[1] << "x" << c.gn[2] << " variant " << variant;
+      if (variant == 0) EXPECT_EQ(nviol, 0);
+      /* reference outside lists, in PETSc row order (rank by rank, lexicographic in each box) */
+      std::vector<Int>  rdidx, rcrow, rccol;
+      std::vector<Real> rdval, rcval;
+      for (Int p = 0; p < L.np; p++)
+        for (Int r = 0; r < L.start[p + 1] - L.start[p]; r++) {
+          const Int g = Natural(L, p, r);
+          Int       q[3];
+          if (!boxpt(g, q)) {
+            rdidx.push_back(g);
+            rdval.push_back(A[g][0].second);
+            continue;
+          }
+          const Int stride[3] = {1, M, M * NY};
+          for (int d = 0; d < 3; d++)
+            for (int sg = -1; sg <= 1; sg += 2) {
+              const Int qq = q[d] + sg;
+              if (qq >= lo[d] && qq <= hi[d]) continue;
+              if (qq < 0 || qq >= c.gn[d]) continue;
+              for (auto &e : A[g])
+                if (e.first == g + sg * stride[d] && e.second != 0) {
+                  rcrow.push_back(((q[2] - lo[2]) * bn[1] + q[1] - lo[1]) * bn[0] + q[0] - lo[0]);
+                  rccol.push_back(e.first);
+                  rcval.push_back(e.second);
+                }
+            }
+        }
+      EXPECT_EQ(nout, (Int)rdidx.size());
+      EXPECT_EQ(ncpl, (Int)rcrow.size());
+      EXPECT_EQ(didx, rdidx);
+      EXPECT_EQ(dval, rdval);
+      EXPECT_EQ(crow, rcrow);
+      EXPECT_EQ(ccol, rccol);
+      EXPECT_EQ(cval, rcval);
+      /* StarCoefficientAt: the owner returns the entry, the others 0 */
+      for (Int g : {(Int)0, N / 2, N - 1}) {
+        Real v = 0;
+        for (Int p = 0; p < L.np; p++) v += petsckp::pscr::StarCoefficientAt(G, p, UView<const Real>(S[p].data(), S[p].extent(0)), g, 0);
+        EXPECT_EQ(v, A[g][0].second);
+      }
+    }
+}

@@ -10,6 +10,7 @@
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
 #include "pscr_kernels.hpp"
+#include "kp_segsort.hpp"
 #include <petscdmda.h>
 #include <string>
 #include <vector>
@@ -187,233 +188,226 @@ static PetscErrorCode FactorFromMats(PC pc, PetscInt d, Mat A, Mat M, petsckp::p
 /* The factors of a DMDA operator: every row is either diagonal-only (a Dirichlet row kept in the matrix, as PETSc's
    KSP ex45 writes them) or a 3/5/7-point star; the star rows must fill a box whose operator is
    A_z (x) I (x) I + I (x) A_y (x) I + I (x) I (x) A_x with couplings that depend only on their own coordinate
-   (e.g. constant) and a diagonal that is a sum of one function per coordinate. The rows are gathered on rank 0,
-   which checks all this and builds F (slowest axis first) and B; errors are raised on every rank. */
+   (e.g. constant) and a diagonal that is a sum of one function per coordinate. Every rank reads its rows into star
+   coefficients on the device (pscr_kernels' StarCoefficients, from the device copy of the matrix) and checks them
+   against the lines of the box through its first point; only these lines (O(n) values), the counts and the rows
+   outside the box travel between the ranks. Rank 0, which solves, gets F (slowest axis first) and B; errors are
+   raised on every rank and name the first offending point in natural order. */
 static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::Factor> &F, petsckp::pscr::Boundary &B, PetscInt *ndir, PetscInt *ncpl)
 {
-  PC_PSCR        *ps   = (PC_PSCR *)pc->data;
-  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
-  PetscInt        dim, M, N, P, dof, xs, ys, zs, xm, ym, zm, rstart, rend, nloc;
-  DMBoundaryType  bx, by, bz;
-  DMDAStencilType st;
-  AO              ao;
-  PetscMPIInt     rank, size;
-  Mat             A = pc->pmat;
-  char            msg[512] = "";
-  PetscInt        err      = 0;
+  using namespace petsckp;
+  PC_PSCR          *ps   = (PC_PSCR *)pc->data;
+  MPI_Comm          comm = PetscObjectComm((PetscObject)pc);
+  PetscInt          dim, M, N, P, m, n, p, dof, xs, ys, zs, xm, ym, zm, rstart, rend, nloc;
+  DMBoundaryType    bx, by, bz;
+  DMDAStencilType   st;
+  PetscMPIInt       rank, size;
+  Mat               A = pc->pmat;
+  PetscKPDeviceMat  dmat = nullptr;
+  const PetscInt   *ranges, *lx, *ly, *lz;
+  pscr::GridLayout  L;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, NULL, &bx, &by, &bz, &st));
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, &m, &n, &p, &dof, NULL, &bx, &by, &bz, &st));
   PetscCheck(dof == 1, comm, PETSC_ERR_SUP, "PCPSCR: the DMDA has %" PetscInt_FMT " degrees of freedom per point; the factors can be detected only for one (give them with PCPSCRSetFactors())", dof);
   PetscCheck(bx != DM_BOUNDARY_PERIODIC && by != DM_BOUNDARY_PERIODIC && bz != DM_BOUNDARY_PERIODIC, comm, PETSC_ERR_SUP, "PCPSCR: periodic DMDA boundaries give cyclic (not tridiagonal) factors, which PSCR does not support");
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   nloc = rend - rstart;
   PetscCheck(nloc == xm * ym * zm, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCPSCR: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " points on this rank: the operator is not the DMDA's", nloc, xm * ym * zm);
-  PetscCall(DMDAGetAO(da, &ao));
   ps->grid[0] = M, ps->grid[1] = N, ps->grid[2] = P;
 
-  /* local rows: natural index, diagonal and the couplings -x, +x, -y, +y, -z, +z */
-  std::vector<PetscInt>    lidx(nloc);
-  std::vector<PetscScalar> lval((size_t)7 * nloc, 0);
-  PetscInt                 lerr = 0, lerr_row = -1, lerr_col = -1;
-  for (PetscInt r = 0; r < nloc && !lerr; r++) {
-    const PetscInt     li = r % xm, lj = (r / xm) % ym, lk = r / (xm * ym);
-    const PetscInt     i = xs + li, j = ys + lj, k = zs + lk, g = (k * N + j) * M + i;
-    PetscInt           nc;
-    const PetscInt    *cols;
-    const PetscScalar *vals;
-    lidx[r] = g;
-    PetscCall(MatGetRow(A, rstart + r, &nc, &cols, &vals));
-    std::vector<PetscInt> nat(cols, cols + nc);
-    if (size > 1) PetscCall(AOPetscToApplication(ao, nc, nat.data())); /* one process: the orderings agree */
-    for (PetscInt t = 0; t < nc; t++) {
-      if (vals[t] == (PetscScalar)0) continue;
-      const PetscInt ci = nat[t] % M, cj = (nat[t] / M) % N, ck = nat[t] / (M * N);
-      const PetscInt di = ci - i, dj = cj - j, dk = ck - k;
-      int            slot = -1;
-      if (!di && !dj && !dk) slot = 0;
-      else if (!dj && !dk && (di == 1 || di == -1)) slot = di < 0 ? 1 : 2;
-      else if (!di && !dk && (dj == 1 || dj == -1)) slot = dj < 0 ? 3 : 4;
-      else if (!di && !dj && (dk == 1 || dk == -1)) slot = dk < 0 ? 5 : 6;
-      if (slot < 0) {
-        lerr     = 1;
-        lerr_row = g;
-        lerr_col = nat[t];
-        break;
-      }
-      lval[(size_t)7 * r + slot] = vals[t];
-    }
-    PetscCall(MatRestoreRow(A, rstart + r, &nc, &cols, &vals));
-  }
+  /* where the rows are: the matrix's ownership ranges and the DMDA's process boxes (x fastest in the process grid) */
+  PetscCall(MatGetOwnershipRanges(A, &ranges));
+  PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
   {
-    PetscInt in[3] = {lerr, lerr_row, lerr_col}, out[3];
-    PetscCall(MPIU_Allreduce(in, out, 3, MPIU_INT, MPI_MAX, comm));
-    PetscCheck(!out[0], comm, PETSC_ERR_ARG_WRONG, "PCPSCR: the operator is not a 3/5/7-point star stencil (row %" PetscInt_FMT " couples to point %" PetscInt_FMT ", natural numbering), so its separable factors cannot be detected: give them with PCPSCRSetFactors()", out[1], out[2]);
-  }
-  /* gather to rank 0 */
-  const PetscInt           Ntot = M * N * P;
-  std::vector<PetscScalar> val;
-  std::vector<PetscInt>    idx;
-  {
-    std::vector<PetscMPIInt> cnt(size), dsp(size), cnt7(size), dsp7(size);
-    PetscMPIInt              mine;
-    PetscCall(PetscMPIIntCast(nloc, &mine));
-    PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, comm));
-    if (rank == 0) {
-      PetscMPIInt s = 0;
-      for (PetscMPIInt p = 0; p < size; p++) {
-        dsp[p]  = s;
-        cnt7[p] = 7 * cnt[p];
-        dsp7[p] = 7 * s;
-        s += cnt[p];
+    std::vector<Int> hbox((size_t)6 * size), hstart(size + 1);
+    const PetscInt   one = 1;
+    const PetscInt  *l[3] = {lx, ly ? ly : &one, lz ? lz : &one};
+    const PetscInt   pg[3] = {m, dim > 1 ? n : 1, dim > 2 ? p : 1};
+    PetscCheck(pg[0] * pg[1] * pg[2] == size, comm, PETSC_ERR_PLIB, "PCPSCR: the DMDA's process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " does not have %d processes", pg[0], pg[1], pg[2], (int)size);
+    for (PetscMPIInt q = 0; q < size; q++) {
+      const PetscInt c[3] = {q % pg[0], (q / pg[0]) % pg[1], q / (pg[0] * pg[1])};
+      PetscInt       cnt  = 1;
+      for (int d = 0; d < 3; d++) {
+        PetscInt s0 = 0;
+        for (PetscInt t = 0; t < c[d]; t++) s0 += l[d][t];
+        hbox[(size_t)6 * q + d]     = s0;
+        hbox[(size_t)6 * q + 3 + d] = l[d][c[d]];
+        cnt *= l[d][c[d]];
       }
-      idx.resize(Ntot);
-      val.resize((size_t)7 * Ntot);
+      PetscCheck(cnt == ranges[q + 1] - ranges[q], comm, PETSC_ERR_ARG_SIZ, "PCPSCR: rank %d owns %" PetscInt_FMT " rows of the operator but %" PetscInt_FMT " points of the DMDA: the operator is not the DMDA's", (int)q, ranges[q + 1] - ranges[q], cnt);
+      hstart[q] = ranges[q];
     }
-    PetscCallMPI(MPI_Gatherv(lidx.data(), mine, MPIU_INT, idx.data(), cnt.data(), dsp.data(), MPIU_INT, 0, comm));
-    PetscCallMPI(MPI_Gatherv(lval.data(), 7 * mine, MPIU_SCALAR, val.data(), cnt7.data(), dsp7.data(), MPIU_SCALAR, 0, comm));
+    hstart[size] = ranges[size];
+    L.gn[0] = M, L.gn[1] = N, L.gn[2] = P, L.np = size;
+    PetscCallCXX(L.start = View<Int>("pscr layout start", (size_t)size + 1));
+    PetscCallCXX(L.box = View<Int>("pscr layout box", (size_t)6 * size));
+    PetscCallCXX(Kokkos::deep_copy(exec(), L.start, HostUView<const Int>(hstart.data(), hstart.size())));
+    PetscCallCXX(Kokkos::deep_copy(exec(), L.box, HostUView<const Int>(hbox.data(), hbox.size())));
+    PetscCallCXX(exec().fence());
+  }
+
+  /* the star coefficients of the local rows, from the device copy of the operator */
+  View<Real> s;
+  {
+    View<Int> ghost;
+    Int       bad[2];
+    int64_t   key[2], gkey[2];
+    PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dmat));
+    const CsrMatrix &Ad = DeviceMatLocalCsr(dmat), &Ao = DeviceMatGhostCsr(dmat);
+    if (Ao.nrows > 0 && dmat->ghostis) {
+      const PetscInt *gi;
+      PetscInt        ng;
+      PetscCall(ISGetLocalSize(dmat->ghostis, &ng));
+      PetscCall(ISGetIndices(dmat->ghostis, &gi));
+      PetscCallCXX(ghost = View<Int>("pscr ghost columns", (size_t)ng));
+      PetscCallCXX(Kokkos::deep_copy(exec(), ghost, HostUView<const Int>(gi, (size_t)ng)));
+      PetscCallCXX(exec().fence());
+      PetscCall(ISRestoreIndices(dmat->ghostis, &gi));
+    }
+    PetscCallCXX(s = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("pscr star coefficients")), (size_t)7 * nloc));
+    PetscCallCXX(key[0] = pscr::StarCoefficients(L, rank, Ad, Ao, ucv(ghost), uv(s), bad));
+    PetscCall(PetscKPDeviceMatDestroy(&dmat));
+    key[1] = key[0] ? (int64_t)bad[0] * (M * N * P) + bad[1] : INT64_MAX;
+    key[0] = -key[0]; /* any process with a bad row */
+    PetscCallMPI(MPI_Allreduce(key, gkey, 2, MPI_INT64_T, MPI_MIN, comm));
+    PetscCheck(!gkey[0], comm, PETSC_ERR_ARG_WRONG, "PCPSCR: the operator is not a 3/5/7-point star stencil (row %" PetscInt_FMT " couples to point %" PetscInt_FMT ", natural numbering), so its separable factors cannot be detected: give them with PCPSCRSetFactors()", (PetscInt)(gkey[1] / (M * N * P)), (PetscInt)(gkey[1] % (M * N * P)));
+  }
+
+  /* the box of the coupled rows and the lines through its first point */
+  PetscInt  lo[3], hi[3], bn[3];
+  PetscReal amax;
+  {
+    Int l[3], h[3];
+    Real a;
+    PetscCallCXX(pscr::CoupledBox(L, rank, ucv(s), l, h, a));
+    for (int d = 0; d < 3; d++) lo[d] = l[d], hi[d] = h[d];
+    amax = a;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lo, 3, MPIU_INT, MPI_MIN, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hi, 3, MPIU_INT, MPI_MAX, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &amax, 1, MPIU_REAL, MPIU_MAX, comm));
+  }
+  if (hi[0] < 0) { /* no coupling at all: a diagonal matrix; PSCR of a 1 x 1 x 1 box at the first point */
+    for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0;
+  }
+  for (int d = 0; d < 3; d++) bn[d] = hi[d] - lo[d] + 1;
+  const PetscInt oay = bn[0] - 1, oaz = oay + bn[1] - 1, odx = oaz + bn[2] - 1, ody = odx + bn[0], odz = ody + bn[1], nlines = odz + bn[2];
+  std::vector<PetscReal> lines(nlines);
+  View<Real>             dlines("pscr box lines", (size_t)nlines);
+  {
+    const Int l[3] = {lo[0], lo[1], lo[2]}, b[3] = {bn[0], bn[1], bn[2]};
+    PetscCallCXX(pscr::BoxLines(L, rank, ucv(s), l, b, uv(dlines)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(lines.data(), (size_t)nlines), dlines));
+    PetscCallCXX(exec().fence());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lines.data(), (PetscMPIInt)nlines, MPIU_REAL, MPIU_SUM, comm));
+    PetscCallCXX(Kokkos::deep_copy(exec(), dlines, HostUView<const Real>(lines.data(), (size_t)nlines)));
+  }
+
+  /* the check of every row against the lines */
+  pscr::SeparableCount cnt;
+  {
+    const Int l[3] = {lo[0], lo[1], lo[2]}, h[3] = {hi[0], hi[1], hi[2]};
+    PetscInt  c[2] = {0, 0};
+    int64_t   first;
+    PetscCallCXX(cnt = pscr::CheckSeparable(L, rank, ucv(s), l, h, ucv(dlines), 1e-10 * amax));
+    first = cnt.nviol ? cnt.first : INT64_MAX;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+    if (first != INT64_MAX) {
+      const PetscInt g = (PetscInt)(first / 16), code = (PetscInt)(first % 16);
+      const PetscInt i = g % M, j = (g / M) % N, k = g / (M * N);
+      char           msg[512];
+      if (code == 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the diagonal-only row of point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is zero: the operator is singular", i, j, k));
+      else if (code == 1) PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") has a diagonal-only row inside the box of coupled points (%" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT "): the operator is not separable", i, j, k, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
+      else if (code < 8) {
+        const int      d = (int)(code - 2) / 2, sgn = (int)(code - 2) % 2;
+        const char     axis[3] = {'x', 'y', 'z'};
+        const PetscInt c0[3] = {i, j, k}, oa[3] = {0, oay, oaz};
+        PetscInt       nb[3] = {i, j, k};
+        nb[d] += sgn ? 1 : -1;
+        const PetscInt gnb = (nb[2] * N + nb[1]) * M + nb[0];
+        PetscReal      v[2];
+        PetscCallCXX(v[0] = pscr::StarCoefficientAt(L, rank, ucv(s), g, 1 + 2 * d + sgn));
+        PetscCallCXX(v[1] = pscr::StarCoefficientAt(L, rank, ucv(s), gnb, 1 + 2 * d + (sgn ? 0 : 1)));
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_REAL, MPIU_SUM, comm));
+        const PetscReal ref = lines[oa[d] + c0[d] - lo[d] - (sgn ? 0 : 1)];
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the %c-coupling of points (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g (transpose %g), but %g on the first line of the box; PCPSCR detects only couplings that depend on their own coordinate (e.g. constant coefficients): give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", axis[d], i, j, k, nb[0], nb[1], nb[2], (double)v[0], (double)v[1], (double)ref));
+      } else {
+        PetscReal v;
+        PetscCallCXX(v = pscr::StarCoefficientAt(L, rank, ucv(s), g, 0));
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &v, 1, MPIU_REAL, MPIU_SUM, comm));
+        const PetscReal d0 = lines[odx], dsep = lines[odx + i - lo[0]] - d0 + lines[ody + j - lo[1]] - d0 + lines[odz + k - lo[2]];
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the diagonal at point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g, not the sum of its x, y and z parts %g (a variable coefficient?); give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", i, j, k, (double)v, (double)dsep));
+      }
+      SETERRQ(comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+    }
+    c[0] = cnt.nout, c[1] = cnt.ncpl;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c, 2, MPIU_INT, MPI_SUM, comm));
+    *ndir = c[0], *ncpl = c[1];
+  }
+
+  /* the rows outside the box and the couplings to them, gathered on rank 0 */
+  View<Int>  didx("pscr didx", (size_t)cnt.nout), crow("pscr crow", (size_t)cnt.ncpl), ccol("pscr ccol", (size_t)cnt.ncpl);
+  View<Real> dval("pscr dval", (size_t)cnt.nout), cval("pscr cval", (size_t)cnt.ncpl);
+  {
+    const Int l[3] = {lo[0], lo[1], lo[2]}, h[3] = {hi[0], hi[1], hi[2]};
+    PetscCallCXX(pscr::OutsideLists(L, rank, ucv(s), l, h, uv(didx), uv(dval), uv(crow), uv(ccol), uv(cval)));
+  }
+  if (size > 1) {
+    auto gather = [&](auto &v, auto mpitype, PetscInt total) -> PetscErrorCode {
+      using T = typename std::decay_t<decltype(v)>::non_const_value_type;
+      std::vector<T>           mine(v.extent(0)), all(rank == 0 ? total : 0);
+      std::vector<PetscMPIInt> counts(size), displs(size);
+      PetscMPIInt              cm;
+      PetscFunctionBegin;
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<T>(mine.data(), mine.size()), v));
+      PetscCallCXX(exec().fence());
+      PetscCall(PetscMPIIntCast((PetscInt)mine.size(), &cm));
+      PetscCallMPI(MPI_Gather(&cm, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+      for (PetscMPIInt q = 1; q < size; q++) displs[q] = displs[q - 1] + counts[q - 1];
+      PetscCallMPI(MPI_Gatherv(mine.data(), cm, mpitype, all.data(), counts.data(), displs.data(), mpitype, 0, comm));
+      PetscCallCXX(v = std::decay_t<decltype(v)>(v.label(), all.size()));
+      if (!all.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), v, HostUView<const T>(all.data(), all.size())));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    };
+    PetscCall(gather(didx, MPIU_INT, *ndir));
+    PetscCall(gather(dval, MPIU_REAL, *ndir));
+    PetscCall(gather(crow, MPIU_INT, *ncpl));
+    PetscCall(gather(ccol, MPIU_INT, *ncpl));
+    PetscCall(gather(cval, MPIU_REAL, *ncpl));
+    PetscCallCXX(exec().fence());
   }
   if (rank == 0) {
-    /* rows by natural index */
-    std::vector<PetscReal> a((size_t)7 * Ntot);
-    for (PetscInt t = 0; t < Ntot; t++)
-      for (int s = 0; s < 7; s++) a[(size_t)7 * idx[t] + s] = PetscRealPart(val[(size_t)7 * t + s]);
-    auto at  = [&](PetscInt i, PetscInt j, PetscInt k, int s) { return a[(size_t)7 * ((k * N + j) * M + i) + s]; };
-    auto dir = [&](PetscInt g) {
-      for (int s = 1; s < 7; s++)
-        if (a[(size_t)7 * g + s] != 0) return false;
-      return true;
+    /* factors, slowest axis first; the constant part of the diagonal sits in the z line and moves to the slowest
+       factor that is kept */
+    const PetscReal        d0 = lines[odx];
+    std::vector<PetscReal> ax(lines.begin(), lines.begin() + oay), ay(lines.begin() + oay, lines.begin() + oaz), az(lines.begin() + oaz, lines.begin() + odx);
+    std::vector<PetscReal> bxd(lines.begin() + odx, lines.begin() + ody), byd(lines.begin() + ody, lines.begin() + odz), bzd(lines.begin() + odz, lines.end());
+    for (auto &v : bxd) v -= d0;
+    for (auto &v : byd) v -= d0;
+    auto make = [](const std::vector<PetscReal> &diag, const std::vector<PetscReal> &off) {
+      pscr::Factor f;
+      f.ad = diag;
+      f.ao = off;
+      return f;
     };
-    PetscInt lo[3] = {M, N, P}, hi[3] = {-1, -1, -1};
-    PetscReal amax = 0;
-    for (PetscInt k = 0; k < P; k++)
-      for (PetscInt j = 0; j < N; j++)
-        for (PetscInt i = 0; i < M; i++) {
-          const PetscInt g = (k * N + j) * M + i;
-          for (int s = 0; s < 7; s++) amax = PetscMax(amax, PetscAbsReal(a[(size_t)7 * g + s]));
-          if (dir(g)) continue;
-          PetscInt c[3] = {i, j, k};
-          for (int d = 0; d < 3; d++) lo[d] = PetscMin(lo[d], c[d]), hi[d] = PetscMax(hi[d], c[d]);
-        }
-    const PetscReal tol = 1e-10 * amax;
-    if (hi[0] < 0) { /* no coupling at all: a diagonal matrix; PSCR of a 1 x 1 x 1 box at the first point */
-      for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0;
-    }
-    PetscInt bn[3];
-    for (int d = 0; d < 3; d++) bn[d] = hi[d] - lo[d] + 1;
-    std::vector<PetscInt>  didx, crow, ccol;
-    std::vector<PetscReal> dval, cval;
-    std::vector<PetscReal> ax(bn[0] > 1 ? bn[0] - 1 : 0), ay(bn[1] > 1 ? bn[1] - 1 : 0), az(bn[2] > 1 ? bn[2] - 1 : 0);
-    for (PetscInt i = 0; i + 1 < bn[0]; i++) ax[i] = at(lo[0] + i, lo[1], lo[2], 2);
-    for (PetscInt j = 0; j + 1 < bn[1]; j++) ay[j] = at(lo[0], lo[1] + j, lo[2], 4);
-    for (PetscInt k = 0; k + 1 < bn[2]; k++) az[k] = at(lo[0], lo[1], lo[2] + k, 6);
-    const PetscReal d0 = at(lo[0], lo[1], lo[2], 0);
-    std::vector<PetscReal> bxd(bn[0]), byd(bn[1]), bzd(bn[2]);
-    for (PetscInt i = 0; i < bn[0]; i++) bxd[i] = at(lo[0] + i, lo[1], lo[2], 0) - d0;
-    for (PetscInt j = 0; j < bn[1]; j++) byd[j] = at(lo[0], lo[1] + j, lo[2], 0) - d0;
-    for (PetscInt k = 0; k < bn[2]; k++) bzd[k] = at(lo[0], lo[1], lo[2] + k, 0);
-    for (PetscInt k = 0; k < P && !err; k++)
-      for (PetscInt j = 0; j < N && !err; j++)
-        for (PetscInt i = 0; i < M && !err; i++) {
-          const PetscInt g     = (k * N + j) * M + i;
-          const bool     inbox = i >= lo[0] && i <= hi[0] && j >= lo[1] && j <= hi[1] && k >= lo[2] && k <= hi[2];
-          if (!inbox) {
-            /* outside the box every row is diagonal-only (the box is the bounding box of the others) */
-            if (at(i, j, k, 0) == 0) {
-              err = 1;
-              PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the diagonal-only row of point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is zero: the operator is singular", i, j, k));
-            }
-            didx.push_back(g);
-            dval.push_back(at(i, j, k, 0));
-            continue;
-          }
-          const PetscInt bi = i - lo[0], bj = j - lo[1], bk = k - lo[2];
-          if (dir(g) && !(bn[0] == 1 && bn[1] == 1 && bn[2] == 1)) {
-            err = 1;
-            PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") has a diagonal-only row inside the box of coupled points (%" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT "): the operator is not separable", i, j, k, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
-            break;
-          }
-          /* couplings: inside the box they must be symmetric and depend only on their own coordinate; to the outside
-             they are moved to the right-hand side */
-          const PetscInt  c[3] = {i, j, k}, bc[3] = {bi, bj, bk};
-          const char      axis[3] = {'x', 'y', 'z'};
-          const PetscReal *fac[3] = {ax.data(), ay.data(), az.data()};
-          for (int d = 0; d < 3 && !err; d++)
-            for (int sgn = 0; sgn < 2 && !err; sgn++) {
-              const PetscReal v  = at(i, j, k, 1 + 2 * d + sgn);
-              PetscInt        nb[3] = {c[0], c[1], c[2]};
-              nb[d] += sgn ? 1 : -1;
-              const bool nbin = nb[d] >= lo[d] && nb[d] <= hi[d];
-              if (!nbin) {
-                if (v != 0) {
-                  crow.push_back((bk * bn[1] + bj) * bn[0] + bi);
-                  ccol.push_back((nb[2] * N + nb[1]) * M + nb[0]);
-                  cval.push_back(v);
-                }
-                continue;
-              }
-              const PetscInt  e   = bc[d] - (sgn ? 0 : 1); /* the edge between box coordinates e and e + 1 */
-              const PetscReal ref = fac[d][e];
-              const PetscReal vt  = at(nb[0], nb[1], nb[2], 1 + 2 * d + (sgn ? 0 : 1));
-              if (PetscAbsReal(v - ref) > tol || PetscAbsReal(vt - v) > tol) {
-                err = 1;
-                PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the %c-coupling of points (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g (transpose %g), but %g on the first line of the box; PCPSCR detects only couplings that depend on their own coordinate (e.g. constant coefficients): give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", axis[d], i, j, k, nb[0], nb[1], nb[2], (double)v, (double)vt, (double)ref));
-              }
-            }
-          if (err) break;
-          const PetscReal dsep = bxd[bi] + byd[bj] + bzd[bk];
-          if (PetscAbsReal(at(i, j, k, 0) - dsep) > tol) {
-            err = 1;
-            PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the operator is not separable: the diagonal at point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") is %g, not the sum of its x, y and z parts %g (a variable coefficient?); give the factors of a separable approximation with PCPSCRSetFactors() to use it as a preconditioner", i, j, k, (double)at(i, j, k, 0), (double)dsep));
-          }
-        }
-    if (!err) {
-      /* factors, slowest axis first */
-      auto make = [&](std::vector<PetscReal> &diag, std::vector<PetscReal> &off) {
-        petsckp::pscr::Factor f;
-        f.ad = diag;
-        f.ao = off;
-        return f;
-      };
-      F.clear();
-      /* the constant part of the diagonal sits in bzd; it moves to the slowest factor that is kept */
-      if (dim == 2)
-        for (auto &v : byd) v += bzd[0];
-      if (dim == 1)
-        for (auto &v : bxd) v += byd[0] + bzd[0];
-      if (dim >= 3) F.push_back(make(bzd, az));
-      if (dim >= 2) F.push_back(make(byd, ay));
-      F.push_back(make(bxd, ax));
-      B          = petsckp::pscr::Boundary();
-      B.nbox     = bn[0] * bn[1] * bn[2];
-      B.identity = didx.empty() && crow.empty();
-      for (int d = 0; d < 3; d++) B.lo[d] = lo[d], B.bn[d] = bn[d];
-      B.gn[0] = M, B.gn[1] = N, B.gn[2] = P;
-      auto todev = [](const auto &h, const char *label) {
-        using T = typename std::decay_t<decltype(h)>::value_type;
-        petsckp::View<T> v(std::string(label), h.size());
-        if (!h.empty()) Kokkos::deep_copy(v, petsckp::HostUView<const T>(h.data(), h.size()));
-        return v;
-      };
-      B.didx = todev(didx, "pscr didx");
-      B.dval = todev(dval, "pscr dval");
-      B.crow = todev(crow, "pscr crow");
-      B.ccol = todev(ccol, "pscr ccol");
-      B.cval = todev(cval, "pscr cval");
-      *ndir  = (PetscInt)didx.size();
-      *ncpl  = (PetscInt)crow.size();
-    }
+    if (dim == 2)
+      for (auto &v : byd) v += bzd[0];
+    if (dim == 1)
+      for (auto &v : bxd) v += byd[0] + bzd[0];
+    F.clear();
+    if (dim >= 3) F.push_back(make(bzd, az));
+    if (dim >= 2) F.push_back(make(byd, ay));
+    F.push_back(make(bxd, ax));
+    B          = pscr::Boundary();
+    B.nbox     = bn[0] * bn[1] * bn[2];
+    B.identity = *ndir == 0 && *ncpl == 0;
+    for (int d = 0; d < 3; d++) B.lo[d] = lo[d], B.bn[d] = bn[d];
+    B.gn[0] = M, B.gn[1] = N, B.gn[2] = P;
+    B.didx = didx, B.dval = dval, B.crow = crow, B.ccol = ccol, B.cval = cval;
   }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPIU_INT, 0, comm));
-  if (err) {
-    PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
-    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "%s", msg);
-  }
-  PetscCallMPI(MPI_Bcast(ndir, 1, MPIU_INT, 0, comm));
-  PetscCallMPI(MPI_Bcast(ncpl, 1, MPIU_INT, 0, comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -460,7 +454,11 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
     }
   } else {
     PetscCheck(isda, comm, PETSC_ERR_ARG_WRONG, "PCPSCR needs the factors of the separable operator: give them with PCPSCRSetFactors(), or give the KSP (KSPSetDM()) or the PC (PCSetDM()) the DMDA of a 3/5/7-point operator with constant (or per-coordinate) coefficients, whose factors are then detected");
+    PetscLogDouble td0, td1;
+    PetscCall(PetscTime(&td0));
     PetscCall(FactorsFromDMDA(pc, pc->dm, F, ps->B, &ps->ndirichlet, &ps->ncouplings));
+    PetscCall(PetscTime(&td1));
+    PetscCall(PetscInfo(pc, "factors detected from the DMDA operator in %g s\n", (double)(td1 - td0)));
     ps->fromdm = PETSC_TRUE;
     ps->da     = pc->dm;
   }
@@ -468,7 +466,11 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
   if (rank == 0) {
     PetscCallCXX(ps->S = new petsckp::pscr::Solver());
     std::string e;
+    PetscLogDouble te0, te1;
+    PetscCall(PetscTime(&te0));
     PetscCallCXX(e = petsckp::pscr::Setup(F, ps->radix, *ps->S));
+    PetscCall(PetscTime(&te1));
+    PetscCall(PetscInfo(pc, "eigen setup in %g s\n", (double)(te1 - te0)));
     if (!e.empty()) {
       err = 1;
       PetscCall(PetscSNPrintf(msg, sizeof(msg), "PCPSCR: the factors cannot be used: %s", e.c_str()));

@@ -7,6 +7,7 @@
 */
 #include "pscr_kernels.hpp"
 #include "kp_tridiag_impl.hpp"
+#include "kp_segsort.hpp"
 #include <petscblaslapack.h>
 #include <cmath>
 #include <limits>
@@ -1321,6 +1322,301 @@ Int ApplyBoundary(Solver &S, const Boundary &B, Scalar c, UView<const Scalar> r,
       z(((l2 + k) * g1 + l1 + j) * g0 + l0 + i) = Xv(t);
     });
   return nf;
+}
+
+/* ---- detection of the factors of a DMDA operator */
+namespace detail
+{
+/* the grid point of global row g (binary search of the process; the last process whose first row is <= g owns it) */
+KOKKOS_INLINE_FUNCTION void GlobalPoint(const View<Int> &start, const View<Int> &box, Int np, Int g, Int &i, Int &j, Int &k)
+{
+  Int a = 0, b = np - 1;
+  while (a < b) {
+    const Int m = (a + b + 1) / 2;
+    if (start(m) <= g) a = m;
+    else b = m - 1;
+  }
+  const Int o = g - start(a), xm = box(6 * a + 3), ym = box(6 * a + 4);
+  i = box(6 * a) + o % xm;
+  j = box(6 * a + 1) + (o / xm) % ym;
+  k = box(6 * a + 2) + o / (xm * ym);
+}
+
+/* the point of local row r of the process with box b = (xs, ys, zs, xm, ym) */
+KOKKOS_INLINE_FUNCTION void LocalPoint(const Int b[5], Int r, Int &i, Int &j, Int &k)
+{
+  i = b[0] + r % b[3];
+  j = b[1] + (r / b[3]) % b[4];
+  k = b[2] + r / (b[3] * b[4]);
+}
+
+/* slot of the coupling from (i, j, k) to (ci, cj, ck): 0 itself, 1..6 = -x, +x, -y, +y, -z, +z, -1 outside the star */
+KOKKOS_INLINE_FUNCTION int StarSlot(Int di, Int dj, Int dk)
+{
+  if (!di && !dj && !dk) return 0;
+  if (!dj && !dk && (di == 1 || di == -1)) return di < 0 ? 1 : 2;
+  if (!di && !dk && (dj == 1 || dj == -1)) return dj < 0 ? 3 : 4;
+  if (!di && !dj && (dk == 1 || dk == -1)) return dk < 0 ? 5 : 6;
+  return -1;
+}
+
+inline void OwnBox(const GridLayout &L, Int rank, Int b[5], Int &nloc)
+{
+  Int h[6], st[2];
+  Kokkos::deep_copy(exec(), HostUView<Int>(h, 6), Kokkos::subview(L.box, std::make_pair(6 * rank, 6 * rank + 6)));
+  Kokkos::deep_copy(exec(), HostUView<Int>(st, 2), Kokkos::subview(L.start, std::make_pair(rank, rank + 2)));
+  exec().fence();
+  for (int t = 0; t < 5; t++) b[t] = h[t];
+  nloc = st[1] - st[0];
+}
+} // namespace detail
+
+Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2])
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int  M = L.gn[0], N = L.gn[1], np = L.np, b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const auto start = L.start, box = L.box;
+  const auto dr = Ad.rowptr, dc = Ad.colidx, orp = Ao.rowptr, oc = Ao.colidx;
+  const auto dv = Ad.vals, ov = Ao.vals;
+  const bool off = Ao.nrows > 0;
+  const int64_t Nt = (int64_t)M * N * L.gn[2];
+  Int        nbad  = 0;
+  int64_t    first = Nt * Nt;
+  Kokkos::parallel_reduce(
+    "petsckp::pscr::StarCoefficients", range(nloc),
+    KOKKOS_LAMBDA(Int r, Int & cnt, int64_t & fst) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       i, j, k;
+      detail::LocalPoint(bb, r, i, j, k);
+      const int64_t g = ((int64_t)k * N + j) * M + i;
+      for (int t = 0; t < 7; t++) s(7 * r + t) = 0;
+      bool rowbad = false;
+      const Int li = i - b0, lj = j - b1, lk = k - b2, xy = b3 * b4, zm = nloc / (xy > 0 ? xy : 1);
+      for (Int e = dr(r); e < dr(r + 1); e++) {
+        if (dv(e) == (Scalar)0) continue;
+        /* a local column: its offset from the row decides the neighbour without divisions */
+        const Int o    = (Int)dc(e) - r;
+        int       slot = -1;
+        if (o == 0) slot = 0;
+        else if (o == -1 && li > 0) slot = 1;
+        else if (o == 1 && li + 1 < b3) slot = 2;
+        else if (o == -b3 && lj > 0) slot = 3;
+        else if (o == b3 && lj + 1 < b4) slot = 4;
+        else if (o == -xy && lk > 0) slot = 5;
+        else if (o == xy && lk + 1 < zm) slot = 6;
+        if (slot < 0) {
+          Int ci, cj, ck;
+          detail::LocalPoint(bb, dc(e), ci, cj, ck);
+          const int64_t key = g * Nt + ((int64_t)ck * N + cj) * M + ci;
+          fst               = key < fst ? key : fst;
+          rowbad            = true;
+        } else s(7 * r + slot) = PetscRealPart(dv(e));
+      }
+      if (off)
+        for (Int e = orp(r); e < orp(r + 1); e++) {
+          if (ov(e) == (Scalar)0) continue;
+          Int ci, cj, ck;
+          detail::GlobalPoint(start, box, np, ghost(oc(e)), ci, cj, ck);
+          const int slot = detail::StarSlot(ci - i, cj - j, ck - k);
+          if (slot < 0) {
+            const int64_t key = g * Nt + ((int64_t)ck * N + cj) * M + ci;
+            fst               = key < fst ? key : fst;
+            rowbad            = true;
+          } else s(7 * r + slot) = PetscRealPart(ov(e));
+        }
+      if (rowbad) cnt++;
+    },
+    nbad, Kokkos::Min<int64_t>(first));
+  bad[0] = bad[1] = -1;
+  if (nbad) bad[0] = (Int)(first / Nt), bad[1] = (Int)(first % Nt);
+  return nbad;
+}
+
+void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  Int       l0 = L.gn[0], l1 = L.gn[1], l2 = L.gn[2], h0 = -1, h1 = -1, h2 = -1;
+  Real      m  = 0;
+  Kokkos::parallel_reduce(
+    "petsckp::pscr::CoupledBox", range(nloc),
+    KOKKOS_LAMBDA(Int r, Int & a0, Int & a1, Int & a2, Int & c0, Int & c1, Int & c2, Real & mx) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       i, j, k;
+      detail::LocalPoint(bb, r, i, j, k);
+      bool cpl = false;
+      for (int t = 0; t < 7; t++) {
+        const Real v = s(7 * r + t) < 0 ? -s(7 * r + t) : s(7 * r + t);
+        mx           = v > mx ? v : mx;
+        if (t > 0 && s(7 * r + t) != 0) cpl = true;
+      }
+      if (cpl) {
+        a0 = i < a0 ? i : a0, a1 = j < a1 ? j : a1, a2 = k < a2 ? k : a2;
+        c0 = i > c0 ? i : c0, c1 = j > c1 ? j : c1, c2 = k > c2 ? k : c2;
+      }
+    },
+    Kokkos::Min<Int>(l0), Kokkos::Min<Int>(l1), Kokkos::Min<Int>(l2), Kokkos::Max<Int>(h0), Kokkos::Max<Int>(h1), Kokkos::Max<Int>(h2), Kokkos::Max<Real>(m));
+  lo[0] = l0, lo[1] = l1, lo[2] = l2, hi[0] = h0, hi[1] = h1, hi[2] = h2;
+  amax = m;
+}
+
+void BoxLines(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int bn[3], UView<Real> lines)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const Int l0 = lo[0], l1 = lo[1], l2 = lo[2], n0 = bn[0], n1 = bn[1], n2 = bn[2];
+  /* offsets of ax, ay, az, dx, dy, dz */
+  const Int oax = 0, oay = n0 - 1, oaz = oay + n1 - 1, odx = oaz + n2 - 1, ody = odx + n0, odz = ody + n1, nl = odz + n2;
+  Kokkos::deep_copy(exec(), Kokkos::subview(lines, std::make_pair((Int)0, nl)), 0.0);
+  Kokkos::parallel_for(
+    "petsckp::pscr::BoxLines", range(nloc), KOKKOS_LAMBDA(Int r) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       i, j, k;
+      detail::LocalPoint(bb, r, i, j, k);
+      const Int bi = i - l0, bj = j - l1, bk = k - l2;
+      if (bj == 0 && bk == 0 && bi >= 0 && bi < n0) {
+        if (bi + 1 < n0) lines(oax + bi) = s(7 * r + 2);
+        lines(odx + bi) = s(7 * r);
+      }
+      if (bi == 0 && bk == 0 && bj >= 0 && bj < n1) {
+        if (bj + 1 < n1) lines(oay + bj) = s(7 * r + 4);
+        lines(ody + bj) = s(7 * r);
+      }
+      if (bi == 0 && bj == 0 && bk >= 0 && bk < n2) {
+        if (bk + 1 < n2) lines(oaz + bk) = s(7 * r + 6);
+        lines(odz + bk) = s(7 * r);
+      }
+    });
+}
+
+SeparableCount CheckSeparable(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<const Real> lines, Real tol)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int  M = L.gn[0], N = L.gn[1], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const Int  l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+  const Int  n0 = h0 - l0 + 1, n1 = h1 - l1 + 1, n2 = h2 - l2 + 1;
+  const Int  oay = n0 - 1, oaz = oay + n1 - 1, odx = oaz + n2 - 1, ody = odx + n0, odz = ody + n1;
+  const bool single = n0 == 1 && n1 == 1 && n2 == 1;
+  SeparableCount c;
+  int64_t        first = INT64_MAX;
+  Kokkos::parallel_reduce(
+    "petsckp::pscr::CheckSeparable", range(nloc),
+    KOKKOS_LAMBDA(Int r, Int & nv, Int & no, Int & nc, int64_t & fst) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       p[3];
+      detail::LocalPoint(bb, r, p[0], p[1], p[2]);
+      const int64_t g     = ((int64_t)p[2] * N + p[1]) * M + p[0];
+      bool          dir   = true;
+      for (int t = 1; t < 7; t++)
+        if (s(7 * r + t) != 0) dir = false;
+      const bool inbox = p[0] >= l0 && p[0] <= h0 && p[1] >= l1 && p[1] <= h1 && p[2] >= l2 && p[2] <= h2;
+      int        code  = -1;
+      if (!inbox) {
+        no++;
+        if (s(7 * r) == 0) code = 0;
+      } else if (dir && !single) code = 1;
+      else {
+        const Int lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2}, oa[3] = {0, oay, oaz};
+        for (int d = 0; d < 3; d++)
+          for (int sg = 0; sg < 2; sg++) {
+            const Real v  = s(7 * r + 1 + 2 * d + sg);
+            const Int  nb = p[d] + (sg ? 1 : -1);
+            if (nb < lo3[d] || nb > hi3[d]) {
+              if (v != 0) nc++;
+              continue;
+            }
+            const Int  e   = p[d] - lo3[d] - (sg ? 0 : 1);
+            const Real ref = lines(oa[d] + e);
+            const Real dd  = v - ref;
+            if (code < 0 && (dd > tol || -dd > tol)) code = 2 + 2 * d + sg;
+          }
+        const Real d0   = lines(odx);
+        const Real dsep = lines(odx + p[0] - l0) - d0 + lines(ody + p[1] - l1) - d0 + lines(odz + p[2] - l2);
+        const Real dd   = s(7 * r) - dsep;
+        if (code < 0 && (dd > tol || -dd > tol)) code = 8;
+      }
+      if (code >= 0) {
+        nv++;
+        const int64_t key = 16 * g + code;
+        fst               = key < fst ? key : fst;
+      }
+    },
+    c.nviol, c.nout, c.ncpl, Kokkos::Min<int64_t>(first));
+  c.first = c.nviol ? first : -1;
+  return c;
+}
+
+void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int M = L.gn[0], N = L.gn[1], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const Int l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+  const Int n0 = h0 - l0 + 1, n1 = h1 - l1 + 1;
+  View<Int> od("pscr outside offsets", nloc + 1), oc("pscr coupling offsets", nloc + 1);
+  Kokkos::parallel_for(
+    "petsckp::pscr::OutsideCount", range(nloc), KOKKOS_LAMBDA(Int r) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       p[3];
+      detail::LocalPoint(bb, r, p[0], p[1], p[2]);
+      const Int lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2};
+      const bool inbox = p[0] >= l0 && p[0] <= h0 && p[1] >= l1 && p[1] <= h1 && p[2] >= l2 && p[2] <= h2;
+      Int        m     = 0;
+      if (inbox)
+        for (int d = 0; d < 3; d++)
+          for (int sg = 0; sg < 2; sg++) {
+            const Int nb = p[d] + (sg ? 1 : -1);
+            if ((nb < lo3[d] || nb > hi3[d]) && s(7 * r + 1 + 2 * d + sg) != 0) m++;
+          }
+      od(r) = inbox ? 0 : 1;
+      oc(r) = m;
+    });
+  ExclusiveScan(od, nloc, "petsckp::pscr::OutsideScan");
+  ExclusiveScan(oc, nloc, "petsckp::pscr::CouplingScan");
+  Kokkos::parallel_for(
+    "petsckp::pscr::OutsideLists", range(nloc), KOKKOS_LAMBDA(Int r) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       p[3];
+      detail::LocalPoint(bb, r, p[0], p[1], p[2]);
+      const Int lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2};
+      const Int g      = (p[2] * N + p[1]) * M + p[0];
+      if (od(r + 1) > od(r)) {
+        didx(od(r)) = g;
+        dval(od(r)) = s(7 * r);
+        return;
+      }
+      Int t = oc(r);
+      for (int d = 0; d < 3; d++)
+        for (int sg = 0; sg < 2; sg++) {
+          Int q[3] = {p[0], p[1], p[2]};
+          q[d] += sg ? 1 : -1;
+          const Real v = s(7 * r + 1 + 2 * d + sg);
+          if ((q[d] < lo3[d] || q[d] > hi3[d]) && v != 0) {
+            crow(t) = ((p[2] - l2) * n1 + p[1] - l1) * n0 + p[0] - l0;
+            ccol(t) = (q[2] * N + q[1]) * M + q[0];
+            cval(t) = v;
+            t++;
+          }
+        }
+    });
+}
+
+Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int M = L.gn[0], N = L.gn[1];
+  const Int i = g % M, j = (g / M) % N, k = g / (M * N);
+  const Int li = i - b[0], lj = j - b[1], lk = k - b[2];
+  if (li < 0 || lj < 0 || lk < 0 || li >= b[3] || lj >= b[4] || (nloc && lk >= nloc / (b[3] * b[4])) || !nloc) return 0;
+  Real v = 0;
+  Kokkos::deep_copy(exec(), HostUView<Real>(&v, 1), Kokkos::subview(s, std::make_pair(7 * ((lk * b[4] + lj) * b[3] + li) + t, 7 * ((lk * b[4] + lj) * b[3] + li) + t + 1)));
+  exec().fence();
+  return v;
 }
 } // namespace pscr
 } // namespace petsckp

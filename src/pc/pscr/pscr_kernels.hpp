@@ -36,6 +36,7 @@
 #pragma once
 
 #include "kp_tridiag.hpp"
+#include "kp_sparse.hpp"
 #include <string>
 #include <vector>
 
@@ -159,5 +160,53 @@ double ModelBytes(const Solver &S);
 
 /* the number of levels of radix q for n rows: min{k : q^k > n} */
 Int Levels(Int n, Int q);
+
+/* ---- Detection of the factors of an assembled DMDA operator (PCPSCR without PCPSCRSetFactors()), on the device.
+
+   GridLayout: where the rows of a DMDA operator are, so that a kernel maps a PETSc global row to its grid point: process
+   p owns the rows start(p) .. start(p + 1) - 1, the points of its box (box(6 p + 0..5) = xs, ys, zs, xm, ym, zm) in
+   lexicographic order, x fastest. The natural index of point (i, j, k) is (k gn[1] + j) gn[0] + i. */
+struct GridLayout {
+  Int       gn[3] = {1, 1, 1};
+  Int       np    = 1;
+  View<Int> start; /* np + 1 */
+  View<Int> box;   /* 6 np */
+};
+
+/* s(7 r + t) for the local rows r of process rank: the coefficient of the row to its own point (t = 0) and to the
+   points -x, +x, -y, +y, -z, +z (t = 1..6; 0 where there is none). Ad: the local block (local columns, offset
+   start(rank)); Ao: the off-process block, whose column c is the global column ghost(c) (Ao.nrows == 0 on one process).
+   Zero values are skipped. Returns the number of rows with a nonzero entry outside the 3/5/7-point star; bad[0], bad[1]:
+   the natural index of the first such row and of its first such column (natural order; -1 when there is none). */
+Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2]);
+
+/* lo, hi: the smallest and largest point index per axis of the local rows with a nonzero coupling (lo = gn, hi = -1
+   when there is none); amax: the largest |s| */
+void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax);
+
+/* The lines of the box (origin lo, sizes bn) through its first point, for the local rows (entries of points of other
+   processes are 0: the caller sums over the processes): lines = [ax (bn0 - 1), ay (bn1 - 1), az (bn2 - 1), dx (bn0),
+   dy (bn1), dz (bn2)], ax(i) the +x coupling and dx(i) the diagonal of point (lo0 + i, lo1, lo2), likewise in y and z */
+void BoxLines(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int bn[3], UView<Real> lines);
+
+/* The separability check of the local rows (box lo..hi, couplings of the lines, diagonal dx(i) - dx(0) + dy(j) - dx(0) +
+   dz(k) inside the box, tolerance tol) and the sizes of the lists OutsideLists makes. first: the smallest key 16 g + c
+   over the violations (-1 when none), g the natural index of the point and c the first check it fails, in this order:
+   0 a diagonal-only row outside the box whose diagonal is zero; 1 a diagonal-only row inside a box of more than one
+   point; 2 + 2 d + (0 for -, 1 for +) a coupling along axis d inside the box that differs from its line by more than
+   tol; 8 a diagonal that is not the sum of its parts. nout: diagonal-only rows outside the box; ncpl: couplings of box
+   rows to points outside the box. */
+struct SeparableCount {
+  Int     nviol = 0, nout = 0, ncpl = 0;
+  int64_t first = -1;
+};
+SeparableCount CheckSeparable(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<const Real> lines, Real tol);
+
+/* The rows outside the box (didx natural, dval their diagonal: nout entries) and the couplings of the box rows to them
+   (crow in box numbering, ccol natural, cval: ncpl entries) of the local rows, in the order of the rows */
+void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval);
+
+/* s(7 r + t) of the local row of natural index g, 0 when another process owns g */
+Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t);
 } // namespace pscr
 } // namespace petsckp
