@@ -237,7 +237,9 @@ PetscInt OptionInt(const char *name, PetscInt def)
    line search, one per trial step for g^T d, the projected gradient with the gradient change, the update); a bounded
    one adds the Cauchy point (one read of its first pass with W^T d, one of its last pass with the free set, and per
    round of the breakpoint scan the selection and the segment state), the reduced gradient's products and the
-   corrections of the Gram blocks. On this problem the scan runs in most iterations (about two rounds). */
+   corrections of the Gram blocks. On this problem the scan runs in most iterations, in one round (1.2 rounds on
+   average at 1M variables: with the first chunk of 4096 breakpoints growing 8x per round; 2.7 rounds when it was 64
+   and doubled). */
 TEST(LbfgsbLaunches, PerIteration)
 {
   const PetscInt n = OptionInt("-lbfgsb_launch_n", 20000), k1 = 10, k2 = 30;

@@ -37,6 +37,10 @@ static const char *LBFGSBEnumName(const char *const *table, int value) { return 
 /* the options prefix of the solver, for error messages that name an option */
 static const char *LBFGSBPrefix(Tao tao) { return ((PetscObject)tao)->prefix ? ((PetscObject)tao)->prefix : ""; }
 
+/* growth of the chunks of the Cauchy scan from round to round: a round costs a fixed number of launches and host reads,
+   so few rounds (fast growth) beat a tight last chunk */
+static constexpr PetscInt LBFGSBChunkGrowth = 8;
+
 struct TAO_LBFGSB {
   /* parameters */
   PetscInt                m       = 10;                            /* number of stored correction pairs */
@@ -44,7 +48,7 @@ struct TAO_LBFGSB {
   PetscReal               factr   = 1e7;                           /* relative f-decrease test factr * eps */
   PetscInt                maxls   = 20;                            /* most f/g evaluations per line search */
   PetscReal               ls_ftol = 1e-3, ls_gtol = 0.9, ls_xtol = 0.1;
-  PetscInt                chunk   = 64;                            /* first chunk of breakpoints of the exact Cauchy scan (doubles each round) */
+  PetscInt                chunk   = 4096;                          /* first chunk of breakpoints of the exact Cauchy scan (LBFGSBChunkGrowth times larger each round) */
   TaoLBFGSBCauchyScanType scan    = TAO_LBFGSB_CAUCHY_SCAN_DEVICE; /* breakpoint scan on the device (prefix sums) or the host reference recurrences */
   TaoLBFGSBGNormType      gnorm   = TAO_LBFGSB_GNORM_INF;          /* norm of P(x - g) - x given to TAO's tests and monitors */
   TaoLBFGSBGramType       gram    = TAO_LBFGSB_GRAM_INCREMENTAL;   /* masked Gram blocks of formk: updated with the free-set changes (reference) or from scratch */
@@ -440,7 +444,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
         lb->ntruncated++;
         break;
       }
-      if (chunk <= PETSC_MAX_INT / 2) chunk *= 2;
+      chunk = chunk <= PETSC_MAX_INT / LBFGSBChunkGrowth ? LBFGSBChunkGrowth * chunk : PETSC_MAX_INT;
     }
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Breakpoints, tao, 0, 0, 0));
     lb->nbreakpassed += scan.npassed;
@@ -680,7 +684,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     sc.tlastc   = out[3];
     sc.gidlastc = out[4];
     sc.origin   = false;
-    if (chunk <= PETSC_MAX_INT / 2) chunk *= 2;
+    chunk = chunk <= PETSC_MAX_INT / LBFGSBChunkGrowth ? LBFGSBChunkGrowth * chunk : PETSC_MAX_INT;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1620,7 +1624,7 @@ static PetscErrorCode TaoSetFromOptions_LBFGSB(Tao tao, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(TaoLBFGSBSetGNormType(tao, gnorm));
   PetscCall(PetscOptionsEnum("-tao_lbfgsb_gram", "masked Gram blocks of the subspace step: incremental (kept across iterations, corrected for the variables entering or leaving the free set, as the reference formk) or full (recomputed every iteration)", "TaoLBFGSBSetGramType", TaoLBFGSBGramTypes, (PetscEnum)gram, (PetscEnum *)&gram, &flg));
   if (flg) PetscCall(TaoLBFGSBSetGramType(tao, gram));
-  PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (>= 1, doubles each round)", "TaoLBFGSBSetChunk", chunk, &chunk, &flg));
+  PetscCall(PetscOptionsInt("-tao_lbfgsb_chunk", "breakpoints in the first chunk of the exact Cauchy scan (>= 1, 8x larger each round)", "TaoLBFGSBSetChunk", chunk, &chunk, &flg));
   if (flg) PetscCall(TaoLBFGSBSetChunk(tao, chunk));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1638,7 +1642,7 @@ static PetscErrorCode TaoView_LBFGSB(Tao tao, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "L-BFGS-B 3.0 on the device (Kokkos %s): memory m = %" PetscInt_FMT ", %s Cauchy point\n", Kokkos::DefaultExecutionSpace::name(), lb->m, LBFGSBEnumName(TaoLBFGSBCauchyTypes, (int)lb->cauchy)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factr = %g (relative f tolerance %g), projected-gradient test: TAO gatol/grtol/gttol on ||P(x - g) - x||_%s\n", (double)lb->factr, (double)(lb->factr * PETSC_MACHINE_EPSILON), LBFGSBEnumName(TaoLBFGSBGNormTypes, (int)lb->gnorm)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "More-Thuente line search: ftol = %g, gtol = %g, xtol = %g, at most %" PetscInt_FMT " evaluations\n", (double)lb->ls_ftol, (double)lb->ls_gtol, (double)lb->ls_xtol, lb->maxls));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, doubling\n", LBFGSBEnumName(TaoLBFGSBCauchyScanTypes, (int)lb->scan), lb->scan == TAO_LBFGSB_CAUCHY_SCAN_DEVICE ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "breakpoint scan on the %s (%s), first chunk of %" PetscInt_FMT " breakpoints, 8x larger each round\n", LBFGSBEnumName(TaoLBFGSBCauchyScanTypes, (int)lb->scan), lb->scan == TAO_LBFGSB_CAUCHY_SCAN_DEVICE ? "sorted prefix sums, parallel segment search" : "reference recurrences", lb->chunk));
   PetscCall(PetscViewerASCIIPrintf(viewer, "statistics: %" PetscInt_FMT " f/g evaluations, %" PetscInt_FMT " skipped updates, %" PetscInt_FMT " memory resets, %" PetscInt_FMT " line-search failures, %" PetscInt_FMT " trial steps with NaN or Inf\n", lb->nfgv, lb->nskip, lb->nreset, lb->nlsfail, lb->nnonfinite));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Cauchy points past the first breakpoint: %" PetscInt_FMT " (breakpoints passed %" PetscInt_FMT ", truncated by the approximation %" PetscInt_FMT ")\n", lb->nbreakscan, lb->nbreakpassed, lb->ntruncated));
   PetscCall(PetscViewerASCIIPrintf(viewer, "subspace steps: %" PetscInt_FMT " projected, %" PetscInt_FMT " backtracked\n", lb->nprojected, lb->nbacktrack));
@@ -1681,7 +1685,7 @@ static PetscErrorCode TaoDestroy_LBFGSB(Tao tao)
 . -tao_lbfgsb_gram <incremental,full>       - the masked Gram blocks of the subspace step: kept across iterations and
                                               corrected for the variables entering or leaving the free set, as the
                                               reference formk (default), or recomputed over all variables
-- -tao_lbfgsb_chunk <64>                    - breakpoints in the first round of the Cauchy scan (>= 1, doubles each round)
+- -tao_lbfgsb_chunk <4096>                  - breakpoints in the first round of the Cauchy scan (>= 1, 8x larger each round)
 
   Level: beginner
 
@@ -2170,13 +2174,13 @@ PetscErrorCode TaoLBFGSBGetGramType(Tao tao, TaoLBFGSBGramType *type)
 
 /*@
   TaoLBFGSBSetChunk - sets the number of breakpoints in the first round of the exact Cauchy-point scan of `TAOLBFGSB`
-  (each further round doubles it)
+  (each further round takes 8x more)
 
   Logically Collective
 
   Input Parameters:
 + tao   - the `Tao` solver
-- chunk - the number, >= 1 (default 64)
+- chunk - the number, >= 1 (default 4096)
 
   Options Database Key:
 . -tao_lbfgsb_chunk <chunk> - the number
@@ -2184,7 +2188,9 @@ PetscErrorCode TaoLBFGSBGetGramType(Tao tao, TaoLBFGSBGramType *type)
   Level: advanced
 
   Note:
-  The chunk size changes the work per round, not the Cauchy point.
+  The chunk size changes the work per round, not the Cauchy point. On a GPU a round costs about ten kernel launches
+  and two reads by the host whatever its size up to some 10^4 breakpoints, so that large chunks and a fast growth
+  (few rounds) are cheapest; most Cauchy points that pass the first breakpoint need one round.
 
 .seealso: `TAOLBFGSB`, `TaoLBFGSBGetChunk()`, `TaoLBFGSBSetCauchyScanType()`
 @*/
