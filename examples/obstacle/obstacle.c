@@ -603,12 +603,67 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 65 -max_cycles 35
     output_file: output/obstacle_hemisphere.out
 
-  # the host setup path (MatPtAP on AIJ copies, the path taken under MPI) on one process: same result as the device one
+  # the host setup path (MatPtAP on AIJ copies) and the device one (on every rank under MPI: the ghost rows of P and
+  # the off-process rows of R A P exchanged between the ranks): the same cycle counts at 1 to 4 ranks (3: uneven blocks)
   test:
     suffix: hemisphere_host_setup
     nsize: 1
     args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_device_setup false
     output_file: output/obstacle_hemisphere.out
+
+  test:
+    suffix: hemisphere_setup_cycles
+    nsize: {{1 2 3 4}}
+    args: -problem hemisphere -n 65 -max_cycles 35 -ksp_converged_reason -pc_psormg_device_setup {{true false}}
+    output_file: output/obstacle_hemisphere_setup_cycles.out
+
+  test:
+    suffix: hemisphere_truncated_setup_cycles
+    nsize: {{1 2 3 4}}
+    args: -problem hemisphere -n 65 -max_cycles 35 -ksp_converged_reason -pc_psormg_device_setup {{true false}} -pc_psormg_obstacle_restriction truncated
+    output_file: output/obstacle_hemisphere_truncated_setup_cycles.out
+
+  test:
+    suffix: manufactured_3d_setup_cycles
+    nsize: {{1 2 4}}
+    args: -problem manufactured -dim 3 -n 17 -bounds box -max_cycles 30 -ksp_converged_reason -pc_psormg_device_setup {{true false}}
+    output_file: output/obstacle_manufactured_3d_setup_cycles.out
+
+  # -ksp_view says which setup path was taken (memory space and matrix type filtered out: they depend on the build)
+  test:
+    suffix: setup_view_device
+    nsize: 2
+    args: -problem hemisphere -n 33 -ksp_view
+    filter: grep "setup" | sed -e "s/ ([a-z]\+ CSR, [a-z]\+ memory)//" -e "s/as CSR ([a-z]\+ memory)/as CSR/" -e "s/; operator of type [a-z]\+//" -e "s/to type [a-z]\+/to the type of the operator/"
+    output_file: output/obstacle_setup_view_device.out
+
+  test:
+    suffix: setup_view_host
+    nsize: 2
+    args: -problem hemisphere -n 33 -ksp_view -pc_psormg_device_setup false
+    filter: grep "setup" | sed -e "s/ ([a-z]\+ CSR, [a-z]\+ memory)//" -e "s/as CSR ([a-z]\+ memory)/as CSR/" -e "s/; operator of type [a-z]\+//" -e "s/to type [a-z]\+/to the type of the operator/"
+    output_file: output/obstacle_setup_view_host.out
+
+  # small and uneven grids: a 3 x 3 grid on 4 ranks, and ranks without coarse points (a 10-point line on 3 and 4 ranks
+  # has a coarse grid of 2 points)
+  test:
+    suffix: tiny_setup
+    nsize: 4
+    args: -problem manufactured -n 3 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -pc_psormg_device_setup {{true false}}
+    filter: sed -e "s/CONVERGED_[AR]TOL/CONVERGED_TOL/"
+    output_file: output/obstacle_tiny_setup.out
+
+  test:
+    suffix: empty_rank_setup
+    nsize: {{3 4}}
+    args: -problem manufactured -n 10 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -da_processors_y 1 -pc_psormg_device_setup {{true false}}
+    output_file: output/obstacle_empty_rank_setup.out
+
+  test:
+    suffix: empty_rank_truncated_setup
+    nsize: {{3 4}}
+    args: -problem manufactured -n 10 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -da_processors_y 1 -pc_psormg_device_setup {{true false}} -pc_psormg_obstacle_restriction truncated
+    output_file: output/obstacle_empty_rank_truncated_setup.out
 
   test:
     suffix: hemisphere_even

@@ -924,6 +924,23 @@ int main(int argc, char **argv)
     args: -n 65 -tau 4e-2 -steps 10 -pc_psormg_obstacle_restriction monotone
     output_file: output/segmentation_synthetic65.out
 
+  # the grid hierarchy set up on the device on every rank (P by a kernel, the ghost rows of P and the off-process rows of
+  # R A P exchanged between the ranks) and on the host (MatPtAP): the same cycles in every step at 1, 2 and 4 ranks
+  test:
+    suffix: synthetic_setup_cycles
+    nsize: {{1 2 4}}
+    args: -n 65 -tau 4e-2 -steps 10 -verbose -pc_psormg_device_setup {{true false}}
+    filter: grep -v "^time:"
+    output_file: output/segmentation_synthetic65_cycles.out
+
+  # the same with truncated transfers (the coarse operators recomputed by the numeric phase when the active set moves)
+  test:
+    suffix: synthetic_truncated_setup_cycles
+    nsize: {{1 2 4}}
+    args: -n 65 -tau 4e-2 -steps 10 -max_cycles 20 -pc_psormg_obstacle_restriction truncated -verbose -pc_psormg_device_setup {{true false}}
+    filter: grep -v "^time:"
+    output_file: output/segmentation_synthetic_truncated_cycles.out
+
   # even sizes (the paper's images are 256, 512, 1024): the interpolation extrapolates constants to the Neumann edge
   # past the last coarse point, so every solve needs at most the cycles of the odd neighbour (65: 33, 257: 36 at
   # most; with the Dirichlet-style half value at that edge 64 needed up to 72 and 256 up to 150 cycles)

@@ -339,4 +339,233 @@ Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int
     cnt);
   return cnt;
 }
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* building blocks of the distributed Galerkin product */
+
+bool CsrConcatColumns(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, Int ncols, CsrMatrix &C)
+{
+  if (A.nrows != B.nrows) return false;
+  const Int  m = A.nrows, shift = A.ncols;
+  const bool mapped = bmap.extent(0) > 0;
+  auto       arp = A.rowptr, brp = B.rowptr;
+  auto       aci = A.colidx, bci = B.colidx;
+  View<Int>  crp("concat rowptr", m + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatColumnsCount", range(m), KOKKOS_LAMBDA(Int i) { crp(i) = (arp(i + 1) - arp(i)) + (brp(i + 1) - brp(i)); });
+  const Int nnz = ExclusiveScan(crp, m, "petsckp::CsrConcatColumnsScan");
+  CsrAllocate(C, m, ncols, crp, nnz, "concat");
+  auto cci = C.colidx;
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatColumnsFill", range(m), KOKKOS_LAMBDA(Int i) {
+      Int q = crp(i);
+      for (Int k = arp(i); k < arp(i + 1); k++) cci(q++) = aci(k);
+      for (Int k = brp(i); k < brp(i + 1); k++) cci(q++) = (Ordinal)(shift + (mapped ? bmap(bci(k)) : (Int)bci(k)));
+    });
+  CsrConcatColumnsNumeric(A, B, C);
+  return true;
+}
+
+void CsrConcatColumnsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  auto arp = A.rowptr, brp = B.rowptr, crp = C.rowptr;
+  auto av = A.vals, bv = B.vals, cv = C.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatColumnsNumeric", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      Int q = crp(i);
+      for (Int k = arp(i); k < arp(i + 1); k++) cv(q++) = av(k);
+      for (Int k = brp(i); k < brp(i + 1); k++) cv(q++) = bv(k);
+    });
+}
+
+void CsrConcatRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  const Int ma = A.nrows, mb = B.nrows, nnza = A.nnz;
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> crp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("concat rows rowptr")), ma + mb + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatRowsPtr", range(ma + mb + 1), KOKKOS_LAMBDA(Int i) {
+      if (i < ma) crp(i) = arp(i);
+      else if (mb > 0 || i > ma) crp(i) = nnza + brp(i - ma);
+      else crp(i) = nnza; /* i == ma and B has no rows */
+    });
+  CsrAllocate(C, ma + mb, A.ncols > B.ncols ? A.ncols : B.ncols, crp, A.nnz + B.nnz, "concat rows");
+  auto cci = C.colidx;
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatRowsFill", range(A.nnz + B.nnz), KOKKOS_LAMBDA(Int k) { cci(k) = k < nnza ? aci(k) : bci(k - nnza); });
+  CsrConcatRowsNumeric(A, B, C);
+}
+
+void CsrConcatRowsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  const Int nnza = A.nnz;
+  auto      av = A.vals, bv = B.vals, cv = C.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatRowsNumeric", range(A.nnz + B.nnz), KOKKOS_LAMBDA(Int k) { cv(k) = k < nnza ? av(k) : bv(k - nnza); });
+}
+
+void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, View<Int> &src)
+{
+  const Int k = (Int)rows.extent(0);
+  auto      arp = A.rowptr;
+  auto      aci = A.colidx;
+  View<Int> brp("extract rowptr", k + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrExtractRowsCount", range(k), KOKKOS_LAMBDA(Int r) { brp(r) = arp(rows(r) + 1) - arp(rows(r)); });
+  const Int nnz = ExclusiveScan(brp, k, "petsckp::CsrExtractRowsScan");
+  CsrAllocate(B, k, A.ncols, brp, nnz, "extract");
+  src      = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("extract source")), nnz);
+  auto bci = B.colidx;
+  auto s   = src;
+  Kokkos::parallel_for(
+    "petsckp::CsrExtractRowsFill", range(k), KOKKOS_LAMBDA(Int r) {
+      Int q = brp(r);
+      for (Int e = arp(rows(r)); e < arp(rows(r) + 1); e++, q++) {
+        bci(q) = aci(e);
+        s(q)   = e;
+      }
+    });
+  GatherValues(ucv(A.vals), ucv(src), uv(B.vals));
+}
+
+void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out)
+{
+  Kokkos::parallel_for(
+    "petsckp::GatherValues", range((Int)idx.extent(0)), KOKKOS_LAMBDA(Int q) { out(q) = v(idx(q)); });
+}
+
+void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols)
+{
+  auto ci = A.colidx;
+  Kokkos::parallel_for(
+    "petsckp::CsrRemapColumns", range(A.nnz), KOKKOS_LAMBDA(Int k) {
+      const Int c = ci(k);
+      if (c >= nfirst) ci(k) = (Ordinal)(nfirst + map(c - nfirst));
+    });
+  A.ncols = ncols;
+}
+
+void CsrTransposePerm(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm)
+{
+  /* the transpose of a copy of A whose values are the entry indices (exact in floating point below 2^53) */
+  CsrMatrix I = A;
+  I.vals      = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose entry ids")), A.nnz);
+  auto iv     = I.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrTransposePermIds", range(A.nnz), KOKKOS_LAMBDA(Int k) { iv(k) = (Scalar)k; });
+  CsrTranspose(I, At, true);
+  perm    = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose perm")), A.nnz);
+  auto p  = perm;
+  auto tv = At.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrTransposePermRead", range(A.nnz), KOKKOS_LAMBDA(Int q) { p(q) = (Int)tv(q); });
+  GatherValues(ucv(A.vals), ucv(perm), uv(At.vals));
+}
+
+bool CsrInterleaveRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &S, View<Int> &src)
+{
+  if (A.nrows != B.nrows) return false;
+  const Int m = A.nrows, nnza = A.nnz;
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> srp("interleave rowptr", m + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrInterleaveCount", range(m), KOKKOS_LAMBDA(Int i) { srp(i) = (arp(i + 1) - arp(i)) + (brp(i + 1) - brp(i)); });
+  const Int nnz = ExclusiveScan(srp, m, "petsckp::CsrInterleaveScan");
+  CsrAllocate(S, m, A.ncols > B.ncols ? A.ncols : B.ncols, srp, nnz, "interleave");
+  src      = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("interleave source")), nnz);
+  auto sci = S.colidx;
+  auto s   = src;
+  Kokkos::parallel_for(
+    "petsckp::CsrInterleaveFill", range(m), KOKKOS_LAMBDA(Int i) {
+      Int q = srp(i);
+      for (Int k = arp(i); k < arp(i + 1); k++, q++) sci(q) = aci(k), s(q) = k;
+      for (Int k = brp(i); k < brp(i + 1); k++, q++) sci(q) = bci(k), s(q) = nnza + k;
+    });
+  CsrInterleaveRowsNumeric(ucv(A.vals), ucv(B.vals), ucv(src), S);
+  return true;
+}
+
+void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bvals, UView<const Int> src, CsrMatrix &S)
+{
+  const Int nnza = (Int)avals.extent(0);
+  auto      sv   = S.vals;
+  Kokkos::parallel_for(
+    "petsckp::CsrInterleaveNumeric", range(S.nnz), KOKKOS_LAMBDA(Int q) {
+      const Int k = src(q);
+      sv(q)       = k < nnza ? avals(k) : bvals(k - nnza);
+    });
+}
+
+/* the identity aggregation of n points (each its own aggregate) */
+static void AggregationIdentity(Int n, Aggregation &P)
+{
+  View<Int> id(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("identity aggregation")), n);
+  Kokkos::parallel_for(
+    "petsckp::AggregationIdentity", range(n), KOKKOS_LAMBDA(Int i) { id(i) = i; });
+  AggregationCreate(n, n, ucv(id), P);
+}
+
+void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map)
+{
+  Aggregation Ir, Ic;
+  AggregationIdentity(S.nrows, Ir);
+  AggregationIdentity(S.ncols, Ic);
+  GalerkinAggregate(S, Ir, Ic, C, map);
+}
+
+void CsrSplitColumns(const CsrMatrix &C, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)
+{
+  const Int m = C.nrows, ng = C.ncols > nsplit ? C.ncols - nsplit : 0;
+  auto      crp = C.rowptr;
+  auto      cci = C.colidx;
+
+  /* 1. the ghost columns that occur, renumbered in ascending order */
+  View<Int> gid("split ghost ids", ng + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrSplitFlag", range(C.nnz), KOKKOS_LAMBDA(Int k) {
+      if ((Int)cci(k) >= nsplit) gid((Int)cci(k) - nsplit) = 1; /* every writer writes 1 */
+    });
+  const Int nused = ExclusiveScan(gid, ng, "petsckp::CsrSplitGhostScan");
+  used            = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split used ghosts")), nused);
+  auto u          = used;
+  Kokkos::parallel_for(
+    "petsckp::CsrSplitUsed", range(ng), KOKKOS_LAMBDA(Int g) {
+      if (gid(g + 1) > gid(g)) u(gid(g)) = g;
+    });
+  /* 2. the two blocks */
+  View<Int> drp("split local rowptr", m + 1), orp("split ghost rowptr", m + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrSplitCount", range(m), KOKKOS_LAMBDA(Int i) {
+      Int d = 0;
+      for (Int k = crp(i); k < crp(i + 1); k++) d += (Int)cci(k) < nsplit;
+      drp(i) = d;
+      orp(i) = (crp(i + 1) - crp(i)) - d;
+    });
+  const Int nd = ExclusiveScan(drp, m, "petsckp::CsrSplitScanLocal");
+  const Int no = ExclusiveScan(orp, m, "petsckp::CsrSplitScanGhost");
+  CsrAllocate(D, m, nsplit, drp, nd, "split local");
+  CsrAllocate(O, m, nused, orp, no, "split ghost");
+  dsrc = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split local source")), nd);
+  osrc = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split ghost source")), no);
+  auto dci = D.colidx, oci = O.colidx;
+  auto ds = dsrc, os = osrc;
+  Kokkos::parallel_for(
+    "petsckp::CsrSplitFill", range(m), KOKKOS_LAMBDA(Int i) {
+      Int qd = drp(i), qo = orp(i);
+      for (Int k = crp(i); k < crp(i + 1); k++) {
+        const Int c = cci(k);
+        if (c < nsplit) dci(qd) = (Ordinal)c, ds(qd++) = k;
+        else oci(qo) = (Ordinal)gid(c - nsplit), os(qo++) = k;
+      }
+    });
+  CsrSplitColumnsNumeric(C, ucv(dsrc), ucv(osrc), D, O);
+}
+
+void CsrSplitColumnsNumeric(const CsrMatrix &C, UView<const Int> dsrc, UView<const Int> osrc, CsrMatrix &D, CsrMatrix &O)
+{
+  GatherValues(ucv(C.vals), dsrc, uv(D.vals));
+  GatherValues(ucv(C.vals), osrc, uv(O.vals));
+}
 } // namespace petsckp

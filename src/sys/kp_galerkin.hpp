@@ -106,3 +106,51 @@ void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix 
    from keep(i), else 0 (an empty newkeep: all ones). Returns the number of changes. */
 Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
 } // namespace petsckp
+
+namespace petsckp
+{
+/* Building blocks of the distributed Galerkin product (kp_mg under MPI: the local rows of R A P with the ghost rows
+   of P and the off-process rows of R A P, as PETSc's MatPtAP() of MPIAIJ matrices forms them). The communication
+   is the caller's; these kernels only reshape device CSR matrices, and each has a numeric phase that refreshes the
+   values on the same pattern. */
+
+/* C = [A | B]: row i of C holds the entries of row i of A, then those of row i of B with their columns moved to
+   A.ncols + bmap(c) (bmap empty: A.ncols + c); C has ncols columns. Requires A.nrows == B.nrows (false otherwise,
+   C untouched). Column order within a row is kept (not sorted). */
+bool CsrConcatColumns(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, Int ncols, CsrMatrix &C);
+/* the values of C = [A | B] on the pattern of CsrConcatColumns */
+void CsrConcatColumnsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+
+/* C = [A; B]: the rows of B after those of A, C.ncols = max(A.ncols, B.ncols); the values copied (the numeric phase is
+   the same call's copy of the values: CsrConcatRowsNumeric) */
+void CsrConcatRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+void CsrConcatRowsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+
+/* B = the rows rows(0..k-1) of A (in that order), with src(q) the entry of A that entry q of B copies; values copied */
+void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, View<Int> &src);
+
+/* out(q) = v(idx(q)) for q < idx.extent(0) */
+void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out);
+
+/* in place: columns c >= nfirst of A become nfirst + map(c - nfirst); A.ncols = ncols */
+void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols);
+
+/* perm(q) = the entry of A that entry q of At = A^T (CsrTranspose, sorted) comes from: At.vals(q) = A.vals(perm(q)) */
+void CsrTransposePerm(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm);
+
+/* S: row i holds the entries of row i of A, then those of row i of B (A.nrows == B.nrows, the same column space;
+   false otherwise), src(k) the entry of the concatenated values [A.vals(0 .. A.nnz-1), B.vals(0 .. B.nnz-1)] that
+   entry k of S copies. Duplicate columns are kept (sum them with CsrSumDuplicates). */
+bool CsrInterleaveRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &S, View<Int> &src);
+void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bvals, UView<const Int> src, CsrMatrix &S);
+
+/* C = S with the columns of every row sorted and duplicates summed (in ascending entry order: deterministic), map for
+   the numeric phase GalerkinAggregateNumeric(S.vals, map, C) (the Galerkin product with identity aggregations) */
+void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map);
+
+/* Splits C by columns: D = the columns < nsplit (local block, D.ncols = nsplit), O = the columns >= nsplit that occur in
+   some row, renumbered 0 .. O.ncols-1 in ascending order (ghost block); used(g) = the column of C (minus nsplit) of
+   ghost column g; dsrc / osrc: the entries of C that the entries of D / O copy (CsrSplitColumnsNumeric) */
+void CsrSplitColumns(const CsrMatrix &C, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc);
+void CsrSplitColumnsNumeric(const CsrMatrix &C, UView<const Int> dsrc, UView<const Int> osrc, CsrMatrix &D, CsrMatrix &O);
+} // namespace petsckp

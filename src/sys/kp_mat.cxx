@@ -178,6 +178,41 @@ PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm
   *dm = d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode DeviceMatCreateFromCsr(MPI_Comm comm, const CsrMatrix &Ad, const CsrMatrix &Ao, PetscInt nghost, const PetscInt garray[], PetscKPDeviceMat *dm)
+{
+  PetscKPDeviceMat d;
+  PetscMPIInt      size;
+  PetscInt         loc[2], glob[2], first[2];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    PetscCheck(nghost == 0 && Ao.nnz == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "A sequential device matrix has no ghost block (%" PetscInt_FMT " ghost columns given)", nghost);
+    PetscCall(DeviceMatCreateFromCsr(Ad, dm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(Ao.nrows == Ad.nrows && Ao.ncols == nghost, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The ghost block has %" PetscInt_FMT " x %" PetscInt_FMT " entries, not %" PetscInt_FMT " x %" PetscInt_FMT, Ao.nrows, Ao.ncols, Ad.nrows, nghost);
+  PetscCall(DeviceMatCreateFromCsr(Ad, &d));
+  loc[0] = Ad.nrows, loc[1] = Ad.ncols;
+  PetscCallMPI(MPI_Allreduce(loc, glob, 2, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Exscan(loc, first, 2, MPIU_INT, MPI_SUM, comm));
+  {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) first[0] = first[1] = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  }
+  d->mpi    = PETSC_TRUE;
+  d->M      = glob[0];
+  d->N      = glob[1];
+  d->rstart = first[0];
+  d->cstart = first[1];
+  d->nghost = nghost;
+  PetscCallCXX(d->csr[1] = Ao);
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &d->ghostis));
+  *dm = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 } // namespace petsckp
 
 using namespace petsckp;
@@ -223,6 +258,8 @@ PetscErrorCode PetscKPDeviceMatCreate(Mat A, PetscKPMatFormat format, PetscKPDev
   d->A = A;
   PetscCall(MatGetLocalSize(A, &d->m, &d->n));
   PetscCall(MatGetSize(A, &d->M, &d->N));
+  PetscCall(MatGetOwnershipRange(A, &d->rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &d->cstart, NULL));
   PetscCall(PetscLogEventBegin(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
   PetscCall(DeviceMatBuild(d, PETSC_FALSE));
   PetscCall(PetscLogEventEnd(PETSCKP_DeviceMatSetup, A, 0, 0, 0));

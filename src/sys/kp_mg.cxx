@@ -111,10 +111,7 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
   PetscCall(MGCoarseDirectReset(D));
   PetscCheck(A->M == A->N, comm, PETSC_ERR_ARG_SIZ, "The coarsest multigrid operator must be square, not %" PetscInt_FMT " x %" PetscInt_FMT, A->M, A->N);
   PetscCheck(n <= 46340, comm, PETSC_ERR_SUP, "The coarsest multigrid level has %" PetscInt_FMT " rows, too many for its dense direct solve (at most 46340; a few thousand are sensible): coarsen further (a smaller coarse size or more levels)", n);
-  if (A->mpi) {
-    PetscCall(MatGetOwnershipRange(A->A, &rstart, NULL));
-    PetscCall(MatGetOwnershipRangeColumn(A->A, &cstart, NULL));
-  }
+  if (A->mpi) rstart = A->rstart, cstart = A->cstart;
   PetscCallCXX(rows.assign((size_t)nlocal * n, 0.0));
   PetscCall(CoarseDirectAddBlock(A->csr[0], n, cstart, nullptr, rows));
   if (A->mpi && A->nghost > 0) {
@@ -204,6 +201,7 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
     PetscCall(MatDestroy(&L.Ph));
     PetscCall(MatDestroy(&L.R));
     PetscCall(MatDestroy(&L.Ph0));
+    PetscCall(MGRapDistReset(L.dist));
     PetscCall(VecDestroy(&L.x));
     PetscCall(VecDestroy(&L.b));
     PetscCall(VecDestroy(&L.r));
@@ -224,7 +222,6 @@ PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy 
   PetscFunctionBegin;
   PetscCall(MGHierarchyReset(H));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(!device || size == 1, comm, PETSC_ERR_SUP, "The device setup of the multigrid hierarchy runs on one process; under MPI the coarse operators are formed on the host");
   H.comm   = comm;
   H.device = device;
   PetscCallCXX(H.levels.emplace_back());
@@ -239,12 +236,15 @@ PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy 
 
 PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P)
 {
-  MGLevel   C;
-  CsrMatrix R, Ac;
-  bool      ok;
+  MGLevel     C;
+  CsrMatrix   R, Ac;
+  bool        ok;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
+  PetscCallMPI(MPI_Comm_size(H.comm, &size));
+  PetscCheck(size == 1, H.comm, PETSC_ERR_SUP, "Under MPI the device setup needs the local and ghost blocks of the interpolation (MGHierarchyAddLevelDevice() with Pd, Po and the ghost columns)");
   MGLevel &F = H.levels.back();
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   PetscCallCXX(CsrTranspose(P, R));
@@ -259,14 +259,44 @@ PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &Pd, const CsrMatrix &Po, const std::vector<PetscInt> &gP)
+{
+  MGLevel     C;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(H.comm, &size));
+  if (size == 1) {
+    PetscCheck(gP.empty() && Po.nnz == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "On one process the interpolation has no ghost columns (%" PetscInt_FMT " given)", (PetscInt)gP.size());
+    PetscCall(MGHierarchyAddLevelDevice(H, Pd));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
+  MGLevel &F = H.levels.back();
+  PetscCheck(Pd.nrows == F.Ad->m && Po.nrows == Pd.nrows && Po.ncols == (Int)gP.size(), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The blocks of the interpolation (%" PetscInt_FMT " and %" PetscInt_FMT " rows, %" PetscInt_FMT " ghost columns for %" PetscInt_FMT " ghost indices) do not fit the %" PetscInt_FMT " local rows of the operator", Pd.nrows, Po.nrows, Po.ncols, (PetscInt)gP.size(), F.Ad->m);
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscCall(DeviceMatCreateFromCsr(H.comm, Pd, Po, (PetscInt)gP.size(), gP.data(), &F.Pd));
+  PetscCall(MGTransposeDist(H.comm, F.Pd, &F.Rd));
+  PetscCall(MGRapDistSetUp(H.comm, F.Ad, F.Pd, F.dist));
+  PetscCall(DeviceMatCreateFromCsr(H.comm, F.dist.merge.D, F.dist.merge.O, (PetscInt)F.dist.merge.garray.size(), F.dist.merge.garray.data(), &C.Ad));
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  C.nlocal = F.dist.merge.D.nrows;
+  PetscCallCXX(H.levels.push_back(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation &agg)
 {
-  MGLevel   C;
-  CsrMatrix Ac;
-  bool      ok;
+  MGLevel     C;
+  CsrMatrix   Ac;
+  bool        ok;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
+  PetscCallMPI(MPI_Comm_size(H.comm, &size));
+  PetscCheck(size == 1, H.comm, PETSC_ERR_SUP, "The aggregation transfers of the device setup run on one process; under MPI give an interpolation (MGHierarchyAddLevelDevice()) or use the host setup");
   MGLevel &F = H.levels.back();
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   PetscCallCXX(ok = GalerkinAggregate(DeviceMatLocalCsr(F.Ad), agg, agg, Ac, F.gmap));
@@ -374,7 +404,8 @@ static PetscErrorCode RefreshCoarseFrom(MGHierarchy &H, size_t l0)
   for (size_t l = l0; l + 1 < H.levels.size(); l++) {
     MGLevel &F = H.levels[l], &C = H.levels[l + 1];
     if (!C.Ad) continue; /* a level the PC stores: its PC refreshes it */
-    if (H.device) {
+    if (H.device && F.dist.active) PetscCall(MGRapDistNumeric(F.Ad, F.Pd, F.dist)); /* writes into the blocks of C.Ad */
+    else if (H.device) {
       CsrMatrix Ac = DeviceMatLocalCsr(C.Ad); /* shares the views of the coarse device matrix */
       if (F.aggregated) PetscCallCXX(GalerkinAggregateNumeric(ucv(DeviceMatLocalCsr(F.Ad).vals), F.gmap, Ac));
       else PetscCallCXX(GalerkinRapNumeric(DeviceMatLocalCsr(F.Rd), DeviceMatLocalCsr(F.Ad), DeviceMatLocalCsr(F.Pd), F.rap, Ac));
@@ -491,8 +522,13 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   PetscCall(kv.Restore());
   PetscCall(gv.Restore());
   /* the coarse operators were those of the last mask: recompute what changed */
-  if (nchanged && H.device) PetscCall(RefreshCoarseTruncated(H, (size_t)l, &H.truncated_refresh_rows));
-  else if (nchanged) {
+  if (nchanged && H.device && !F.dist.active) PetscCall(RefreshCoarseTruncated(H, (size_t)l, &H.truncated_refresh_rows));
+  else if (nchanged && H.device) {
+    /* under MPI every coarse operator below level l is recomputed (numeric products, ghost rows exchanged) */
+    PetscCall(RefreshCoarseFrom(H, (size_t)l));
+    for (size_t m = l + 1; m < H.levels.size(); m++) H.truncated_refresh_rows += H.levels[m].nlocal;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &H.truncated_refresh_rows, 1, MPIU_INT, MPI_SUM, H.comm));
+  } else if (nchanged) {
     PetscCall(MatCopy(F.Ph0, F.Ph, SAME_NONZERO_PATTERN));
     if (keep) PetscCall(MatDiagonalScale(F.Ph, keep, NULL));
     PetscCall(RefreshCoarseFrom(H, (size_t)l));

@@ -11,9 +11,12 @@
       - nothing the layer knows (MGHierarchyAddLevel): the PC keeps its own level storage (e.g. stencil arrays) and
         supplies Mult/Restrict/Prolong/Smooth through MGLevelOps; the layer gives it the level's vectors only.
       Coarse operators are Galerkin products A_{l+1} = R_l A_l P_l, made
-      - on the device (one process): P a device CSR given by the caller (R = P^T by CsrTranspose, R A P by
-        GalerkinRapSymbolic of kp_galerkin), or an aggregation (P piecewise constant, never formed; Ac by
-        GalerkinAggregate); the coarse levels are then device CSR matrices without a PETSc Mat;
+      - on the device: P a device CSR given by the caller (R = P^T by CsrTranspose, R A P by GalerkinRapSymbolic of
+        kp_galerkin), or, on one process, an aggregation (P piecewise constant, never formed; Ac by
+        GalerkinAggregate); the coarse levels are then device CSR matrices without a PETSc Mat. Under MPI the caller
+        gives its rows of P as a local and a ghost block, and R and R A P are distributed device matrices formed as
+        PETSc's MatPtAP() of MPIAIJ matrices forms them (ghost rows of P fetched, off-process rows of R A P sent to
+        their owners: MGRapDist below), with the kernels of the one-process path;
       - on the host (any number of processes): P a host AIJ Mat given by the caller, A_{l+1} = MatPtAP() on host
         AIJ copies (PETSc's cuSPARSE MatPtAP() returned zero operators when its A was itself such a product),
         converted to the fine operator's matrix type and copied to device CSR; P and R become device matrices too.
@@ -123,6 +126,57 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
 PetscErrorCode MGCoarseDirectSolve(MPI_Comm comm, MGCoarseDirect &D, Vec b, Vec x);
 PetscErrorCode MGCoarseDirectReset(MGCoarseDirect &D);
 
+/* The distributed device Galerkin product (section 1, kp_mg_dist.cxx), in the design of PETSc's MatPtAP() for MPIAIJ
+   matrices: with P's local rows [Pd | Po] (local block, ghost block) and A's [Ad | Ao],
+   1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (a PetscSF
+      over the rows, then one over their entries; the numeric phase sends the values again);
+   2. AP = [Ad | Ao] [P_local; P_ghost] and C = P_local^T AP are formed on the device (kp_galerkin), in a compact
+      column space of this rank: its coarse columns, then the ghost coarse columns that occur (E, ascending);
+   3. the rows of C of the ghost coarse points (the contributions of this rank to rows owned by others, P_o^T A P) are
+      sent to their owners (MGDistRows), who add them to their own rows and split the sum into a local and a ghost
+      block. */
+
+/* Rows of a distributed matrix made from this rank's rows Top and rows Off owned by other ranks (their global row
+   indices offrows): the owners receive them (a PetscSF from the entries of Off to receive slots) and add them to
+   their Top rows (duplicates summed in a fixed order). Columns of Top and Off: the local columns of the column
+   layout, then the global columns ig (ascending, others' columns). The result: D (local block), O (ghost block) and
+   garray (the global columns of O, ascending); the numeric phase refreshes their values on the same patterns. */
+struct MGDistRows {
+  PetscSF             sf = nullptr; /* leaves: the entries of Off; roots: the receive slots of this rank */
+  std::vector<Scalar> hsend, hrecv; /* host staging of the values */
+  View<Scalar>        drecv;
+  View<Int>           recvperm; /* the receive slot of each entry of Recv */
+  CsrMatrix           Recv, S, Call;
+  View<Int>           ssrc, dsrc, osrc;
+  GalerkinMap         smap;
+  CsrMatrix           D, O;
+  std::vector<PetscInt> garray;
+};
+/* collective; Top's ghost columns are renumbered in place (its values stay the source of the numeric phase) */
+PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout colmap, CsrMatrix &Top, const std::vector<PetscInt> &ig, const CsrMatrix &Off, const std::vector<PetscInt> &offrows, MGDistRows &M);
+PetscErrorCode MGDistRowsNumeric(MGDistRows &M, const CsrMatrix &Top, const CsrMatrix &Off);
+PetscErrorCode MGDistRowsReset(MGDistRows &M);
+
+/* the work of the distributed Galerkin product of one level */
+struct MGRapDist {
+  bool                 active = false;
+  PetscSF              sfrow = nullptr, sfent = nullptr; /* ghost rows of P: over the rows, over their entries */
+  CsrMatrix            Ploc, Poth, Pext, Aext, Rext, Cx, Top, Off;
+  View<Int>            reqsrc, rperm, topsrc, offsrc;
+  View<Scalar>         dsend;
+  std::vector<Scalar>  hsend, hrecv;
+  GalerkinRap          rap;
+  MGDistRows           merge;
+};
+
+/* C = P^T A P of distributed device matrices A (fine x fine) and P (fine x coarse), collective: the blocks of this
+   rank's rows of C in W.merge (D, O, garray); the numeric phase after new values of A or P (same patterns) */
+PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
+PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
+PetscErrorCode MGRapDistReset(MGRapDist &W);
+/* R = P^T of a distributed device matrix (the ghost-column rows of P^T sent to their owners); collective */
+PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R);
+
 /* one level (section 1) */
 struct MGLevel {
   /* the operator */
@@ -138,6 +192,7 @@ struct MGLevel {
   /* the work of the device Galerkin product that makes level l+1 (numeric refresh) */
   GalerkinRap rap;
   GalerkinMap gmap;
+  MGRapDist   dist; /* under MPI */
   /* truncated transfers (MGHierarchyTruncate): the values of P and R (local and ghost blocks) and Ph of the setup,
      the mask the transfers are truncated with (all ones when not truncated), and the row flags of the incremental
      refresh (changed points of the mask, or changed rows of A on a coarse level; changed rows of A P) */
@@ -171,6 +226,11 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H);
 /* Adds the level below the coarsest one by a Galerkin product (device setup): P (fine rows, coarse columns, device
    CSR, kept) with R = P^T, or an aggregation of the fine rows (one process; the fine level must have Ad). */
 PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P);
+/* The same on any number of processes: this rank's rows of P as a local block Pd (fine rows x this rank's coarse
+   columns, whose number sets the coarse layout) and a ghost block Po (fine rows x gP.size()) whose column g is the
+   global coarse column gP[g] (ascending, owned by other ranks). Collective. R = P^T and A_c = R A P are distributed
+   device matrices (section 1, MGRapDist); on one process Po must be empty and this is the call above. */
+PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &Pd, const CsrMatrix &Po, const std::vector<PetscInt> &gP);
 PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation &agg);
 /* Adds the level below the coarsest one by a Galerkin product on the host: Ph a host AIJ interpolation (fine rows,
    coarse columns, assembled; the hierarchy takes the reference) */

@@ -18,6 +18,7 @@ struct _p_PetscKPDeviceMat {
   PetscObjectState nzstate   = 0; /* nonzero state of A when the structure was built */
   PetscBool        mpi       = PETSC_FALSE;
   PetscInt         m = 0, n = 0, M = 0, N = 0, nghost = 0;
+  PetscInt         rstart = 0, cstart = 0; /* first global row and column of this rank */
 
   /* diagonal block (or the whole sequential matrix) and off-diagonal block with compressed columns */
   petsckp::CsrMatrix  csr[2];
@@ -47,6 +48,12 @@ PetscErrorCode DeviceMatGhostUpdate(PetscKPDeviceMat dm, Vec x, Vec *ghosts);
    (e.g. coarse Galerkin operators formed on the device): the views are shared, not copied, so new values written
    into csr.vals are seen by the next product; PetscKPDeviceMatUpdateValues() does nothing for it */
 PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm);
+/* the same for a distributed matrix whose local rows are given as blocks made by kernels (no PETSc Mat behind it):
+   the local block Ad (local rows x local columns), the ghost block Ao (local rows x nghost) whose column g is the
+   global column garray[g] (ascending, owned by other ranks), the local and global sizes of the row and column
+   layouts; collective. The ghost exchange is a VecScatter from a Vec of the column layout, as for an MPIAIJ matrix.
+   On one process (or with a communicator of one rank) Ao must be empty and the matrix is sequential. */
+PetscErrorCode DeviceMatCreateFromCsr(MPI_Comm comm, const CsrMatrix &Ad, const CsrMatrix &Ao, PetscInt nghost, const PetscInt garray[], PetscKPDeviceMat *dm);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
 

@@ -466,3 +466,161 @@ TEST(Galerkin, MaskChangesMatchesReference)
     }
   }
 }
+
+/* ------------------------------------------------------------------------------------------------------------- */
+/* the building blocks of the distributed Galerkin product against serial references */
+
+namespace
+{
+/* host reference: [A | B] with B's columns at A.ncols + bmap(c) */
+HostCsr RefConcatColumns(const HostCsr &A, const HostCsr &B, const std::vector<Int> &bmap, Int ncols)
+{
+  HostCsr C;
+  C.nrows = A.nrows, C.ncols = ncols;
+  C.rowptr.push_back(0);
+  for (Int i = 0; i < A.nrows; i++) {
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) C.colidx.push_back(A.colidx[k]), C.vals.push_back(A.vals[k]);
+    for (Int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++) C.colidx.push_back(A.ncols + (bmap.empty() ? B.colidx[k] : bmap[B.colidx[k]])), C.vals.push_back(B.vals[k]);
+    C.rowptr.push_back((Int)C.colidx.size());
+  }
+  return C;
+}
+
+/* host reference: the rows of A summed with those of B, columns sorted, duplicates summed */
+HostCsr RefSum(const HostCsr &A, const HostCsr &B, Int ncols)
+{
+  HostCsr C;
+  C.nrows = A.nrows, C.ncols = ncols;
+  C.rowptr.push_back(0);
+  for (Int i = 0; i < A.nrows; i++) {
+    std::map<Int, Scalar> row;
+    for (Int k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) row[A.colidx[k]] += A.vals[k];
+    for (Int k = B.rowptr[i]; k < B.rowptr[i + 1]; k++) row[B.colidx[k]] += B.vals[k];
+    for (auto &e : row) C.colidx.push_back(e.first), C.vals.push_back(e.second);
+    C.rowptr.push_back((Int)C.colidx.size());
+  }
+  return C;
+}
+} // namespace
+
+TEST(Galerkin, DistributedBlocksMatchReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int ncA = n / 2 + 1, ncB = n / 7 + 2;
+    HostCsr   ha = RandomCsr(n, ncA, 71 + (unsigned)n), hb = RandomCsr(n, ncB, 73 + (unsigned)n, 4);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb);
+
+    /* [A | B] with and without a map of B's columns, and its numeric phase */
+    std::vector<Int> bmap(ncB);
+    for (Int c = 0; c < ncB; c++) bmap[c] = 2 * c + 1;
+    auto      dmap = ToDevice(bmap);
+    CsrMatrix C, Cm;
+    ASSERT_TRUE(CsrConcatColumns(A, B, UView<const Int>(), ncA + ncB, C));
+    ExpectCsrEq(C, RefConcatColumns(ha, hb, {}, ncA + ncB), 0.0);
+    ASSERT_TRUE(CsrConcatColumns(A, B, ucv(dmap), ncA + 2 * ncB, Cm));
+    ExpectCsrEq(Cm, RefConcatColumns(ha, hb, bmap, ncA + 2 * ncB), 0.0);
+    Kokkos::deep_copy(A.vals, 2.0);
+    CsrConcatColumnsNumeric(A, B, Cm);
+    {
+      HostCsr ha2 = ha;
+      for (auto &v : ha2.vals) v = 2.0;
+      ExpectCsrEq(Cm, RefConcatColumns(ha2, hb, bmap, ncA + 2 * ncB), 0.0);
+    }
+    A = MakeDeviceCsr(ha);
+    CsrMatrix Bad = MakeDeviceCsr(RandomCsr(n + 1, 3, 5));
+    EXPECT_FALSE(CsrConcatColumns(A, Bad, UView<const Int>(), ncA + 3, C));
+
+    /* [A; B] (rows), the rows extracted again */
+    CsrMatrix S;
+    CsrConcatRows(A, B, S);
+    {
+      HostCsr ref = ha;
+      ref.ncols   = std::max(ncA, ncB);
+      ref.nrows   = 2 * n;
+      for (Int i = 0; i < hb.nrows; i++) {
+        for (Int k = hb.rowptr[i]; k < hb.rowptr[i + 1]; k++) ref.colidx.push_back(hb.colidx[k]), ref.vals.push_back(hb.vals[k]);
+        ref.rowptr.push_back((Int)ref.colidx.size());
+      }
+      ExpectCsrEq(S, ref, 0.0);
+      std::vector<Int> rows;
+      for (Int i = 2 * n - 1; i >= 0; i -= 3) rows.push_back(i);
+      auto      drows = ToDevice(rows);
+      CsrMatrix X;
+      View<Int> src;
+      CsrExtractRows(S, ucv(drows), X, src);
+      HostCsr rx;
+      rx.nrows = (Int)rows.size(), rx.ncols = ref.ncols;
+      rx.rowptr.push_back(0);
+      std::vector<Int> rsrc;
+      for (Int r : rows) {
+        for (Int k = ref.rowptr[r]; k < ref.rowptr[r + 1]; k++) rx.colidx.push_back(ref.colidx[k]), rx.vals.push_back(ref.vals[k]), rsrc.push_back(k);
+        rx.rowptr.push_back((Int)rx.colidx.size());
+      }
+      ExpectCsrEq(X, rx, 0.0);
+      EXPECT_EQ(ToHost(src), rsrc);
+    }
+
+    /* the transpose with its permutation */
+    {
+      CsrMatrix At;
+      View<Int> perm;
+      CsrTransposePerm(A, At, perm);
+      ExpectCsrEq(At, RefTranspose(ha), 0.0);
+      auto p  = ToHost(perm);
+      auto av = ToHost(At.vals);
+      for (size_t q = 0; q < p.size(); q++) ASSERT_EQ(av[q], ha.vals[p[q]]);
+    }
+
+    /* the sum of two sets of rows (interleaved, duplicates summed), split into a local and a compressed ghost block */
+    {
+      HostCsr   hb2 = RandomCsr(n, ncA, 79 + (unsigned)n, 5);
+      CsrMatrix B2 = MakeDeviceCsr(hb2), Si, Sum;
+      View<Int> src;
+      ASSERT_TRUE(CsrInterleaveRows(A, B2, Si, src));
+      GalerkinMap map;
+      CsrSumDuplicates(Si, Sum, map);
+      const HostCsr ref = RefSum(ha, hb2, ncA);
+      ExpectCsrEq(Sum, ref, 1e-15);
+      /* numeric phase with new values of both */
+      Kokkos::deep_copy(B2.vals, -1.0);
+      CsrInterleaveRowsNumeric(ucv(A.vals), ucv(B2.vals), ucv(src), Si);
+      GalerkinAggregateNumeric(ucv(Si.vals), map, Sum);
+      HostCsr hb3 = hb2;
+      for (auto &v : hb3.vals) v = -1.0;
+      ExpectCsrEq(Sum, RefSum(ha, hb3, ncA), 1e-15);
+      /* split at nsplit: the reference blocks */
+      const Int nsplit = ncA / 3;
+      CsrMatrix D, O;
+      View<Int> used, dsrc, osrc;
+      CsrSplitColumns(Sum, nsplit, D, O, used, dsrc, osrc);
+      const HostCsr    hs = RefSum(ha, hb3, ncA);
+      std::vector<Int> gu;
+      for (Int c : hs.colidx)
+        if (c >= nsplit) gu.push_back(c - nsplit);
+      std::sort(gu.begin(), gu.end());
+      gu.erase(std::unique(gu.begin(), gu.end()), gu.end());
+      HostCsr rd, ro;
+      rd.nrows = ro.nrows = n, rd.ncols = nsplit, ro.ncols = (Int)gu.size();
+      rd.rowptr.push_back(0), ro.rowptr.push_back(0);
+      for (Int i = 0; i < n; i++) {
+        for (Int k = hs.rowptr[i]; k < hs.rowptr[i + 1]; k++) {
+          if (hs.colidx[k] < nsplit) rd.colidx.push_back(hs.colidx[k]), rd.vals.push_back(hs.vals[k]);
+          else ro.colidx.push_back((Int)(std::lower_bound(gu.begin(), gu.end(), hs.colidx[k] - nsplit) - gu.begin())), ro.vals.push_back(hs.vals[k]);
+        }
+        rd.rowptr.push_back((Int)rd.colidx.size()), ro.rowptr.push_back((Int)ro.colidx.size());
+      }
+      ExpectCsrEq(D, rd, 1e-15);
+      ExpectCsrEq(O, ro, 1e-15);
+      EXPECT_EQ(ToHost(used), gu);
+      /* columns remapped in place */
+      std::vector<Int> map2(ncA - nsplit);
+      for (Int c = 0; c < ncA - nsplit; c++) map2[c] = 3 * c;
+      auto dmap2 = ToDevice(map2);
+      CsrRemapColumns(Sum, nsplit, ucv(dmap2), nsplit + 3 * (ncA - nsplit));
+      auto ci = ToHost(Sum.colidx);
+      for (size_t k = 0; k < ci.size(); k++) ASSERT_EQ((Int)ci[k], hs.colidx[k] < nsplit ? hs.colidx[k] : nsplit + 3 * (hs.colidx[k] - nsplit));
+      EXPECT_EQ(Sum.ncols, nsplit + 3 * (ncA - nsplit));
+    }
+  }
+}

@@ -934,3 +934,221 @@ TEST(MGMPI2, DistributedHierarchyMatchesSequential)
   EXPECT_LT(RelErr(results[3], results[7]), 1e-12) << "K-cycle with six inner steps, rank " << rank;
   MatDestroy(&A);
 }
+
+/* ------------------------------------------------------------------------------------------------------------- */
+/* The distributed device Galerkin setup (MGHierarchyAddLevelDevice with local and ghost blocks, the design of PETSc's
+   MatPtAP() for MPIAIJ) against the host setup (MatPtAP itself) on any number of ranks (ctest runs the MGMPIN tests
+   at 1, 2, 3 and 4): odd grids, uneven partitions with a rank of no rows, the coarse operators, R and P, a numeric
+   refresh after new values of A, and truncated transfers. Operators are compared by their products with random
+   vectors (relative 2-norm of the difference). */
+namespace
+{
+/* 2D tensor interpolation of an N x N grid (natural ordering) */
+HostCsr Interp2D(Int N)
+{
+  const HostCsr p = Interp1D(N);
+  const Int     Nc = p.ncols;
+  HostCsr       P;
+  P.nrows = N * N, P.ncols = Nc * Nc;
+  P.rowptr.push_back(0);
+  for (Int j = 0; j < N; j++)
+    for (Int i = 0; i < N; i++) {
+      std::vector<std::pair<Int, Scalar>> row;
+      for (Int b = p.rowptr[j]; b < p.rowptr[j + 1]; b++)
+        for (Int a = p.rowptr[i]; a < p.rowptr[i + 1]; a++) row.push_back({p.colidx[a] + Nc * p.colidx[b], p.vals[a] * p.vals[b]});
+      std::sort(row.begin(), row.end());
+      for (auto &e : row) P.colidx.push_back(e.first), P.vals.push_back(e.second);
+      P.rowptr.push_back((Int)P.colidx.size());
+    }
+  return P;
+}
+
+/* 9-point operator of an N x N grid with varying coefficients (an SPD M-matrix, nonsymmetric values off the
+   diagonal would do as well for the products) */
+HostCsr Box2D(Int N, unsigned seed)
+{
+  std::mt19937 g(seed);
+  HostCsr      A;
+  A.nrows = A.ncols = N * N;
+  A.rowptr.push_back(0);
+  for (Int j = 0; j < N; j++)
+    for (Int i = 0; i < N; i++) {
+      Scalar diag = 0.1;
+      for (Int dj = -1; dj <= 1; dj++)
+        for (Int di = -1; di <= 1; di++) {
+          const Int ii = i + di, jj = j + dj;
+          if (ii < 0 || jj < 0 || ii >= N || jj >= N) continue;
+          if (di == 0 && dj == 0) {
+            A.colidx.push_back(ii + N * jj), A.vals.push_back(0.0); /* set below */
+            continue;
+          }
+          const Scalar w = -(0.5 + (g() % 1000) / 1000.0) / (di && dj ? 2.0 : 1.0);
+          A.colidx.push_back(ii + N * jj), A.vals.push_back(w);
+          diag -= 1.5 * w;
+        }
+      for (Int k = A.rowptr.back(); k < (Int)A.colidx.size(); k++)
+        if (A.colidx[k] == i + N * j) A.vals[k] = diag;
+      A.rowptr.push_back((Int)A.colidx.size());
+    }
+  return A;
+}
+
+/* this rank's rows [fs, fe) of a global host matrix as an MPIAIJ matrix with cn local columns */
+Mat RowsToMat(const HostCsr &h, Int fs, Int fe, Int cn)
+{
+  Mat A;
+  MatCreateAIJ(PETSC_COMM_WORLD, fe - fs, cn, h.nrows, h.ncols, 9, NULL, 9, NULL, &A);
+  for (Int i = fs; i < fe; i++) MatSetValues(A, 1, &i, h.rowptr[i + 1] - h.rowptr[i], h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES);
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+/* this rank's rows [fs, fe) of a global interpolation as the blocks of the device setup: columns [cs, ce) local */
+void RowsToBlocks(const HostCsr &P, Int fs, Int fe, Int cs, Int ce, CsrMatrix &Pd, CsrMatrix &Po, std::vector<PetscInt> &gP)
+{
+  HostCsr d, o;
+  gP.clear();
+  for (Int k = P.rowptr[fs]; k < P.rowptr[fe]; k++)
+    if (P.colidx[k] < cs || P.colidx[k] >= ce) gP.push_back(P.colidx[k]);
+  std::sort(gP.begin(), gP.end());
+  gP.erase(std::unique(gP.begin(), gP.end()), gP.end());
+  d.nrows = o.nrows = fe - fs, d.ncols = ce - cs, o.ncols = (Int)gP.size();
+  d.rowptr.push_back(0), o.rowptr.push_back(0);
+  for (Int i = fs; i < fe; i++) {
+    for (Int k = P.rowptr[i]; k < P.rowptr[i + 1]; k++) {
+      const Int c = P.colidx[k];
+      if (c >= cs && c < ce) d.colidx.push_back(c - cs), d.vals.push_back(P.vals[k]);
+      else o.colidx.push_back((Int)(std::lower_bound(gP.begin(), gP.end(), c) - gP.begin())), o.vals.push_back(P.vals[k]);
+    }
+    d.rowptr.push_back((Int)d.colidx.size()), o.rowptr.push_back((Int)o.colidx.size());
+  }
+  Pd = ToDeviceCsr(d);
+  Po = ToDeviceCsr(o);
+}
+
+/* ||M1 x - M2 x|| / ||M1 x|| for a random x (device matrices of the same layouts; those of the host setup are the
+   copies of its host matrices that the cycles use, truncated like the device ones) */
+double OperatorDiff(PetscKPDeviceMat M1, PetscKPDeviceMat M2, unsigned seed)
+{
+  Vec       x, y1, y2;
+  PetscInt  s;
+  PetscReal nd, n1;
+  if (M1->m != M2->m || M1->n != M2->n || M1->M != M2->M || M1->N != M2->N) return INFINITY;
+  VecCreateMPI(PETSC_COMM_WORLD, M1->n, PETSC_DETERMINE, &x);
+  VecCreateMPI(PETSC_COMM_WORLD, M1->m, PETSC_DETERMINE, &y1);
+  VecDuplicate(y1, &y2);
+  VecGetOwnershipRange(x, &s, NULL);
+  StdToVec(RandomVector(M1->n, seed + (unsigned)s), x);
+  if (PetscKPDeviceMatMult(M1, x, y1) || PetscKPDeviceMatMult(M2, x, y2)) return INFINITY;
+  VecAXPY(y2, -1.0, y1);
+  VecNorm(y2, NORM_2, &nd);
+  VecNorm(y1, NORM_2, &n1);
+  VecDestroy(&x);
+  VecDestroy(&y1);
+  VecDestroy(&y2);
+  return n1 > 0 ? nd / n1 : nd;
+}
+
+/* the fine partition of n rows over the ranks: uneven, rank 1 of 3 or more with no rows */
+std::vector<Int> UnevenPartition(Int n, PetscMPIInt size)
+{
+  std::vector<Int> off(size + 1, 0);
+  Int              w = 0;
+  for (PetscMPIInt p = 0; p < size; p++) w += (size >= 3 && p == 1) ? 0 : p + 2;
+  for (PetscMPIInt p = 0; p < size; p++) off[p + 1] = off[p] + ((size >= 3 && p == 1) ? 0 : (n * (p + 2)) / w);
+  off[size] = n;
+  return off;
+}
+} // namespace
+
+TEST(MGMPIN, DeviceGalerkinMatchesHostMatPtAP)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  for (int dim = 1; dim <= 2; dim++)
+    for (Int N : dim == 1 ? std::vector<Int>{1, 13, 597} : std::vector<Int>{3, 13, 29}) {
+      SCOPED_TRACE("dim " + std::to_string(dim) + " N " + std::to_string(N) + " ranks " + std::to_string(size));
+      const Int        n   = dim == 1 ? N : N * N;
+      HostCsr          h   = dim == 1 ? Laplace1D(N, 0.05) : Box2D(N, 5);
+      std::vector<Int> off = UnevenPartition(n, size);
+      Mat              A   = RowsToMat(h, off[rank], off[rank + 1], off[rank + 1] - off[rank]);
+      MGHierarchy      Hh, Hd;
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, false, Hh), 0);
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, true, Hd), 0);
+      /* levels down to 1 point per direction, the coarse points owned by the owners of their fine points */
+      std::vector<Int> fo = off;
+      for (Int Nf = N; Nf > 2;) {
+        const Int        Nc = (Nf + 1) / 2;
+        HostCsr          P  = dim == 1 ? Interp1D(Nf) : Interp2D(Nf);
+        std::vector<Int> co(size + 1, 0);
+        for (PetscMPIInt p = 0; p < size; p++) {
+          Int c = 0;
+          for (Int I = 0; I < P.ncols; I++) {
+            const Int fi = dim == 1 ? 2 * I : 2 * (I % Nc) + Nf * 2 * (I / Nc); /* the fine point of coarse point I */
+            c += fi >= fo[p] && fi < fo[p + 1];
+          }
+          co[p + 1] = co[p] + c;
+        }
+        Mat Ph = RowsToMat(P, fo[rank], fo[rank + 1], co[rank + 1] - co[rank]);
+        ASSERT_EQ((int)MGHierarchyAddLevelHost(Hh, Ph), 0);
+        CsrMatrix             Pd, Po;
+        std::vector<PetscInt> gP;
+        RowsToBlocks(P, fo[rank], fo[rank + 1], co[rank], co[rank + 1], Pd, Po, gP);
+        ASSERT_EQ((int)MGHierarchyAddLevelDevice(Hd, Pd, Po, gP), 0);
+        fo = co;
+        Nf = Nc;
+      }
+      ASSERT_EQ((int)MGHierarchySetUpVecs(Hh), 0);
+      ASSERT_EQ((int)MGHierarchySetUpVecs(Hd), 0);
+      ASSERT_EQ(Hh.levels.size(), Hd.levels.size());
+      auto compare = [&](const char *what) {
+        for (size_t l = 0; l < Hh.levels.size(); l++) {
+          SCOPED_TRACE(std::string(what) + ", level " + std::to_string(l));
+          EXPECT_EQ(Hh.levels[l].nlocal, Hd.levels[l].nlocal);
+          EXPECT_LT(OperatorDiff(Hh.levels[l].Ad, Hd.levels[l].Ad, 7 + (unsigned)l), 1e-13);
+          if (l + 1 < Hh.levels.size()) {
+            EXPECT_LT(OperatorDiff(Hh.levels[l].Pd, Hd.levels[l].Pd, 11), 1e-14);
+            EXPECT_LT(OperatorDiff(Hh.levels[l].Rd, Hd.levels[l].Rd, 13), 1e-14);
+          }
+        }
+      };
+      compare("setup");
+      /* new values of A (D A D, same pattern): the numeric products */
+      {
+        Vec      dv;
+        PetscInt nl, s;
+        MatCreateVecs(A, &dv, NULL);
+        VecGetLocalSize(dv, &nl);
+        VecGetOwnershipRange(dv, &s, NULL);
+        StdToVec(RandomVector(nl, 99 + (unsigned)s, 0.5, 2.0), dv);
+        MatDiagonalScale(A, dv, dv);
+        VecDestroy(&dv);
+      }
+      for (MGHierarchy *H : {&Hh, &Hd}) {
+        ASSERT_EQ((int)MGHierarchyRefreshFine(*H), 0);
+        ASSERT_EQ((int)MGHierarchyRefreshCoarse(*H), 0);
+      }
+      compare("refresh");
+      /* truncated transfers on level 0 (a random mask), and back */
+      if (Hh.levels.size() > 1) {
+        Vec      keep;
+        PetscInt nl, s;
+        MatCreateVecs(A, &keep, NULL);
+        VecGetLocalSize(keep, &nl);
+        VecGetOwnershipRange(keep, &s, NULL);
+        std::vector<Scalar> k(nl);
+        for (PetscInt i = 0; i < nl; i++) k[i] = ((s + i) * 7919) % 5 == 0 ? 0.0 : 1.0;
+        StdToVec(k, keep);
+        for (MGHierarchy *H : {&Hh, &Hd}) ASSERT_EQ((int)MGHierarchyTruncate(*H, 0, keep), 0);
+        compare("truncated");
+        for (MGHierarchy *H : {&Hh, &Hd}) ASSERT_EQ((int)MGHierarchyUntruncate(*H, true), 0);
+        compare("untruncated");
+        VecDestroy(&keep);
+      }
+      MGHierarchyReset(Hh);
+      MGHierarchyReset(Hd);
+      MatDestroy(&A);
+    }
+}

@@ -77,7 +77,7 @@ struct PC_PSORMG {
   PetscBool                   project       = PETSC_TRUE;  /* clamp after x += P e */
   PCPSORMGEdgeInterpolation   edge          = PC_PSORMG_EDGE_AUTO; /* far-edge interpolation of even grid lines */
   PetscViewerAndFormat       *monitor       = nullptr;     /* -pc_psormg_monitor: per-cycle measures */
-  PetscBool                   device_setup  = PETSC_TRUE;  /* form P, R and R A P on the device (one process) */
+  PetscBool                   device_setup  = PETSC_TRUE;  /* form P, R and R A P on the device (every rank under MPI) */
   /* bounds (referenced) */
   Vec xl = nullptr, xu = nullptr;
   /* hierarchy: the shared levels (H.device: built by the device setup) and the grids, one per level */
@@ -171,8 +171,26 @@ static PetscErrorCode LevelEdgeRule(PC pc, PetscInt l)
       continue;
     }
     if (mg->H.device) {
-      Real s[3];
-      PetscCallCXX(psormg::EdgeRowSums(DeviceMatLocalCsr(FL.Ad), F.M, d, s));
+      /* this rank's rows of the edge plane; the couplings to the plane before through the local block, or through
+         the ghost block where that plane lies on a neighbour (the grid coordinates of the ghost columns) */
+      Real             s[3];
+      const Int        xs[3] = {F.xs[0], F.xs[1], F.xs[2]}, xm[3] = {F.xm[0], F.xm[1], F.xm[2]}, Mg[3] = {F.M[0], F.M[1], F.M[2]};
+      std::vector<Int> gc;
+      View<Int>        dgc;
+      if (FL.Ad->mpi && FL.Ad->nghost > 0) {
+        const PetscInt *gidx;
+        PetscCallCXX(gc.resize(FL.Ad->nghost));
+        PetscCall(ISGetIndices(FL.Ad->ghostis, &gidx));
+        for (PetscInt g = 0; g < FL.Ad->nghost; g++) {
+          PetscInt q[3];
+          LevelGridPoint(F, off, gidx[g], q);
+          gc[g] = q[d];
+        }
+        PetscCall(ISRestoreIndices(FL.Ad->ghostis, &gidx));
+        PetscCallCXX(dgc = View<Int>(std::string("psormg ghost coordinates"), gc.size()));
+        PetscCallCXX(Kokkos::deep_copy(exec(), dgc, HostUView<const Int>(gc.data(), gc.size())));
+      }
+      PetscCallCXX(psormg::EdgeRowSums(DeviceMatLocalCsr(FL.Ad), DeviceMatGhostCsr(FL.Ad), ucv(dgc), Mg, xs, xm, d, s));
       sums[0] = s[0], sums[1] = s[1], sums[2] = s[2];
     } else if (F.xs[d] + F.xm[d] == F.M[d] && F.xm[d] > 0) {
       for (PetscInt k = F.xs[2], t = 0; k < F.xs[2] + F.xm[2]; k++)
@@ -269,6 +287,48 @@ static PetscErrorCode LevelProlongationHost(PC pc, PSORMGGrid &F, PSORMGGrid &C,
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   *Ph = Pm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* This rank's rows of the interpolation from the next coarser grid C of F for the device setup: the local block Pd
+   (columns: C's points of this rank), the ghost block Po and the global indices gP of its columns (ascending): the
+   coarse points that the rows reach outside this rank's coarse block, O(surface) of them, numbered on the host; the
+   rows themselves are made by a kernel (psormg::StructuredProlongation). */
+static PetscErrorCode LevelProlongationDevice(PSORMGGrid &F, PSORMGGrid &C, CsrMatrix &Pd, CsrMatrix &Po, std::vector<PetscInt> &gP)
+{
+  const std::vector<PetscInt>          offc = LevelOffsets(C);
+  Int                                  lo[3], hi[3], xs[3], xm[3], cxs[3], cxm[3], M[3];
+  bool                                 edge[3];
+  std::vector<std::pair<PetscInt, Int>> ghosts; /* (global index, box index) */
+  std::vector<Int>                     boxidx;
+  View<Int>                            dbox, ghostid;
+
+  PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) {
+    psormg::ProlongRange1D(F.M[d], F.xs[d], F.xs[d] + F.xm[d], &lo[d], &hi[d]);
+    xs[d] = F.xs[d], xm[d] = F.xm[d], cxs[d] = C.xs[d], cxm[d] = C.xm[d], M[d] = F.M[d];
+    edge[d] = F.edgeconst[d] ? true : false;
+  }
+  const Int b0 = cxm[0] + 2, b1 = cxm[1] + 2, b2 = cxm[2] + 2;
+  for (Int K = lo[2]; K <= hi[2]; K++)
+    for (Int J = lo[1]; J <= hi[1]; J++) {
+      const bool in = J >= cxs[1] && J < cxs[1] + cxm[1] && K >= cxs[2] && K < cxs[2] + cxm[2];
+      for (Int I = lo[0]; I <= hi[0]; I++) {
+        if (in && I >= cxs[0] && I < cxs[0] + cxm[0]) {
+          I = cxs[0] + cxm[0] - 1; /* skip the own block */
+          continue;
+        }
+        PetscCallCXX(ghosts.emplace_back(LevelGlobalIndex(C, offc, I, J, K), (I - cxs[0] + 1) + b0 * ((J - cxs[1] + 1) + b1 * (K - cxs[2] + 1))));
+      }
+    }
+  std::sort(ghosts.begin(), ghosts.end());
+  PetscCallCXX(gP.resize(ghosts.size()));
+  PetscCallCXX(boxidx.resize(ghosts.size()));
+  for (size_t g = 0; g < ghosts.size(); g++) gP[g] = ghosts[g].first, boxidx[g] = ghosts[g].second;
+  PetscCallCXX(dbox = View<Int>(std::string("psormg ghost box points"), boxidx.size()));
+  if (!boxidx.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), dbox, HostUView<const Int>(boxidx.data(), boxidx.size())));
+  PetscCallCXX(psormg::ProlongationGhostBox(b0 * b1 * b2, ucv(dbox), ghostid));
+  PetscCallCXX(psormg::StructuredProlongation(M, edge, xs, xm, cxs, cxm, ucv(ghostid), (Int)gP.size(), Pd, Po));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -838,13 +898,14 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     nlocal = F.xm[0] * F.xm[1] * F.xm[2];
     PetscCheck(nlocal == mlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "PCPSORMG: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " local points; create the matrix with DMCreateMatrix() of the DMDA given to the KSP/PC", mlocal, nlocal);
   }
-  /* Device setup (one process): the fine operator is copied to the device once; P (the same tensor-product stencil
-     and far-edge rules as the host path) is made by a kernel, and R = P^T and every coarse operator R A P are formed
-     there by the shared hierarchy, whose coarse levels are then device CSR matrices only (no PETSc Mat, nothing O(n)
-     on the host). Host setup (MPI, or on request): P is assembled as a host AIJ matrix and the hierarchy forms the
+  /* Device setup (default, any number of processes): the fine operator is copied to the device once; this rank's
+     rows of P (the same tensor-product stencil and far-edge rules as the host path) are made by a kernel, and R = P^T
+     and every coarse operator R A P are formed there by the shared hierarchy, whose coarse levels are then device
+     CSR matrices only (no PETSc Mat); under MPI the ghost rows of P and the off-process rows of R A P travel between
+     the ranks (O(surface), through the host). Host setup (on request): P is assembled as a host AIJ matrix and the hierarchy forms the
      Galerkin products on host AIJ copies (PETSc's cuSPARSE MatPtAP() returned zero operators from the third grid
      down), converted to the operator's type. The cycle itself uses only the device copies of these matrices. */
-  PetscCall(MGHierarchyCreate(comm, pc->pmat, mg->device_setup && size == 1 ? true : false, mg->H));
+  PetscCall(MGHierarchyCreate(comm, pc->pmat, mg->device_setup ? true : false, mg->H));
   PetscCall(MGHierarchyCheckOperator(mg->H, "PCPSORMG", "PCPSORMG needs a positive diagonal (projected SOR on an SPD M-matrix)"));
   for (;;) {
     const PetscInt l = (PetscInt)mg->grids.size() - 1;
@@ -855,12 +916,17 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
     PSORMGGrid C;
     PetscCall(LevelEdgeRule(pc, l));
     PetscCall(LevelCoarseGrid(pc, F, C));
-    if (mg->H.device) {
+    if (mg->H.device && size == 1) {
       CsrMatrix P;
       bool      edge[3];
       for (int d = 0; d < 3; d++) edge[d] = F.edgeconst[d] ? true : false;
       PetscCallCXX(psormg::StructuredProlongation(F.M, edge, P));
       PetscCall(MGHierarchyAddLevelDevice(mg->H, P));
+    } else if (mg->H.device) {
+      CsrMatrix             Pd, Po;
+      std::vector<PetscInt> gP;
+      PetscCall(LevelProlongationDevice(F, C, Pd, Po, gP));
+      PetscCall(MGHierarchyAddLevelDevice(mg->H, Pd, Po, gP));
     } else {
       Mat Ph = nullptr;
       PetscCall(LevelProlongationHost(pc, F, C, &Ph));
@@ -1101,7 +1167,7 @@ static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCPSORMGSetEdgeInterpolation(pc, edge));
   PetscCall(PetscOptionsBool("-pc_psormg_project_correction", "Project onto the bounds after adding the coarse correction", "PCPSORMGSetProjectCorrection", project, &project, &flg));
   if (flg) PetscCall(PCPSORMGSetProjectCorrection(pc, project));
-  PetscCall(PetscOptionsBool("-pc_psormg_device_setup", "Form the interpolation, its transpose and the Galerkin coarse operators on the device (one process; under MPI the host MatPtAP path is used)", "PCPSORMGSetDeviceSetup", dev, &dev, &flg));
+  PetscCall(PetscOptionsBool("-pc_psormg_device_setup", "Form the interpolation, its transpose and the Galerkin coarse operators on the device (on every rank under MPI, with the ghost rows exchanged); false: on the host with MatPtAP", "PCPSORMGSetDeviceSetup", dev, &dev, &flg));
   if (flg) PetscCall(PCPSORMGSetDeviceSetup(pc, dev));
   PetscCall(MonitorSetFromOptions(PetscOptionsObject, "-pc_psormg_monitor", "Print per cycle the projected residual, complementarity, infeasibility, energy and active-set size", "PCPSORMG", &mg->monitor));
   PetscOptionsHeadEnd();
@@ -1110,12 +1176,14 @@ static PetscErrorCode PCSetFromOptions_PSORMG(PC pc, PETSCKP_OPTIONS_ARG)
 
 static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 {
-  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
-  PetscBool  iascii;
+  PC_PSORMG  *mg = (PC_PSORMG *)pc->data;
+  PetscBool   iascii;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "projected SOR multigrid: %s-cycle, %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g\n", mg->cycle_type == PC_MG_CYCLE_V ? "V" : (mg->cycle_type == PC_MG_CYCLE_W ? "W" : "unknown"), mg->nu1, mg->nu2, (double)mg->omega));
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: max %" PetscInt_FMT " (0 = automatic), coarse size %" PetscInt_FMT "\n", mg->levels_max, mg->coarse_size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol));
@@ -1123,11 +1191,11 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   if (mg->restriction == PC_PSORMG_OBSTACLE_TRUNCATED) PetscCall(PetscViewerASCIIPrintf(viewer, "truncated monotone multigrid: coarse functions truncated at the active points, Galerkin coarse operators of the truncated interpolation recomputed where the active set moved, from the cycle whose active set moved by at most %g of its size\n", (double)PSORMG_TRUNCATION_SETTLED));
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "far-edge interpolation of even grid lines: %s\n", PSORMGEnumName(PCPSORMGEdgeInterpolations, 3, mg->edge)));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "device setup (P, R = P^T, R A P formed on the device; one process only): %s\n", mg->device_setup ? "requested" : "off"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "device setup (P, R = P^T, R A P formed on the device, on every rank under MPI): %s\n", mg->device_setup ? "requested" : "off"));
   if (!mg->grids.empty()) {
     MatType type;
     PetscCall(MatGetType(mg->H.levels[0].A, &type));
-    if (mg->H.device) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory); operator of type %s\n", kDeviceExec ? "device" : "host", type));
+    if (mg->H.device) PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the device: P built by a kernel, R = P^T by a device transpose, coarse operators R A P by device row-wise sparse products (petsckp CSR, %s memory)%s; operator of type %s\n", kDeviceExec ? "device" : "host", size > 1 ? ", ghost rows of P and off-process rows of R A P exchanged between the ranks" : "", type));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "setup on the host: coarse operators R A P by MatPtAP on host AIJ copies, converted to type %s, copied to the device as CSR (%s memory)\n", type, kDeviceExec ? "device" : "host"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     for (size_t l = 0; l < mg->grids.size(); l++) {
@@ -1168,7 +1236,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 .  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann), `PCPSORMGSetEdgeInterpolation()`
 .  -pc_psormg_obstacle_restriction <truncated,monotone,linear> - how the bounds reach the coarse grids, `PCPSORMGSetObstacleRestriction()`
 .  -pc_psormg_project_correction <true>              - project onto the bounds after x += P e, `PCPSORMGSetProjectCorrection()`
-.  -pc_psormg_device_setup <true>                     - form P, R = P^T and the coarse operators R A P on the device (one process), `PCPSORMGSetDeviceSetup()`
+.  -pc_psormg_device_setup <true>                     - form P, R = P^T and the coarse operators R A P on the device (every rank under MPI), or with `MatPtAP()` on the host, `PCPSORMGSetDeviceSetup()`
 -  -pc_psormg_monitor [ascii[:file[:format]]]         - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
 
    Level: intermediate
@@ -1202,7 +1270,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    fine energy to the truncated coarse space, which is what the monotone convergence argument needs. Their cost is
    kept small: the truncation keeps every pattern (the zeroed entries stay stored), so that on the device only the
    rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed;
-   under MPI, on the host setup path, every product is recomputed when the active set changes, which costs about
+   under MPI every product is recomputed when the active set changes, which costs about
    what the saved cycles gain there). A coarse function
    truncated away entirely leaves a zero row, which the sweeps leave alone. The truncated cycle starts once the
    active set has settled (moved by at most 10% of its size in a cycle; the first cycles are monotone ones, which
@@ -1212,11 +1280,15 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    The grids come from the `DMDA` given to the `KSP` (`KSPSetDM()`) or the `PC` (`PCSetDM()`), in 1, 2 or 3
    dimensions and of any size: a line of M > 2 points is coarsened to (M + 1)/2 points (coarse point I on fine
    point 2I), P is tensor-product linear interpolation, R = P^T, and the coarse operators are the Galerkin
-   products R A P. On one process (and `-pc_psormg_device_setup true`, the default) the whole setup runs on the
-   device: the fine operator is copied once to petsckp's device CSR, P is made by a kernel, R by a device CSR
-   transpose, and R A P by two row-wise sparse products (symbolic then numeric; a `SAME_NONZERO_PATTERN` update
-   reruns the numeric phases only); the coarse levels are device matrices without a PETSc `Mat`. Under MPI (or
-   with `-pc_psormg_device_setup false`) P is assembled on the host and the products are PETSc's `MatPtAP()` on
+   products R A P. With `-pc_psormg_device_setup true` (the default) the whole setup runs on the device, on one
+   process or on each rank under MPI: the fine operator is copied once to petsckp's device CSR, this rank's rows of
+   P are made by a kernel, R by a device CSR transpose, and R A P by two row-wise sparse products (symbolic then
+   numeric; a `SAME_NONZERO_PATTERN` update reruns the numeric phases only); the coarse levels are device matrices
+   without a PETSc `Mat`. Under MPI the products follow PETSc's `MatPtAP()` for MPIAIJ matrices: the rows of P of
+   the ghost points of A are fetched from their owners, each rank forms P^T A P of its rows of P, and the rows that
+   belong to coarse points of other ranks are sent to their owners and added there (a `PetscSF`, through the host;
+   only O(surface) values travel). With `-pc_psormg_device_setup false` P is assembled on the host and the products
+   are PETSc's `MatPtAP()` on
    host AIJ copies of A and P (PETSc's cuSPARSE `MatPtAP()` returned zero operators from the third grid down),
    converted to the matrix type of the operator, then copied to the device CSR. Both paths give the same
    operators up to rounding, so that results do not depend on the number of processes. `-pc_view` says which
@@ -1847,8 +1919,9 @@ PetscErrorCode PCPSORMGGetProjectCorrection(PC pc, PetscBool *flg)
 
   Input Parameters:
 + pc  - the preconditioner context
-- flg - `PETSC_TRUE` (default): on one process, P, R = P^T and the coarse operators R A P are formed on the device;
-        `PETSC_FALSE`: on the host with `MatPtAP()` (the path always taken under MPI)
+- flg - `PETSC_TRUE` (default): P, R = P^T and the coarse operators R A P are formed on the device, on every rank
+        under MPI (the ghost rows of P and the off-process rows of R A P exchanged between the ranks);
+        `PETSC_FALSE`: on the host with `MatPtAP()`
 
   Options Database Key:
 . -pc_psormg_device_setup <true,false> - device or host setup
@@ -1856,7 +1929,7 @@ PetscErrorCode PCPSORMGGetProjectCorrection(PC pc, PetscBool *flg)
   Level: advanced
 
   Note:
-  Both paths give the same operators up to rounding; `-pc_view` says which was taken.
+  Both paths give the same operators up to rounding, at any number of processes; `-pc_view` says which was taken.
 
 .seealso: `PCPSORMG`, `PCPSORMGGetDeviceSetup()`
 @*/
@@ -1870,7 +1943,7 @@ PetscErrorCode PCPSORMGSetDeviceSetup(PC pc, PetscBool flg)
 }
 
 /*@
-  PCPSORMGGetDeviceSetup - gets whether `PCPSORMG` forms its grid hierarchy on the device (when on one process)
+  PCPSORMGGetDeviceSetup - gets whether `PCPSORMG` forms its grid hierarchy on the device (on any number of processes)
 
   Not Collective
 

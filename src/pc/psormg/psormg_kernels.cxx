@@ -193,48 +193,131 @@ void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatri
 
 void EdgeRowSums(const CsrMatrix &A, const Int M[3], int d, Real sums[3])
 {
-  const Int M0 = M[0], M1 = M[1], M2 = M[2], Md = M[d];
-  const Int stride = d == 0 ? 1 : (d == 1 ? M0 : M0 * M1);
-  const Int np     = Md > 0 ? M0 * M1 * M2 / Md : 0; /* points of the plane */
-  const int dd     = d;
-  auto      rp     = A.rowptr;
-  auto      ci     = A.colidx;
-  auto      va     = A.vals;
-  Real      s[3]   = {0, 0, 0};
+  const Int zero[3] = {0, 0, 0};
+  EdgeRowSums(A, CsrMatrix(), UView<const Int>(), M, zero, M, d, sums);
+}
 
+void EdgeRowSums(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghostcoord, const Int M[3], const Int xs[3], const Int xm[3], int d, Real sums[3])
+{
+  const Int  M0 = M[0], M1 = M[1], M2 = M[2], Md = M[d];
+  const Int  x0 = xs[0], x1 = xs[1], x2 = xs[2], m0 = xm[0], m1 = xm[1], m2 = xm[2];
+  const Int  xsd = xs[d], xmd = xm[d];
+  const Int  stride = d == 0 ? 1 : (d == 1 ? m0 : m0 * m1); /* of the local block */
+  const bool ghost  = Ao.nrows > 0;
+  const int  dd     = d;
+  auto       rp = Ad.rowptr, orp = Ao.rowptr;
+  auto       ci = Ad.colidx, oci = Ao.colidx;
+  auto       va = Ad.vals, ova = Ao.vals;
+  Real       s[3] = {0, 0, 0};
+
+  for (int w = 0; w < 3; w++) sums[w] = 0;
+  if (Md < 1 || xsd > Md - 1 || xsd + xmd <= Md - 1 || m0 * m1 * m2 == 0) return; /* the edge plane is not in the block */
+  const Int np = m0 * m1 * m2 / xmd; /* points of the block on the plane */
   for (int which = 0; which < 3; which++) {
     Real r = 0;
     Kokkos::parallel_reduce(
       "petsckp::psormg::EdgeRowSums", range(np),
       KOKKOS_LAMBDA(Int t, Real & acc) {
-        /* point t of the plane i_d = Md - 1: the other two coordinates in x-fastest order */
+        /* point t of the block's part of the plane i_d = Md - 1: the other two local coordinates, x fastest */
         Int p[3], u = t;
         for (int e = 0; e < 3; e++) {
-          const Int Me = e == 0 ? M0 : (e == 1 ? M1 : M2);
+          const Int me = e == 0 ? m0 : (e == 1 ? m1 : m2), xe = e == 0 ? x0 : (e == 1 ? x1 : x2);
           if (e == dd) p[e] = Md - 1;
           else {
-            p[e] = u % Me;
-            u /= Me;
+            p[e] = xe + u % me;
+            u /= me;
           }
         }
         for (int e = 0; e < 3; e++) {
           const Int Me = e == 0 ? M0 : (e == 1 ? M1 : M2);
           if (e != dd && Me > 2 && (p[e] == 0 || p[e] == Me - 1)) return;
         }
-        const Int row = p[0] + M0 * (p[1] + M1 * p[2]);
+        const Int row = (p[0] - x0) + m0 * ((p[1] - x1) + m1 * (p[2] - x2));
         if (which == 2) {
           acc += 1;
           return;
         }
         for (Int k = rp(row); k < rp(row + 1); k++) {
           if (which == 0) acc += va(k);
-          else if ((Int)ci(k) != row && ((Int)ci(k) / stride) % Md == Md - 2) acc -= va(k);
+          else if ((Int)ci(k) != row && ((Int)ci(k) / stride) % xmd + xsd == Md - 2) acc -= va(k);
         }
+        if (ghost)
+          for (Int k = orp(row); k < orp(row + 1); k++) {
+            if (which == 0) acc += ova(k);
+            else if (ghostcoord(oci(k)) == Md - 2) acc -= ova(k);
+          }
       },
       r);
     s[which] = r;
   }
   for (int w = 0; w < 3; w++) sums[w] = s[w];
+}
+
+/* the column of coarse point (I, J, K) in the blocks of StructuredProlongation: its local column (>= 0) in the block
+   c .. c+n-1, or -1 - its ghost column from the box c-1 .. c+n (b0 x b1 x ... points) */
+KOKKOS_INLINE_FUNCTION Int ProlongColumn(Int I, Int J, Int K, Int c0, Int c1, Int c2, Int n0, Int n1, Int n2, Int b0, Int b1, const UView<const Int> &ghostid)
+{
+  if (I >= c0 && I < c0 + n0 && J >= c1 && J < c1 + n1 && K >= c2 && K < c2 + n2) return (I - c0) + n0 * ((J - c1) + n1 * (K - c2));
+  return -1 - ghostid((I - c0 + 1) + b0 * ((J - c1 + 1) + b1 * (K - c2 + 1)));
+}
+
+void StructuredProlongation(const Int M[3], const bool constantedge[3], const Int xs[3], const Int xm[3], const Int cxs[3], const Int cxm[3], UView<const Int> ghostid, Int nghost, CsrMatrix &Pd, CsrMatrix &Po)
+{
+  const Int  M0 = M[0], M1 = M[1], M2 = M[2];
+  const Int  x0 = xs[0], x1 = xs[1], x2 = xs[2], m0 = xm[0], m1 = xm[1], m2 = xm[2];
+  const Int  c0 = cxs[0], c1 = cxs[1], c2 = cxs[2], n0 = cxm[0], n1 = cxm[1], n2 = cxm[2];
+  const Int  b0 = n0 + 2, b1 = n1 + 2; /* the ghost box: cxs - 1 .. cxs + cxm per direction */
+  const Int  n = m0 * m1 * m2;
+  const bool e0 = constantedge[0], e1 = constantedge[1], e2 = constantedge[2];
+  View<Int>  drp("prolongation local rowptr", n + 1), orp("prolongation ghost rowptr", n + 1);
+
+  Kokkos::parallel_for(
+    "petsckp::psormg::ProlongationLocalCount", range(n), KOKKOS_LAMBDA(Int t) {
+      const Int i = x0 + t % m0, j = x1 + (t / m0) % m1, k = x2 + t / (m0 * m1);
+      Int       I[2], J[2], K[2];
+      Real      w[2];
+      const Int ni = Prolong1D(i, M0, I, w, e0), nj = Prolong1D(j, M1, J, w, e1), nk = Prolong1D(k, M2, K, w, e2);
+      Int       dl = 0, gh = 0;
+      for (Int c = 0; c < nk; c++)
+        for (Int b = 0; b < nj; b++)
+          for (Int a = 0; a < ni; a++) {
+            if (ProlongColumn(I[a], J[b], K[c], c0, c1, c2, n0, n1, n2, b0, b1, ghostid) >= 0) dl++;
+            else gh++;
+          }
+      drp(t) = dl;
+      orp(t) = gh;
+    });
+  const Int nd = ExclusiveScan(drp, n, "petsckp::psormg::ProlongationLocalScan");
+  const Int no = ExclusiveScan(orp, n, "petsckp::psormg::ProlongationGhostScan");
+  CsrAllocate(Pd, n, n0 * n1 * n2, drp, nd, "prolongation local");
+  CsrAllocate(Po, n, nghost, orp, no, "prolongation ghost");
+  auto dci = Pd.colidx, oci = Po.colidx;
+  auto dva = Pd.vals, ova = Po.vals;
+  Kokkos::parallel_for(
+    "petsckp::psormg::ProlongationLocalFill", range(n), KOKKOS_LAMBDA(Int t) {
+      const Int i = x0 + t % m0, j = x1 + (t / m0) % m1, k = x2 + t / (m0 * m1);
+      Int       I[2], J[2], K[2];
+      Real      wi[2], wj[2], wk[2];
+      const Int ni = Prolong1D(i, M0, I, wi, e0), nj = Prolong1D(j, M1, J, wj, e1), nk = Prolong1D(k, M2, K, wk, e2);
+      Int       qd = drp(t), qo = orp(t);
+      for (Int c = 0; c < nk; c++) /* k slowest: columns ascend */
+        for (Int b = 0; b < nj; b++)
+          for (Int a = 0; a < ni; a++) {
+            const Int col = ProlongColumn(I[a], J[b], K[c], c0, c1, c2, n0, n1, n2, b0, b1, ghostid);
+            const Real v  = wi[a] * wj[b] * wk[c];
+            if (col >= 0) dci(qd) = (Ordinal)col, dva(qd++) = v;
+            else oci(qo) = (Ordinal)(-1 - col), ova(qo++) = v;
+          }
+    });
+}
+
+void ProlongationGhostBox(Int boxsize, UView<const Int> boxidx, View<Int> &ghostid)
+{
+  ghostid = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation ghost ids")), boxsize);
+  Kokkos::deep_copy(exec(), ghostid, (Int)-1);
+  auto g = ghostid;
+  Kokkos::parallel_for(
+    "petsckp::psormg::ProlongationGhostBox", range((Int)boxidx.extent(0)), KOKKOS_LAMBDA(Int q) { g(boxidx(q)) = q; });
 }
 } // namespace psormg
 } // namespace petsckp

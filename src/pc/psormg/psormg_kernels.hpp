@@ -101,6 +101,34 @@ void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatri
    more than 2 points), sums[0] = sum of their row sums, sums[1] = - sum of their couplings to the plane
    i_d = M[d] - 2, sums[2] = number of those rows. */
 void EdgeRowSums(const CsrMatrix &A, const Int M[3], int d, Real sums[3]);
+/* The same over the rows of a block xs .. xs+xm-1 (per direction) of a distributed grid (this rank's sums; the caller
+   adds them over the ranks): Ad the local block (columns: the block's points, x fastest), Ao the ghost block (empty:
+   none) whose column g lies on the plane i_d = ghostcoord(g). */
+void EdgeRowSums(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghostcoord, const Int M[3], const Int xs[3], const Int xm[3], int d, Real sums[3]);
+
+/* The rows of P (as StructuredProlongation) of the fine block xs .. xs+xm-1 (per direction) of a distributed grid of
+   M points, whose coarse grid block is cxs .. cxs+cxm-1: Pd the local block (columns: the coarse block's points, x
+   fastest), Po the ghost block with nghost columns, the column of a coarse point outside the block being
+   ghostid(box index) in the box cxs-1 .. cxs+cxm per direction (cxm+2 points per direction, x fastest; see
+   ProlongationGhostBox). Columns ascend in every row of Pd (and of Po when ghostid ascends with the box index). */
+void StructuredProlongation(const Int M[3], const bool constantedge[3], const Int xs[3], const Int xm[3], const Int cxs[3], const Int cxm[3], UView<const Int> ghostid, Int nghost, CsrMatrix &Pd, CsrMatrix &Po);
+/* the coarse index range [lo, hi] (hi < lo: none) that the interpolation reaches from fine points s .. e-1 of a line of
+   M points */
+KOKKOS_INLINE_FUNCTION void ProlongRange1D(Int M, Int s, Int e, Int *lo, Int *hi)
+{
+  Int J[2];
+  Real w[2];
+  if (e <= s) {
+    *lo = 0, *hi = -1;
+    return;
+  }
+  Prolong1D(s, M, J, w, false);
+  *lo = J[0];
+  const Int n = Prolong1D(e - 1, M, J, w, false);
+  *hi = J[n - 1];
+}
+/* the ghost-id view of StructuredProlongation: -1 over the box, ghostid(boxidx(g)) = g */
+void ProlongationGhostBox(Int boxsize, UView<const Int> boxidx, View<Int> &ghostid);
 
 /* the coarse points owned by the process owning fine points [s, e) of a line of M points */
 inline void CoarseRange1D(Int M, Int s, Int e, Int *cs, Int *ce)

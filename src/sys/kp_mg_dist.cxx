@@ -1,0 +1,424 @@
+/*
+   kp_mg_dist.cxx - the distributed device Galerkin product of the multigrid layer (kp_mg.hpp, section 1): the ghost
+   rows of P fetched from their owners, AP and P^T AP formed by the kernels of kp_galerkin on each rank, and the rows of
+   P^T AP that belong to other ranks sent to them, in the design of PETSc's MatPtAP() for MPIAIJ matrices
+   (src/mat/impls/aij/mpi/mpiptap.c: P_oth, the rows of P for the off-diagonal columns of A, and the off-process
+   rows of C sent to their owners and merged there). The communication (PetscSF) is staged through the host: only
+   the ghost rows of P and the off-process rows of C travel, O(surface) of the local block; everything O(local) runs
+   in the kernels.
+*/
+#include "kp_mg.hpp"
+#include "kp_segsort.hpp"
+#include <petscsf.h>
+#include <algorithm>
+
+namespace petsckp
+{
+/* host copy of the structure of a device CSR matrix (rowptr nrows + 1 entries, colidx nnz) */
+static PetscErrorCode CsrStructureToHost(const CsrMatrix &A, std::vector<Int> &rp, std::vector<Int> &ci)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(rp.assign(A.nrows + 1, 0));
+  PetscCallCXX(ci.assign(A.nnz, 0));
+  if (A.nrows > 0) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(rp.data(), rp.size()), Kokkos::subview(A.rowptr, Kokkos::make_pair((Int)0, A.nrows + 1))));
+  if (A.nnz > 0) {
+    std::vector<Ordinal> c(A.nnz);
+    PetscCallCXX(Kokkos::deep_copy(HostUView<Ordinal>(c.data(), c.size()), Kokkos::subview(A.colidx, Kokkos::make_pair((Int)0, A.nnz))));
+    for (Int k = 0; k < A.nnz; k++) ci[k] = c[k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a device CSR matrix from host arrays (vals may be NULL: zeros) */
+static PetscErrorCode CsrFromHost(Int nrows, Int ncols, const std::vector<Int> &rp, const std::vector<Int> &ci, const Scalar *vals, CsrMatrix &A)
+{
+  const Int nnz = rp.empty() ? 0 : rp[nrows];
+  View<Int> drp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("host csr rowptr")), nrows + 1);
+  std::vector<Ordinal> c(ci.begin(), ci.end());
+
+  PetscFunctionBegin;
+  PetscCallCXX(CsrAllocate(A, nrows, ncols, drp, nnz, "host csr"));
+  if (rp.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), drp, (Int)0));
+  else PetscCallCXX(Kokkos::deep_copy(exec(), drp, HostUView<const Int>(rp.data(), nrows + 1)));
+  if (nnz > 0) {
+    PetscCallCXX(Kokkos::deep_copy(exec(), A.colidx, HostUView<const Ordinal>(c.data(), nnz)));
+    if (vals) PetscCallCXX(Kokkos::deep_copy(exec(), A.vals, HostUView<const Scalar>(vals, nnz)));
+    else PetscCallCXX(Kokkos::deep_copy(exec(), A.vals, 0.0));
+  }
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a device view of host integers */
+static PetscErrorCode IntsToDevice(const std::vector<Int> &h, View<Int> &d, const char *label)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(d = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), h.size()));
+  if (!h.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), d, HostUView<const Int>(h.data(), h.size())));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* values of a device view (n entries) to a host vector and back */
+static PetscErrorCode ValuesToHost(const View<Scalar> &d, Int n, std::vector<Scalar> &h)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(h.resize(n));
+  if (n > 0) PetscCallCXX(Kokkos::deep_copy(HostUView<Scalar>(h.data(), n), Kokkos::subview(d, Kokkos::make_pair((Int)0, n))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ValuesToDevice(const std::vector<Scalar> &h, const View<Scalar> &d)
+{
+  PetscFunctionBegin;
+  if (!h.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(d, Kokkos::make_pair((Int)0, (Int)h.size())), HostUView<const Scalar>(h.data(), h.size())));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* off-process rows sent to their owners */
+
+PetscErrorCode MGDistRowsReset(MGDistRows &M)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSFDestroy(&M.sf));
+  PetscCallCXX(M = MGDistRows());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout colmap, CsrMatrix &Top, const std::vector<PetscInt> &ig, const CsrMatrix &Off, const std::vector<PetscInt> &offrows, MGDistRows &M)
+{
+  PetscMPIInt              size, rank;
+  PetscInt                 rstart, rend, cstart, cend;
+  std::vector<Int>         orp, oci;
+  std::vector<PetscMPIInt> sendcnt, recvcnt, rdispl, myoff, run;
+  std::vector<PetscSFNode> iremote;
+  std::vector<PetscInt>    leafrow, leafcol, rootrow, rootcol, G;
+  Int                      nlc, nrecv = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MGDistRowsReset(M));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscLayoutGetRange(rowmap, &rstart, &rend));
+  PetscCall(PetscLayoutGetRange(colmap, &cstart, &cend));
+  nlc = cend - cstart;
+  PetscCheck(Top.nrows == rend - rstart && Off.nrows == (Int)offrows.size() && Top.ncols == nlc + (Int)ig.size() && Off.ncols <= Top.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent sizes of the distributed rows");
+  /* 1. the entries of Off with their global rows and columns, and their owners' receive slots */
+  PetscCall(CsrStructureToHost(Off, orp, oci));
+  PetscCallCXX(sendcnt.assign(size, 0));
+  PetscCallCXX(run.assign(size, 0));
+  PetscCallCXX(leafrow.resize(Off.nnz));
+  PetscCallCXX(leafcol.resize(Off.nnz));
+  std::vector<PetscMPIInt> owner(Off.nrows);
+  for (Int r = 0; r < Off.nrows; r++) {
+    PetscCall(PetscLayoutFindOwner(rowmap, offrows[r], &owner[r]));
+    for (Int k = orp[r]; k < orp[r + 1]; k++) {
+      leafrow[k] = offrows[r];
+      leafcol[k] = oci[k] < nlc ? cstart + oci[k] : ig[oci[k] - nlc];
+    }
+    sendcnt[owner[r]] += (PetscMPIInt)(orp[r + 1] - orp[r]);
+  }
+  PetscCallCXX(recvcnt.assign(size, 0));
+  PetscCallCXX(rdispl.assign(size, 0));
+  PetscCallCXX(myoff.assign(size, 0));
+  PetscCallMPI(MPI_Alltoall(sendcnt.data(), 1, MPI_INT, recvcnt.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) rdispl[p] = (PetscMPIInt)nrecv, nrecv += recvcnt[p];
+  PetscCallMPI(MPI_Alltoall(rdispl.data(), 1, MPI_INT, myoff.data(), 1, MPI_INT, comm)); /* where my entries go at each owner */
+  PetscCallCXX(iremote.resize(Off.nnz));
+  for (Int r = 0; r < Off.nrows; r++)
+    for (Int k = orp[r]; k < orp[r + 1]; k++) {
+      iremote[k].rank  = owner[r];
+      iremote[k].index = myoff[owner[r]] + run[owner[r]]++;
+    }
+  PetscCall(PetscSFCreate(comm, &M.sf));
+  PetscCall(PetscSFSetGraph(M.sf, nrecv, Off.nnz, NULL, PETSC_COPY_VALUES, iremote.data(), PETSC_COPY_VALUES));
+  PetscCall(PetscSFSetUp(M.sf));
+  PetscCallCXX(rootrow.assign(nrecv, -1));
+  PetscCallCXX(rootcol.assign(nrecv, -1));
+  PetscCall(PetscSFReduceBegin(M.sf, MPIU_INT, leafrow.data(), rootrow.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(M.sf, MPIU_INT, leafrow.data(), rootrow.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceBegin(M.sf, MPIU_INT, leafcol.data(), rootcol.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(M.sf, MPIU_INT, leafcol.data(), rootcol.data(), MPI_REPLACE));
+
+  /* 2. the ghost columns of the result: those of Top and the received ones that others own (ascending) */
+  PetscCallCXX(G.assign(ig.begin(), ig.end()));
+  for (Int s = 0; s < nrecv; s++) {
+    PetscCheck(rootrow[s] >= rstart && rootrow[s] < rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Received row %" PetscInt_FMT " outside [%" PetscInt_FMT ", %" PetscInt_FMT ")", rootrow[s], rstart, rend);
+    if (rootcol[s] < cstart || rootcol[s] >= cend) PetscCallCXX(G.push_back(rootcol[s]));
+  }
+  std::sort(G.begin(), G.end());
+  G.erase(std::unique(G.begin(), G.end()), G.end());
+  const Int ng     = (Int)G.size();
+  auto      ghosti = [&](PetscInt gcol) { return (Int)(std::lower_bound(G.begin(), G.end(), gcol) - G.begin()); };
+
+  /* 3. the received entries as rows of this rank (kept in slot order within a row: deterministic) */
+  {
+    const Int        nloc = rend - rstart;
+    std::vector<Int> rp(nloc + 1, 0), ci(nrecv), perm(nrecv);
+    for (Int s = 0; s < nrecv; s++) rp[rootrow[s] - rstart + 1]++;
+    for (Int i = 0; i < nloc; i++) rp[i + 1] += rp[i];
+    std::vector<Int> cur(rp.begin(), rp.end() - 1);
+    for (Int s = 0; s < nrecv; s++) {
+      const Int q = cur[rootrow[s] - rstart]++;
+      perm[q]     = s;
+      ci[q]       = rootcol[s] >= cstart && rootcol[s] < cend ? rootcol[s] - cstart : nlc + ghosti(rootcol[s]);
+    }
+    PetscCall(CsrFromHost(nloc, nlc + ng, rp, ci, nullptr, M.Recv));
+    PetscCall(IntsToDevice(perm, M.recvperm, "dist rows receive perm"));
+  }
+  /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block */
+  if (!ig.empty()) {
+    std::vector<Int> igmap(ig.size());
+    View<Int>        dmap;
+    for (size_t j = 0; j < ig.size(); j++) igmap[j] = ghosti(ig[j]);
+    PetscCall(IntsToDevice(igmap, dmap, "dist rows ghost map"));
+    PetscCallCXX(CsrRemapColumns(Top, nlc, ucv(dmap), nlc + ng));
+  } else Top.ncols = nlc + ng;
+  M.Recv.ncols = nlc + ng;
+  {
+    bool      ok;
+    View<Int> used;
+    PetscCallCXX(ok = CsrInterleaveRows(Top, M.Recv, M.S, M.ssrc));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent rows of the distributed rows");
+    M.S.ncols = nlc + ng;
+    PetscCallCXX(CsrSumDuplicates(M.S, M.Call, M.smap));
+    PetscCallCXX(CsrSplitColumns(M.Call, nlc, M.D, M.O, used, M.dsrc, M.osrc));
+    std::vector<Int> hused(used.extent(0));
+    if (!hused.empty()) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hused.data(), hused.size()), used));
+    PetscCallCXX(M.garray.resize(hused.size()));
+    for (size_t g = 0; g < hused.size(); g++) M.garray[g] = G[hused[g]];
+  }
+  PetscCallCXX(M.drecv = View<Scalar>(std::string("dist rows receive values"), nrecv));
+  PetscCallCXX(M.hrecv.assign(nrecv, 0.0));
+  PetscCall(MGDistRowsNumeric(M, Top, Off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGDistRowsNumeric(MGDistRows &M, const CsrMatrix &Top, const CsrMatrix &Off)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(exec().fence());
+  PetscCall(ValuesToHost(Off.vals, Off.nnz, M.hsend));
+  PetscCall(PetscSFReduceBegin(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
+  PetscCall(ValuesToDevice(M.hrecv, M.drecv));
+  PetscCallCXX(GatherValues(ucv(M.drecv), ucv(M.recvperm), uv(M.Recv.vals)));
+  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Recv.vals), ucv(M.ssrc), M.S));
+  PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Call));
+  PetscCallCXX(CsrSplitColumnsNumeric(M.Call, ucv(M.dsrc), ucv(M.osrc), M.D, M.O));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------- */
+/* the distributed Galerkin product */
+
+/* the ghost columns (global indices) of a device matrix, none for a sequential one */
+static PetscErrorCode DeviceMatGhosts(PetscKPDeviceMat A, std::vector<PetscInt> &g)
+{
+  const PetscInt *idx;
+
+  PetscFunctionBegin;
+  PetscCallCXX(g.clear());
+  if (!A->mpi || !A->ghostis) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ISGetIndices(A->ghostis, &idx));
+  PetscCallCXX(g.assign(idx, idx + A->nghost));
+  PetscCall(ISRestoreIndices(A->ghostis, &idx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* iota(b .. e-1) on the device */
+static PetscErrorCode IotaView(Int b, Int e, View<Int> &v)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(v = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("iota")), e - b));
+  auto w = v;
+  Kokkos::parallel_for(
+    "petsckp::Iota", range(e - b), KOKKOS_LAMBDA(Int i) { w(i) = b + i; });
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the values of the ghost rows of P from their owners (the numeric phase of step 1) */
+static PetscErrorCode RapDistGhostValues(MGRapDist &W)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.reqsrc), uv(W.dsend)));
+  PetscCallCXX(exec().fence());
+  PetscCall(ValuesToHost(W.dsend, (Int)W.dsend.extent(0), W.hsend));
+  PetscCall(PetscSFBcastBegin(W.sfent, MPIU_SCALAR, W.hsend.data(), W.hrecv.data(), MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(W.sfent, MPIU_SCALAR, W.hsend.data(), W.hrecv.data(), MPI_REPLACE));
+  PetscCall(ValuesToDevice(W.hrecv, W.Poth.vals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGRapDistReset(MGRapDist &W)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSFDestroy(&W.sfrow));
+  PetscCall(PetscSFDestroy(&W.sfent));
+  PetscCall(MGDistRowsReset(W.merge));
+  PetscCallCXX(W = MGRapDist());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = P^T A P of distributed device matrices A (fine x fine) and P (fine x coarse): the blocks of this rank's rows
+   of C (local block, ghost block, the ghost columns) in W.merge. Collective. */
+PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W)
+{
+  const CsrMatrix      &Ad = DeviceMatLocalCsr(A), &Pd = DeviceMatLocalCsr(P);
+  CsrMatrix             Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
+  const Int             mf = Ad.nrows, mc = Pd.ncols;
+  std::vector<PetscInt> gA, gP, E;
+  PetscLayout           flay = nullptr, clay = nullptr;
+  PetscInt              cstart, cend;
+  const PetscInt       *degree;
+  CsrMatrix             Preq;
+  std::vector<Int>      qrp, qci;
+  std::vector<PetscInt> rootinfo, leafinfo, rootcol, leafcol;
+  Int                   nleafent = 0;
+  bool                  ok;
+
+  PetscFunctionBegin;
+  PetscCall(MGRapDistReset(W));
+  PetscCall(DeviceMatGhosts(A, gA));
+  PetscCall(DeviceMatGhosts(P, gP));
+  PetscCheck(Pd.nrows == mf && (Int)gA.size() == A->nghost, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The distributed Galerkin product needs P with the rows of A (%" PetscInt_FMT ", not %" PetscInt_FMT ")", mf, Pd.nrows);
+  if (!A->mpi) Ao = CsrMatrix(), Ao.nrows = mf, Ao.rowptr = View<Int>("empty rowptr", mf + 1);
+  if (!P->mpi) Po = CsrMatrix(), Po.nrows = mf, Po.rowptr = View<Int>("empty rowptr", mf + 1);
+  PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
+  PetscCall(PetscLayoutCreateFromSizes(comm, mc, PETSC_DECIDE, 1, &clay));
+  PetscCall(PetscLayoutGetRange(clay, &cstart, &cend));
+
+  /* 1. the ghost rows of P: the owners learn which of their rows are wanted (the degrees of a PetscSF from A's ghost
+        columns to the fine rows), send their lengths and offsets, then the entries (global columns and values) */
+  PetscCall(PetscSFCreate(comm, &W.sfrow));
+  PetscCall(PetscSFSetGraphLayout(W.sfrow, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
+  PetscCall(PetscSFSetUp(W.sfrow));
+  PetscCall(PetscSFComputeDegreeBegin(W.sfrow, &degree));
+  PetscCall(PetscSFComputeDegreeEnd(W.sfrow, &degree));
+  PetscCallCXX(ok = CsrConcatColumns(Pd, Po, UView<const Int>(), mc + (Int)gP.size(), W.Ploc)); /* columns: local, then gP */
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of P have different numbers of rows");
+  {
+    std::vector<Int> req;
+    View<Int>        dreq;
+    for (Int i = 0; i < mf; i++)
+      if (degree[i] > 0) PetscCallCXX(req.push_back(i));
+    PetscCall(IntsToDevice(req, dreq, "ghost rows of P requested"));
+    PetscCallCXX(CsrExtractRows(W.Ploc, ucv(dreq), Preq, W.reqsrc));
+    PetscCall(CsrStructureToHost(Preq, qrp, qci));
+    PetscCallCXX(rootinfo.assign(2 * (size_t)mf, 0));
+    for (size_t r = 0; r < req.size(); r++) rootinfo[2 * req[r]] = qrp[r], rootinfo[2 * req[r] + 1] = qrp[r + 1] - qrp[r];
+    PetscCallCXX(rootcol.resize(Preq.nnz));
+    for (Int k = 0; k < Preq.nnz; k++) rootcol[k] = qci[k] < mc ? cstart + qci[k] : gP[qci[k] - mc];
+  }
+  PetscCallCXX(leafinfo.assign(2 * gA.size(), 0));
+  PetscCall(PetscSFBcastBegin(W.sfrow, MPIU_2INT, rootinfo.data(), leafinfo.data(), MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(W.sfrow, MPIU_2INT, rootinfo.data(), leafinfo.data(), MPI_REPLACE));
+  {
+    const PetscSFNode       *rremote;
+    std::vector<PetscSFNode> eremote;
+    PetscCall(PetscSFGetGraph(W.sfrow, NULL, NULL, NULL, &rremote));
+    for (size_t r = 0; r < gA.size(); r++) nleafent += (Int)leafinfo[2 * r + 1];
+    PetscCallCXX(eremote.resize(nleafent));
+    for (size_t r = 0, q = 0; r < gA.size(); r++)
+      for (PetscInt k = 0; k < leafinfo[2 * r + 1]; k++, q++) eremote[q].rank = rremote[r].rank, eremote[q].index = leafinfo[2 * r] + k;
+    PetscCall(PetscSFCreate(comm, &W.sfent));
+    PetscCall(PetscSFSetGraph(W.sfent, Preq.nnz, nleafent, NULL, PETSC_COPY_VALUES, eremote.data(), PETSC_COPY_VALUES));
+    PetscCall(PetscSFSetUp(W.sfent));
+  }
+  PetscCallCXX(leafcol.assign(nleafent, 0));
+  PetscCall(PetscSFBcastBegin(W.sfent, MPIU_INT, rootcol.data(), leafcol.data(), MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(W.sfent, MPIU_INT, rootcol.data(), leafcol.data(), MPI_REPLACE));
+
+  /* 2. the compact coarse column space of this rank: its columns, then E = the ghost columns of P and of the ghost
+        rows (ascending); P_local and P_ghost in it, AP = [Ad | Ao] [P_local; P_ghost], C = P_local^T AP */
+  PetscCallCXX(E.assign(gP.begin(), gP.end()));
+  for (PetscInt c : leafcol)
+    if (c < cstart || c >= cend) PetscCallCXX(E.push_back(c));
+  std::sort(E.begin(), E.end());
+  E.erase(std::unique(E.begin(), E.end()), E.end());
+  const Int nE   = (Int)E.size();
+  auto      posE = [&](PetscInt g) { return (Int)(std::lower_bound(E.begin(), E.end(), g) - E.begin()); };
+  {
+    std::vector<Int> pmap(gP.size()), orp(gA.size() + 1, 0), oci(nleafent);
+    View<Int>        dmap;
+    for (size_t j = 0; j < gP.size(); j++) pmap[j] = posE(gP[j]);
+    PetscCall(IntsToDevice(pmap, dmap, "ghost columns of P"));
+    PetscCallCXX(CsrRemapColumns(W.Ploc, mc, ucv(dmap), mc + nE));
+    for (size_t r = 0; r < gA.size(); r++) orp[r + 1] = orp[r] + (Int)leafinfo[2 * r + 1];
+    for (Int k = 0; k < nleafent; k++) oci[k] = leafcol[k] >= cstart && leafcol[k] < cend ? leafcol[k] - cstart : mc + posE(leafcol[k]);
+    PetscCall(CsrFromHost((Int)gA.size(), mc + nE, orp, oci, nullptr, W.Poth));
+  }
+  PetscCallCXX(W.dsend = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost rows of P send")), W.reqsrc.extent(0)));
+  PetscCallCXX(W.hrecv.assign(nleafent, 0.0));
+  PetscCall(RapDistGhostValues(W));
+  PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
+  W.Pext.ncols = mc + nE;
+  PetscCallCXX(ok = CsrConcatColumns(Ad, Ao, UView<const Int>(), mf + (Int)gA.size(), W.Aext));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of A have different numbers of rows");
+  PetscCallCXX(CsrTransposePerm(W.Ploc, W.Rext, W.rperm));
+  PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x %" PetscInt_FMT ", P %" PetscInt_FMT " x %" PetscInt_FMT ")", W.Aext.nrows, W.Aext.ncols, W.Pext.nrows, W.Pext.ncols);
+
+  /* 3. this rank's rows of C and the rows of its ghost coarse points, sent to their owners */
+  {
+    View<Int> it, io;
+    PetscCall(IotaView(0, mc, it));
+    PetscCall(IotaView(mc, mc + nE, io));
+    PetscCallCXX(CsrExtractRows(W.Cx, ucv(it), W.Top, W.topsrc));
+    PetscCallCXX(CsrExtractRows(W.Cx, ucv(io), W.Off, W.offsrc));
+  }
+  PetscCall(MGDistRowsSetUp(comm, clay, clay, W.Top, E, W.Off, E, W.merge));
+  PetscCall(PetscLayoutDestroy(&flay));
+  PetscCall(PetscLayoutDestroy(&clay));
+  W.active = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* new values of C (same patterns: new values of A, or of P, e.g. truncated) */
+PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W)
+{
+  CsrMatrix Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
+
+  PetscFunctionBegin;
+  if (!P->mpi) Po = CsrMatrix(), Po.nrows = P->m, Po.rowptr = View<Int>("empty rowptr", P->m + 1);
+  if (!A->mpi) Ao = CsrMatrix(), Ao.nrows = A->m, Ao.rowptr = View<Int>("empty rowptr", A->m + 1);
+  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(P), Po, W.Ploc));
+  PetscCall(RapDistGhostValues(W));
+  PetscCallCXX(CsrConcatRowsNumeric(W.Ploc, W.Poth, W.Pext));
+  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(A), Ao, W.Aext));
+  PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.rperm), uv(W.Rext.vals)));
+  PetscCallCXX(GalerkinRapNumeric(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
+  PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.topsrc), uv(W.Top.vals)));
+  PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.offsrc), uv(W.Off.vals)));
+  PetscCall(MGDistRowsNumeric(W.merge, W.Top, W.Off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* R = P^T of a distributed device matrix P (fine x coarse) as a distributed device matrix (coarse x fine): the local
+   block Pd^T and the rows Po^T of the ghost coarse points sent to their owners. Collective. */
+PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R)
+{
+  const CsrMatrix      &Pd = DeviceMatLocalCsr(P);
+  CsrMatrix             Top, Off, Po = DeviceMatGhostCsr(P);
+  std::vector<PetscInt> gP;
+  PetscLayout           flay = nullptr, clay = nullptr;
+  MGDistRows            M;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceMatGhosts(P, gP));
+  if (!P->mpi) Po = CsrMatrix(), Po.nrows = Pd.nrows, Po.rowptr = View<Int>("empty rowptr", Pd.nrows + 1);
+  PetscCall(PetscLayoutCreateFromSizes(comm, Pd.nrows, PETSC_DECIDE, 1, &flay));
+  PetscCall(PetscLayoutCreateFromSizes(comm, Pd.ncols, PETSC_DECIDE, 1, &clay));
+  PetscCallCXX(CsrTranspose(Pd, Top));
+  Po.ncols = (Int)gP.size();
+  PetscCallCXX(CsrTranspose(Po, Off));
+  PetscCall(MGDistRowsSetUp(comm, clay, flay, Top, std::vector<PetscInt>(), Off, gP, M));
+  PetscCall(DeviceMatCreateFromCsr(comm, M.D, M.O, (PetscInt)M.garray.size(), M.garray.data(), R));
+  PetscCall(MGDistRowsReset(M));
+  PetscCall(PetscLayoutDestroy(&flay));
+  PetscCall(PetscLayoutDestroy(&clay));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace petsckp
