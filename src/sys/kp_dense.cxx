@@ -274,7 +274,7 @@ void DenseLowerGram(Int d, UView<const Scalar> X, UView<Scalar> M)
     });
 }
 
-PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what)
+PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what, bool kernels)
 {
   const DenseSpdMessages msg(what);
   Real                   asym = 0, emax = 0, minpiv = PETSC_MAX_REAL;
@@ -285,6 +285,11 @@ PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, 
   PetscFunctionBegin;
   PetscCheck(d <= 46340, comm, PETSC_ERR_SUP, "Dense coarse matrices are limited to d <= 46340 (index range); got d = %" PetscInt_FMT ", %s", d, msg.sizehint);
   PetscCheck((Int)E.extent(0) >= d * d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a dense matrix of %zu entries for d = %" PetscInt_FMT, (size_t)E.extent(0), d);
+  if (!kernels && !kDeviceExec) {
+    /* E is in host memory: LAPACK's blocked factorisation beats d launches of the kernels on a host backend */
+    PetscCall(DenseSpdSetUp(comm, d, E.data(), form, rtol, S, what));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* symmetry (the same test as DenseSpdSetUp()) and the first non-positive diagonal entry: two scalars to the host */
   PetscCallCXX(asym = DenseAsymmetry(d, E, &emax));
   S.symmetric = asym <= 1e-12 * emax ? true : false;

@@ -42,8 +42,9 @@ void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x);
 
 /* DenseSpdSetUp() for a matrix E on the device (column-major, d*d, not modified), with the same checks and errors:
    Cholesky (and for the form Inverse E^-1 = L^-T L^-1) by the device kernels below; only the pivots and the
-   diagonal (2 d scalars) come to the host. A nonsymmetric E is copied to the host for DenseSpdSetUp()'s LU. */
-PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what = nullptr);
+   diagonal (2 d scalars) come to the host. A nonsymmetric E is copied to the host for DenseSpdSetUp()'s LU. With a host
+   execution space (E in host memory) DenseSpdSetUp() (LAPACK) is used unless kernels is true (the unit tests). */
+PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what = nullptr, bool kernels = false);
 
 /* kernels (exposed for the unit tests) */
 /* y = T x, T a d x d lower (lower = true: entries j <= i) or upper triangular matrix stored row by row (entry (i, j)

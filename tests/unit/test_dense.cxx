@@ -220,7 +220,7 @@ TEST(DenseDevice, SetUpMatchesHostSetUp)
     for (auto form : {DenseSpdForm::Cholesky, DenseSpdForm::Inverse}) {
       DenseSpd H, S;
       ASSERT_EQ((int)DenseSpdSetUp(PETSC_COMM_SELF, d, E.data(), form, 1e-13, H), 0);
-      ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, d, UView<const Scalar>(Ed.data(), Ed.extent(0)), form, 1e-13, S), 0);
+      ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, d, UView<const Scalar>(Ed.data(), Ed.extent(0)), form, 1e-13, S, nullptr, true), 0);
       EXPECT_EQ(S.d, d);
       EXPECT_TRUE(S.form == form && S.symmetric);
       EXPECT_LT(RelErr(ToHost(S.M), ToHost(H.M)), 1e-10) << "d = " << d;
@@ -236,7 +236,7 @@ TEST(DenseDevice, SetUpMatchesHostSetUp)
     std::vector<Scalar> N = {4, 1, 0, 2, 5, 1, 0, 3, 6};
     auto                Nd = ToDevice(N);
     DenseSpd            S;
-    ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 3, UView<const Scalar>(Nd.data(), 9), DenseSpdForm::Cholesky, 1e-13, S), 0);
+    ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 3, UView<const Scalar>(Nd.data(), 9), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), 0);
     EXPECT_FALSE(S.symmetric);
     EXPECT_TRUE(S.form == DenseSpdForm::Inverse);
   }
@@ -248,13 +248,13 @@ TEST(DenseDevice, ErrorsForIndefiniteAndSingular)
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   std::vector<Scalar> A = {1, 0, 0, -1}, B = {1, 2, 2, 1};
   auto                Ad = ToDevice(A), Bd = ToDevice(B);
-  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Ad.data(), 4), DenseSpdForm::Cholesky, 1e-13, S), (int)PETSC_ERR_MAT_CH_ZRPVT);
-  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Bd.data(), 4), DenseSpdForm::Cholesky, 1e-13, S), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Ad.data(), 4), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Bd.data(), 4), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
   std::vector<Scalar> C(16);
   double              v[4] = {1, 2, 3, 4}, w[4] = {1, -1, 1, -1}, u[4] = {0, 1, 0, 2};
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 4; j++) C[i + 4 * j] = v[i] * v[j] + w[i] * w[j] + u[i] * u[j];
   auto Cd = ToDevice(C);
-  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 4, UView<const Scalar>(Cd.data(), 16), DenseSpdForm::Inverse, 1e-13, S), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 4, UView<const Scalar>(Cd.data(), 16), DenseSpdForm::Inverse, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
   PetscPopErrorHandler();
 }
