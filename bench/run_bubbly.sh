@@ -4,6 +4,10 @@
 #   bench/run_bubbly.sh <build dir> <output dir> [--cpu]       time table (+ paper table with BUBBLY_PAPER=1)
 #   bench/run_bubbly.sh <build dir> <output dir> --logview     kernel breakdown: 256^3, 8 bubbles, contrast 1e-3,
 #                                                              dcg + neumann(2), -log_view -log_view_gpu_time
+#   bench/run_bubbly.sh <build dir> <output dir> --setup       setup breakdown (bubbly_setup.md): per solver and size
+#                                                              the setup's phases from -log_view (PETSc's upload of A,
+#                                                              the shared device copy, deflation space, E and its factor,
+#                                                              the Neumann factors) beside setup, solve, time to solution
 # (--cpu: without the GPU types, a smoke test on a machine without a GPU)
 # Writes <output dir>/bubbly_gpu.md: per solver the setup (KSPSetUp: PCSetUp, deflation space, E), the solve
 # (KSPSolve), ms per iteration and time to solution (= setup + solve), each wall-clock time measured by the example
@@ -22,7 +26,8 @@ for a in "${@:3}"; do
   case "$a" in
     --cpu) CPU=1 ;;
     --logview) MODE=logview ;;
-    *) echo "unknown option $a (--cpu, --logview)" >&2; exit 2 ;;
+    --setup) MODE=setup ;;
+    *) echo "unknown option $a (--cpu, --logview, --setup)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$OUT"
@@ -53,6 +58,54 @@ if [ "$MODE" = logview ]; then
   } > "$OUT/bubbly_logview.md"
   rm -f "$log"
   echo "wrote $OUT/bubbly_logview.md"
+  exit 0
+fi
+
+if [ "$MODE" = setup ]; then
+  # time of an event in the -log_view table of a log (max over ranks, column 4), its count (column 2); "-" if absent
+  ev() { awk -v e="$2" '$1 == e { t = $4; c = $2 } END { if (t == "") print "-"; else printf "%s (%s)", t, c }' "$1"; }
+  {
+    echo "# Setup of dcg / neumann on the bubbly problems: where the time goes ($DEVICE, $(date -u +%F))"
+    echo
+    echo "Setup = KSPSetUp as timed by examples/bubbly (device work completed). Event times from -log_view (s, max over"
+    echo "ranks; (calls)); events nest: KSPSetUp holds KSPDCGSetup and PCNeumannSetup, these hold KPDevMatSetup (the shared"
+    echo "device copy of A, made once), KPDeflSpace (aggregates, Z, AZ, Z^T), KPDeflCoarse (E = Z^T A Z, its factor, the"
+    echo "condition estimate). MatCUSPARSCopyTo is PETSc's own upload of the host-assembled matrix (paid by every GPU"
+    echo "solver: by PETSc's at its first MatMult, inside KSPSolve); setup - upload is the part that is ours."
+    echo "\"shared copy\": the -info lines of the shared device copy (created once, reused by the second solver)."
+    echo "GPU options: \`$GPU\`"
+    echo
+    echo "| problem | solver | its | setup (s) | solve (s) | time to solution (s) | KSPDCGSetup | PCNeumannSetup | KPDevMatSetup | KPDevMatUpdate | KPDeflSpace | KPDeflCoarse | MatCUSPARSCopyTo | setup - upload (s) | shared copy (created/reused) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for n in ${BUBBLY_SIZES:-256}; do
+      for c in ${BUBBLY_CONTRASTS:-1e-6 1e-3}; do
+        P="-dim 3 -n $n -geometry bubble8 -contrast $c"
+        for s in "dcg + neumann(2), 8x8x8 blocks|-ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2" \
+                 "cg + neumann(2) + A-DEF2, 8x8x8 blocks|-ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8" \
+                 "dcg + neumann(2), $n planes|-ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2"; do
+          label=${s%%|*}; opts=${s#*|}
+          log=$(mktemp); rc=0
+          # shellcheck disable=SC2086
+          timeout "$TMO" "$EXE" $P $opts $GPU -log_view -info :mat > "$log" 2>&1 || rc=$?
+          line=$(grep -m1 '^iterations' "$log" || true)
+          if [ $rc -ne 0 ] || [ -z "$line" ]; then
+            echo "| $n^3, $c | $label | failed (rc $rc): $(grep -v '^\[' "$log" | tail -1 | tr '|' ' ' | cut -c1-80) | | | | | | | | | | | | |"
+            rm -f "$log"; continue
+          fi
+          its=$(echo "$line" | awk '{print $2}' | tr -d ,)
+          t=$(echo "$line" | sed 's/.*time to solution \([^ ]*\) s.*/\1/')
+          su=$(echo "$line" | sed 's/.*(setup \([^ ]*\) s.*/\1/')
+          so=$(echo "$line" | sed 's/.*, solve \([^ ]*\) s.*/\1/')
+          up=$(awk '$1 == "MatCUSPARSCopyTo" { print $4 }' "$log")
+          own=$(awk -v s="$su" -v u="${up:-0}" 'BEGIN { printf "%.4g", s - u }')
+          sh="$(grep -c 'shared device copy of the matrix is created' "$log")/$(grep -c 'shared device copy of the matrix is reused' "$log")"
+          echo "| $n^3, $c | $label | $its | $su | $so | $t | $(ev "$log" KSPDCGSetup) | $(ev "$log" PCNeumannSetup) | $(ev "$log" KPDevMatSetup) | $(ev "$log" KPDevMatUpdate) | $(ev "$log" KPDeflSpace) | $(ev "$log" KPDeflCoarse) | $(ev "$log" MatCUSPARSCopyTo) | $own | $sh |"
+          rm -f "$log"
+        done
+      done
+    done
+  } > "$OUT/bubbly_setup.md"
+  echo "wrote $OUT/bubbly_setup.md"
   exit 0
 fi
 

@@ -53,6 +53,30 @@
   #define PETSCKP_TAO_REINITIALIZE_BROKEN 1
 #endif
 
+/* The destroy routine of a PetscContainer's context: PetscContainerSetCtxDestroy() (PETSc 3.23) passes the address of
+   the context (declared void ** in 3.23 and 3.24, void * since 3.25), PetscContainerSetUserDestroy() (deprecated since
+   3.23) the context itself. A routine declared PetscErrorCode f(PETSCKP_CONTAINER_DESTROY_ARG arg) finds its context
+   as PetscKPContainerCtx(arg) and is set with PetscKPContainerSetDestroy(container, f). */
+#if PETSC_VERSION_GE(3, 25, 0)
+  #define PETSCKP_CONTAINER_DESTROY_ARG    void *
+  #define PetscKPContainerCtx(arg)         (*(void **)(arg))
+  #define PetscKPContainerSetDestroy(c, f) PetscContainerSetCtxDestroy(c, f)
+#elif PETSC_VERSION_GE(3, 23, 0)
+  #define PETSCKP_CONTAINER_DESTROY_ARG    void **
+  #define PetscKPContainerCtx(arg)         (*(arg))
+  #define PetscKPContainerSetDestroy(c, f) PetscContainerSetCtxDestroy(c, f)
+#else
+  #define PETSCKP_CONTAINER_DESTROY_ARG    void *
+  #define PetscKPContainerCtx(arg)         (arg)
+  #define PetscKPContainerSetDestroy(c, f) PetscContainerSetUserDestroy(c, f)
+#endif
+
+/* The device CSR of aijcusparse / aijkokkos from MatSeqAIJGetCSRAndMemType() is used for the column indices of petsckp's
+   device matrices since PETSc 3.19 (no host round trip); with PETSc 3.18 the structure is copied from the host arrays */
+#if PETSC_VERSION_GE(3, 19, 0)
+  #define PETSCKP_HAVE_DEVICE_CSR 1
+#endif
+
 /* PetscErrorMessage() gives the specific message of the last error as a const string since PETSc 3.25 */
 #if PETSC_VERSION_GE(3, 25, 0)
 typedef const char *PetscKPErrorString;

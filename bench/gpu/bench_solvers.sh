@@ -1,6 +1,6 @@
 #!/bin/bash
 # The solver benchmarks on the GPU machine, each capped in time so that a part fits in one 10-minute device call.
-#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr | pscr-kernels>
+#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | dcg-setup | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr | pscr-kernels>
 # Each solver's script writes its markdown table into <output dir>; copy them to bench/results/.
 set -u
 B=$1; O=$2; PART=$3
@@ -11,6 +11,11 @@ case "$PART" in
   dcg)
     BUBBLY_QUICK=${BUBBLY_QUICK:-0} BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-128 256} timeout ${BUBBLY_TOTAL:-420} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
     echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -60 ;;
+  dcg-setup) # the setup breakdown of dcg / neumann at 256^3 (bubbly_setup.md), then the quick time table at 256^3
+    BUBBLY_SIZES=${BUBBLY_SIZES:-256} BUBBLY_TIMEOUT=${BUBBLY_TIMEOUT:-60} timeout ${BUBBLY_SETUP_TOTAL:-300} bash bench/run_bubbly.sh "$B" "$O" --setup > "$O/bubbly_setup.log" 2>&1
+    echo "bubbly setup: rc=$?"; cat "$O"/bubbly_setup.md 2>/dev/null
+    BUBBLY_QUICK=1 BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-256} timeout ${BUBBLY_TOTAL:-240} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
+    echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -30 ;;
   lbfgsb)
     LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null ;;

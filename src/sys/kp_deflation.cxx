@@ -157,6 +157,47 @@ void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz)
     });
 }
 
+void BlockAggregates(const DeflationGrid &g, const Int b[3], UView<Int> agg)
+{
+  const DeflationGrid G = g;
+  const Int           b0 = b[0], b1 = b[1], b2 = b[2];
+  const Int           n  = G.xm * G.ym * G.zm * G.dof;
+
+  Kokkos::parallel_for(
+    "petsckp::BlockAggregates", range(n), KOKKOS_LAMBDA(Int l) {
+      const Int c = l / G.dof, i = G.xs + c % G.xm, j = G.ys + (c / G.xm) % G.ym, k = G.zs + c / (G.xm * G.ym);
+      const Int bi = (Int)((int64_t)i * b0 / G.M), bj = (Int)((int64_t)j * b1 / G.N), bk = (Int)((int64_t)k * b2 / G.P);
+      agg(l) = bi + b0 * (bj + b1 * bk);
+    });
+  (void)b2;
+}
+
+void ChunkAggregates(const DeflationGrid *g, Int rstart, Int M, Int nchunks, Int nlocal, UView<Int> agg)
+{
+  if (g) {
+    const DeflationGrid G     = *g;
+    const int64_t       ncell = (int64_t)G.M * G.N * G.P;
+    Kokkos::parallel_for(
+      "petsckp::ChunkAggregatesGrid", range(nlocal), KOKKOS_LAMBDA(Int l) {
+        const Int     c  = l / G.dof, i = G.xs + c % G.xm, j = G.ys + (c / G.xm) % G.ym, k = G.zs + c / (G.xm * G.ym);
+        const int64_t gc = i + (int64_t)G.M * (j + (int64_t)G.N * k);
+        agg(l)           = (Int)(gc * nchunks / ncell);
+      });
+  } else
+    Kokkos::parallel_for(
+      "petsckp::ChunkAggregatesRows", range(nlocal), KOKKOS_LAMBDA(Int l) { agg(l) = (Int)(((int64_t)(rstart + l)) * nchunks / M); });
+}
+
+void AggregatesToScalar(UView<const Int> agg, UView<Scalar> v)
+{
+  Kokkos::parallel_for("petsckp::AggregatesToScalar", range((Int)agg.extent(0)), KOKKOS_LAMBDA(Int i) { v(i) = (Scalar)agg(i); });
+}
+
+void AggregatesFromScalar(UView<const Scalar> v, UView<Int> agg)
+{
+  Kokkos::parallel_for("petsckp::AggregatesFromScalar", range((Int)agg.extent(0)), KOKKOS_LAMBDA(Int i) { agg(i) = (Int)PetscRealPart(v(i)); });
+}
+
 /* device CSR from host arrays */
 static void CsrFromHost(Int nrows, Int ncols, const std::vector<Int> &rp, const std::vector<Int> &ci, const std::vector<Scalar> &v, CsrMatrix &M)
 {
@@ -195,62 +236,61 @@ static PetscErrorCode LocalRowsToHost(Mat M, std::vector<Int> &rp, std::vector<I
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* E = Z^T A Z = Z^T (AZ), its factor, the drift weights and the condition estimate, on the device: with one rank
+   only d-vectors (the pivots, the condition estimator's iterates) come to the host; with several the local parts of
+   E and of the column norms are summed through the host (MPI without device buffers) */
 PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
 {
-  View<Scalar> Ed;
-  PetscMPIInt  size;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
-  /* Z^T for the restrictions (rows of N/d entries: kept in fill order); (AZ)^T only on demand */
-  PetscCallCXX(CsrTranspose(Z, Zt, false));
+  PetscCall(PetscLogEventBegin(PETSCKP_DeflCoarse, 0, 0, 0, 0));
   PetscCallCXX(AZt = CsrMatrix());
   azt_ready = false;
   PetscCheck((double)d * d * sizeof(Scalar) <= 4.0e9, comm, PETSC_ERR_SUP, "%" PetscInt_FMT " deflation vectors give a dense coarse matrix of %g GB; use fewer vectors (larger chunks or blocks)", d, (double)d * d * sizeof(Scalar) / 1e9);
-  PetscCallCXX(Ed = View<Scalar>(std::string("E"), (size_t)d * d));
-  PetscCallCXX(GalerkinLocal(Z, AZ, d, UView<Scalar>(Ed.data(), Ed.extent(0))));
-  PetscCallCXX(Ehost.resize((size_t)d * d));
-  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(Ehost.data(), Ehost.size()), Ed));
-  PetscCallCXX(exec().fence());
+  PetscCallCXX(Edev = View<Scalar>(std::string("E"), (size_t)d * d));
+  PetscCallCXX(GalerkinLocal(Z, AZ, d, UView<Scalar>(Edev.data(), Edev.extent(0))));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (size > 1) {
-    PetscMPIInt cnt;
-    PetscCall(PetscMPIIntCast((PetscInt)Ehost.size(), &cnt));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, Ehost.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+    std::vector<Scalar> h((size_t)d * d);
+    PetscMPIInt         cnt;
+    PetscCall(PetscMPIIntCast((PetscInt)h.size(), &cnt));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(h.data(), h.size()), Edev));
+    PetscCallCXX(exec().fence());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, h.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Edev, HostUView<const Scalar>(h.data(), h.size())));
   }
   /* symmetrise the round-off of the atomic sums (only where E is symmetric up to round-off) */
   {
-    Real asym = 0, emax = 0;
-    for (size_t q = 0; q < Ehost.size(); q++) emax = PetscMax(emax, PetscAbsScalar(Ehost[q]));
-    for (Int j = 0; j < d; j++)
-      for (Int i = 0; i < j; i++) asym = PetscMax(asym, PetscAbsScalar(Ehost[i + (size_t)j * d] - Ehost[j + (size_t)i * d]));
-    if (asym <= 1e-13 * emax)
-      for (Int j = 0; j < d; j++)
-        for (Int i = 0; i < j; i++) {
-          Scalar s = 0.5 * (Ehost[i + (size_t)j * d] + Ehost[j + (size_t)i * d]);
-          Ehost[i + (size_t)j * d] = Ehost[j + (size_t)i * d] = s;
-        }
+    Real asym, emax;
+    PetscCallCXX(asym = DenseAsymmetry(d, UView<const Scalar>(Edev.data(), Edev.extent(0)), &emax));
+    if (asym <= 1e-13 * emax) PetscCallCXX(DenseSymmetrize(d, UView<Scalar>(Edev.data(), Edev.extent(0))));
   }
-  PetscCall(DenseSpdSetUp(comm, d, Ehost.data(), form, rtol, E));
+  PetscCall(DenseSpdSetUpDevice(comm, d, UView<const Scalar>(Edev.data(), Edev.extent(0)), form, rtol, E));
   PetscCallCXX(a1 = View<Scalar>(std::string("deflation a1"), d));
   PetscCallCXX(a2 = View<Scalar>(std::string("deflation a2"), d));
   PetscCallCXX(s1 = View<Scalar>(std::string("deflation s1"), d));
   PetscCallCXX(hbuf.resize(2 * (size_t)d));
   /* the weights 1 / ||z_j||^2 of the drift measure (a column of Z that is zero on every rank gave E_jj = 0 above) */
-  {
+  PetscCallCXX(zw = View<Real>(std::string("deflation zw"), d));
+  PetscCallCXX(ColumnNorms2Local(Zt, UView<Real>(zw.data(), d)));
+  if (size > 1) {
     std::vector<Real> zz(d);
-    PetscCallCXX(zw = View<Real>(std::string("deflation zw"), d));
-    PetscCallCXX(ColumnNorms2Local(Zt, UView<Real>(zw.data(), d)));
+    PetscMPIInt       cnt;
+    PetscCall(PetscMPIIntCast(d, &cnt));
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(zz.data(), d), zw));
     PetscCallCXX(exec().fence());
-    if (size > 1) {
-      PetscMPIInt cnt;
-      PetscCall(PetscMPIIntCast(d, &cnt));
-      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, zz.data(), cnt, MPIU_REAL, MPIU_SUM, comm));
-    }
-    for (Int j = 0; j < d; j++) zz[j] = zz[j] > 0 ? 1.0 / zz[j] : 0.0;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, zz.data(), cnt, MPIU_REAL, MPIU_SUM, comm));
     PetscCallCXX(Kokkos::deep_copy(exec(), zw, HostUView<const Real>(zz.data(), d)));
   }
+  {
+    auto w = zw;
+    PetscCallCXX(Kokkos::parallel_for(
+      "petsckp::DeflationWeights", range(d), KOKKOS_LAMBDA(Int j) { w(j) = w(j) > 0 ? 1.0 / w(j) : 0.0; }));
+  }
   PetscCall(EstimateCondition());
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_DeflCoarse, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,11 +317,7 @@ PetscErrorCode Deflation::EstimateCondition()
   PetscFunctionBegin;
   cond = 0;
   if (d == 0) PetscFunctionReturn(PETSC_SUCCESS);
-  for (Int j = 0; j < d; j++) {
-    Real c = 0;
-    for (Int i = 0; i < d; i++) c += PetscAbsScalar(Ehost[i + (size_t)j * d]);
-    enorm = PetscMax(enorm, c);
-  }
+  PetscCallCXX(enorm = DenseNorm1(d, UView<const Scalar>(Edev.data(), Edev.extent(0))));
   if (!E.symmetric) {
     std::vector<Scalar> M((size_t)d * d);
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(M.data(), M.size()), E.M));
@@ -343,48 +379,49 @@ static PetscErrorCode CheckFinite(Mat A, PetscKPDeviceMat dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Deflation::SetUpAggregates(Mat A, const Int agg[], Int nagg, DenseSpdForm form, Real rtol)
+/* the aggregates of the ghost columns of the device matrix dm (those of the ranks owning them), exchanged through a
+   Vec of A's type and the ghost scatter of dm (kept by dm for its later products) */
+static PetscErrorCode GhostAggregatesOf(Mat A, PetscKPDeviceMat dm, View<Int> agg, View<Int> &aggghost)
+{
+  Vec       gv, lv;
+  DeviceVec gvv, lvv;
+
+  PetscFunctionBegin;
+  PetscCallCXX(aggghost = View<Int>(std::string("agg ghost"), dm->nghost));
+  if (!dm->mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCreateVecs(A, &gv, NULL));
+  PetscCall(gvv.Get(gv, Access::Write));
+  PetscCallCXX(AggregatesToScalar(UView<const Int>(agg.data(), agg.extent(0)), gvv.view()));
+  PetscCall(gvv.Restore());
+  PetscCall(DeviceMatGhostUpdate(dm, gv, &lv));
+  PetscCall(lvv.Get(lv, Access::Read));
+  PetscCallCXX(AggregatesFromScalar(lvv.cview(), UView<Int>(aggghost.data(), aggghost.extent(0))));
+  PetscCall(lvv.Restore());
+  PetscCall(VecDestroy(&gv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::SetUpAggregates(Mat A, View<Int> agg, Int nagg, DenseSpdForm form, Real rtol)
 {
   PetscKPDeviceMat dm;
-  View<Int>        dagg, dghost;
+  View<Int>        dghost;
   CsrMatrix        empty;
 
   PetscFunctionBegin;
   comm = PetscObjectComm((PetscObject)A);
   d    = nagg;
   PetscCall(MatGetLocalSize(A, &nlocal, NULL));
-  PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+  PetscCheck((Int)agg.extent(0) == nlocal, PETSC_COMM_SELF, PETSC_ERR_PLIB, "aggregates of %zu rows for %" PetscInt_FMT " local rows", (size_t)agg.extent(0), nlocal);
+  PetscCall(DeviceMatGetShared(A, &dm));
+  PetscCall(PetscLogEventBegin(PETSCKP_DeflSpace, A, 0, 0, 0));
   PetscCall(CheckFinite(A, dm));
-  PetscCallCXX(dagg = View<Int>(std::string("agg"), nlocal));
-  PetscCallCXX(Kokkos::deep_copy(exec(), dagg, HostUView<const Int>(agg, nlocal)));
-  PetscCallCXX(dghost = View<Int>(std::string("agg ghost"), dm->nghost));
-  if (dm->mpi && dm->nghost > 0) {
-    /* the aggregates of the ghost columns, through a scatter of the ids stored in a Vec */
-    Vec                gv, lv;
-    VecScatter         sct;
-    PetscScalar       *a;
-    const PetscScalar *la;
-    std::vector<Int>   hg(dm->nghost);
-
-    PetscCall(MatCreateVecs(A, &gv, NULL));
-    PetscCall(VecGetArrayWrite(gv, &a));
-    for (Int i = 0; i < nlocal; i++) a[i] = (PetscScalar)agg[i];
-    PetscCall(VecRestoreArrayWrite(gv, &a));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, dm->nghost, &lv));
-    PetscCall(VecScatterCreate(gv, dm->ghostis, lv, NULL, &sct));
-    PetscCall(VecScatterBegin(sct, gv, lv, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sct, gv, lv, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetArrayRead(lv, &la));
-    for (Int i = 0; i < dm->nghost; i++) hg[i] = (Int)PetscRealPart(la[i]);
-    PetscCall(VecRestoreArrayRead(lv, &la));
-    PetscCallCXX(Kokkos::deep_copy(exec(), dghost, HostUView<const Int>(hg.data(), hg.size())));
-    PetscCall(VecScatterDestroy(&sct));
-    PetscCall(VecDestroy(&lv));
-    PetscCall(VecDestroy(&gv));
-  }
-  PetscCallCXX(AggregateZ(nlocal, d, dagg, Z));
-  PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, dagg, dghost, d, AZ));
+  PetscCall(GhostAggregatesOf(A, dm, agg, dghost));
+  PetscCallCXX(AggregateZ(nlocal, d, agg, Z));
+  PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, agg, dghost, d, AZ));
+  /* Z^T for the restrictions (rows of N/d entries: kept in fill order); (AZ)^T only on demand */
+  PetscCallCXX(CsrTranspose(Z, Zt, false));
   PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_DeflSpace, A, 0, 0, 0));
   PetscCall(PetscKPDeviceMatDestroy(&dm));
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
@@ -410,7 +447,7 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   d      = zN;
   {
     PetscKPDeviceMat dm;
-    PetscCall(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+    PetscCall(DeviceMatGetShared(A, &dm));
     PetscCall(CheckFinite(A, dm));
     PetscCall(PetscKPDeviceMatDestroy(&dm));
   }
@@ -431,6 +468,7 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
   PetscCall(LocalRowsToHost(AZm, rp, ci, v));
   PetscCall(MatDestroy(&AZm));
   PetscCallCXX(CsrFromHost(m, d, rp, ci, v, AZ));
+  PetscCallCXX(CsrTranspose(Z, Zt, false));
   PetscCall(FormCoarse(form, rtol));
   PetscCall(PetscObjectStateGet((PetscObject)A, &Astate));
   Aref = A;
@@ -593,22 +631,21 @@ PetscErrorCode Deflation::CreateZMat(Mat A, Mat *Zmat)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* grid shape of a DMDA and the natural cell index (i, j, k) of local row l */
-struct DAShape {
-  PetscInt dim, M, N, P, dof, xs, ys, zs, xm, ym, zm;
-};
-
-static PetscErrorCode GetDAShape(DM da, DAShape &s)
+/* the grid of a DMDA for the aggregate kernels */
+static PetscErrorCode GetDAShape(DM da, DeflationGrid &s)
 {
+  PetscInt dim, M, N, P, dof, xs, ys, zs, xm, ym, zm;
+
   PetscFunctionBegin;
-  PetscCall(DMDAGetInfo(da, &s.dim, &s.M, &s.N, &s.P, NULL, NULL, NULL, &s.dof, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(DMDAGetCorners(da, &s.xs, &s.ys, &s.zs, &s.xm, &s.ym, &s.zm));
-  if (s.dim < 3) s.P = 1, s.zs = 0, s.zm = 1;
-  if (s.dim < 2) s.N = 1, s.ys = 0, s.ym = 1;
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  if (dim < 3) P = 1, zs = 0, zm = 1;
+  if (dim < 2) N = 1, ys = 0, ym = 1;
+  s.dim = dim, s.M = M, s.N = N, s.P = P, s.dof = dof, s.xs = xs, s.ys = ys, s.zs = zs, s.xm = xm, s.ym = ym, s.zm = zm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, std::vector<Int> &agg)
+PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, View<Int> &agg)
 {
   PetscInt m, M, rs;
 
@@ -617,27 +654,22 @@ PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, std::vector<I
   PetscCall(MatGetSize(A, &M, NULL));
   PetscCall(MatGetOwnershipRange(A, &rs, NULL));
   PetscCheck(nchunks >= 1 && nchunks <= M, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "The number of chunks (deflation vectors) must be in [1, %" PetscInt_FMT "], not %" PetscInt_FMT, M, nchunks);
-  agg.resize(m);
+  PetscCallCXX(agg = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg")), m));
   if (da) {
-    DAShape s;
+    DeflationGrid s;
     PetscCall(GetDAShape(da, s));
     const PetscInt64 ncell = (PetscInt64)s.M * s.N * s.P;
     PetscCheck(ncell * s.dof == M, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_INCOMP, "The DMDA (%" PetscInt64_FMT " unknowns) does not match the matrix (%" PetscInt_FMT " rows)", ncell * s.dof, M);
-    for (PetscInt l = 0; l < m; l++) {
-      PetscInt   c = l / s.dof, i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
-      PetscInt64 g = i + (PetscInt64)s.M * (j + (PetscInt64)s.N * k);
-      agg[l]       = (Int)(g * nchunks / ncell);
-    }
-  } else
-    for (PetscInt l = 0; l < m; l++) agg[l] = (Int)(((PetscInt64)(rs + l)) * nchunks / M);
+    PetscCallCXX(ChunkAggregates(&s, rs, M, nchunks, m, UView<Int>(agg.data(), m)));
+  } else PetscCallCXX(ChunkAggregates(nullptr, rs, M, nchunks, m, UView<Int>(agg.data(), m)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], std::vector<Int> &agg)
+PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], View<Int> &agg)
 {
-  PetscInt m;
-  DAShape  s;
-  PetscInt b[3];
+  PetscInt      m;
+  DeflationGrid s;
+  PetscInt      b[3];
 
   PetscFunctionBegin;
   PetscCall(MatGetLocalSize(A, &m, NULL));
@@ -645,20 +677,17 @@ PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], std::vect
   b[0] = nb[0], b[1] = s.dim >= 2 ? nb[1] : 1, b[2] = s.dim >= 3 ? nb[2] : 1;
   PetscCheck(b[0] >= 1 && b[0] <= s.M && b[1] >= 1 && b[1] <= s.N && b[2] >= 1 && b[2] <= s.P, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Deflation blocks %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " must be between 1 and the grid size %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " per direction", b[0], b[1], b[2], s.M, s.N, s.P);
   PetscCheck(m == s.xm * s.ym * s.zm * s.dof, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The DMDA's local grid does not match the matrix's local rows");
-  agg.resize(m);
-  for (PetscInt l = 0; l < m; l++) {
-    PetscInt c = l / s.dof, i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
-    PetscInt bi = (PetscInt)((PetscInt64)i * b[0] / s.M), bj = (PetscInt)((PetscInt64)j * b[1] / s.N), bk = (PetscInt)((PetscInt64)k * b[2] / s.P);
-    agg[l]      = bi + b[0] * (bj + b[1] * bk);
-  }
+  PetscCallCXX(agg = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("agg")), m));
+  PetscCallCXX(BlockAggregates(s, b, UView<Int>(agg.data(), m)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
 PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOptions &opt, const char *prefix, Deflation **defl, DeflationSpaceType *built, Int built_blocks[3])
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   DM                 da   = NULL;
   DeflationSpaceType type = opt.type;
-  std::vector<Int>   agg;
+  View<Int>          agg;
   PetscInt           M, m;
 
   PetscFunctionBegin;
@@ -671,8 +700,8 @@ PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOpti
     PetscBool isda;
     PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
     if (isda) {
-      DAShape  s;
-      PetscInt ok, allok;
+      DeflationGrid s;
+      PetscInt      ok, allok;
       PetscCall(GetDAShape(dm, s));
       ok = ((PetscInt64)s.M * s.N * s.P * s.dof == M && (PetscInt64)s.xm * s.ym * s.zm * s.dof == m) ? 1 : 0;
       PetscCall(MPIU_Allreduce(&ok, &allok, 1, MPIU_INT, MPI_MIN, comm));
@@ -693,11 +722,11 @@ PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOpti
     /* the default 2 ceil(sqrt(N)) exceeds N for N <= 5: at most one chunk per row */
     if (d == 0) d = PetscMin(PetscMin(2048, M), PetscMax(1, (PetscInt)(2 * PetscCeilReal(PetscSqrtReal((PetscReal)M)))));
     PetscCall(DeflationChunkAggregates(A, da, d, agg));
-    PetscCall((*defl)->SetUpAggregates(A, agg.data(), d, opt.form, opt.pivot_rtol));
+    PetscCall((*defl)->SetUpAggregates(A, agg, d, opt.form, opt.pivot_rtol));
   } break;
   case DeflationSpaceType::Blocks: {
-    DAShape s;
-    Int     nb[3], gs[3];
+    DeflationGrid s;
+    Int           nb[3], gs[3];
     PetscCheck(da, comm, PETSC_ERR_ARG_WRONGSTATE, "%s_space blocks needs a DMDA (KSPSetDM() or PCSetDM()) whose grid matches the matrix; use %s_space chunks or a user space otherwise", prefix, prefix);
     PetscCall(GetDAShape(da, s));
     gs[0] = s.M, gs[1] = s.N, gs[2] = s.P;
@@ -708,7 +737,7 @@ PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOpti
       built_blocks[i] = nb[i];
     }
     PetscCall(DeflationBlockAggregates(A, da, nb, agg));
-    PetscCall((*defl)->SetUpAggregates(A, agg.data(), nb[0] * nb[1] * nb[2], opt.form, opt.pivot_rtol));
+    PetscCall((*defl)->SetUpAggregates(A, agg, nb[0] * nb[1] * nb[2], opt.form, opt.pivot_rtol));
   } break;
   case DeflationSpaceType::User:
     PetscCheck(Zuser, comm, PETSC_ERR_ARG_WRONGSTATE, "%s_space user needs a space matrix (KSPDCGSetDeflationSpace() or PCNeumannSetDeflationSpace())", prefix);

@@ -35,6 +35,22 @@ void RestrictLocalPair(const CsrMatrix &Zt, UView<const Scalar> w, UView<const S
 /* zz (length d, overwritten) = the squared norms of the columns of Z over the local rows, given Zt = Z^T */
 void ColumnNorms2Local(const CsrMatrix &Zt, UView<Real> zz);
 
+/* the grid of a DMDA as the aggregate kernels see it: global cells M x N x P (x fastest), dof unknowns per cell, the local
+   box of xm x ym x zm cells at (xs, ys, zs); the unused directions of a 1D or 2D grid have size 1 */
+struct DeflationGrid {
+  Int dim = 1, M = 1, N = 1, P = 1, dof = 1, xs = 0, ys = 0, zs = 0, xm = 1, ym = 1, zm = 1;
+};
+/* agg(l) (nlocal = xm ym zm dof entries) = the box of the cell of local row l among b[0] x b[1] x b[2] boxes of the
+   global grid: box (bi, bj, bk) = bi + b[0] (bj + b[1] bk), bi = floor(i b[0] / M) */
+void BlockAggregates(const DeflationGrid &g, const Int b[3], UView<Int> agg);
+/* agg(l) (nlocal entries) = the chunk of local row l among nchunks contiguous ranges: of the natural (lexicographic)
+   numbering of the cells of grid g when given (floor(cell nchunks / cells)), else of the global rows rstart + l of M */
+void ChunkAggregates(const DeflationGrid *g, Int rstart, Int M, Int nchunks, Int nlocal, UView<Int> agg);
+/* v(i) = agg(i) as a scalar (exact below 2^53), for the ghost exchange of aggregate ids through a PETSc Vec */
+void AggregatesToScalar(UView<const Int> agg, UView<Scalar> v);
+/* agg(i) = v(i), the inverse of AggregatesToScalar() */
+void AggregatesFromScalar(UView<const Scalar> v, UView<Int> agg);
+
 /* ---- the deflation object (PETSc-facing) */
 enum class DeflationSpaceType {
   None,
@@ -52,7 +68,7 @@ public:
   CsrMatrix           AZt;     /* (AZ)^T, built by PrepareResidualRestriction() for AddQResidual() only */
   bool                azt_ready = false;
   DenseSpd            E;       /* factor or inverse on the device */
-  std::vector<Scalar> Ehost;   /* E = Z^T A Z, column-major, replicated (kept for views and tests) */
+  View<Scalar>        Edev;    /* E = Z^T A Z on the device, column-major, replicated (kept for the condition estimate and tests) */
   View<Scalar>        a1, a2;  /* d-vectors on the device */
   View<Scalar>        s1;      /* d: Z^T r of the second vector of RestrictPairSolve() (the drift of a deflated residual) */
   View<Real>          zw;      /* d: 1 / ||z_j||^2, so that sum_j zw_j (z_j^T r)^2 = ||Z (Z^T Z)^-1 Z^T r||^2 for disjoint
@@ -62,8 +78,9 @@ public:
   PetscObjectState    Astate = -1;
   Mat                 Aref   = nullptr; /* not referenced; only compared */
 
-  /* Z from global aggregate ids of the local rows (agg[i] in [0, d) or -1), AZ by the aggregation kernel */
-  PetscErrorCode SetUpAggregates(Mat A, const Int agg[], Int d, DenseSpdForm form, Real rtol);
+  /* Z from global aggregate ids of the local rows (agg(i) in [0, d) or -1, on the device), AZ by the aggregation kernel,
+     with the device copy of A shared with the other petsckp solvers of A */
+  PetscErrorCode SetUpAggregates(Mat A, View<Int> agg, Int d, DenseSpdForm form, Real rtol);
   /* Z from a user matrix (AIJ or dense, N x d), AZ = A Z by MatMatMult */
   PetscErrorCode SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rtol);
   /* a2 = E^-1 Z^T w */
@@ -109,10 +126,10 @@ struct DeflationSpaceOptions {
    opt.subdomains above N is an error). */
 PetscErrorCode DeflationCreate(Mat A, DM dm, Mat Zuser, const DeflationSpaceOptions &opt, const char *prefix, Deflation **defl, DeflationSpaceType *built, Int built_blocks[3]);
 
-/* global aggregate ids of the local rows of A: contiguous index ranges (the paper's stripes and planes: d chunks
-   of about N/d rows). With a DMDA, ranges of the natural (lexicographic, x fastest) grid ordering, so that the
-   space does not depend on the number of ranks; otherwise ranges of PETSc's global row numbering. */
-PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, std::vector<Int> &agg);
-/* subdomain boxes of a DMDA: bx x by x bz boxes of the global grid (d = bx by bz) */
-PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], std::vector<Int> &agg);
+/* global aggregate ids of the local rows of A, computed on the device: contiguous index ranges (the paper's stripes and
+   planes: d chunks of about N/d rows). With a DMDA, ranges of the natural (lexicographic, x fastest) grid ordering, so
+   that the space does not depend on the number of ranks; otherwise ranges of PETSc's global row numbering. */
+PetscErrorCode DeflationChunkAggregates(Mat A, DM da, Int nchunks, View<Int> &agg);
+/* subdomain boxes of a DMDA: bx x by x bz boxes of the global grid (d = bx by bz), computed on the device */
+PetscErrorCode DeflationBlockAggregates(Mat A, DM da, const Int nb[3], View<Int> &agg);
 } // namespace petsckp

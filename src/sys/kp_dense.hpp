@@ -40,9 +40,29 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
    steps of a triangular solve in one team took d barriers per solve); Inverse: one gemv */
 void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x);
 
+/* DenseSpdSetUp() for a matrix E on the device (column-major, d*d, not modified), with the same checks and errors:
+   Cholesky (and for the form Inverse E^-1 = L^-T L^-1) by the device kernels below; only the pivots and the
+   diagonal (2 d scalars) come to the host. A nonsymmetric E is copied to the host for DenseSpdSetUp()'s LU. With a host
+   execution space (E in host memory) DenseSpdSetUp() (LAPACK) is used unless kernels is true (the unit tests). */
+PetscErrorCode DenseSpdSetUpDevice(MPI_Comm comm, Int d, UView<const Scalar> E, DenseSpdForm form, Real rtol, DenseSpd &S, const char *what = nullptr, bool kernels = false);
+
 /* kernels (exposed for the unit tests) */
 /* y = T x, T a d x d lower (lower = true: entries j <= i) or upper triangular matrix stored row by row (entry (i, j)
    at i d + j, row i contiguous); one team reduces each row */
 void DenseTriRowGemv(Int d, bool lower, UView<const Scalar> T, UView<const Scalar> x, UView<Scalar> y);
 void DenseGemv(Int d, UView<const Scalar> M, UView<const Scalar> x, UView<Scalar> y); /* y = M x, M column-major */
+/* F (d x d, column-major, symmetric in its lower triangle) overwritten by its Cholesky factor L (0 above the
+   diagonal); piv(k) = the k-th pivot L_kk^2. A non-positive pivot is the first non-positive entry of piv (LAPACK's
+   potrf info - 1); the factor is then not usable. d kernel launches. */
+void DenseCholeskyLower(Int d, UView<Scalar> F, UView<Scalar> piv);
+/* X = L^-1 (column-major, 0 above the diagonal) for L lower triangular with a nonzero diagonal; d launches */
+void DenseTriLowerInverse(Int d, UView<const Scalar> L, UView<Scalar> X);
+/* M = X^T X (column-major) for X lower triangular (column-major) */
+void DenseLowerGram(Int d, UView<const Scalar> X, UView<Scalar> M);
+/* max_ij |E_ij - E_ji| (returned) and max_ij |E_ij| (emax, optional) of a d x d matrix; 0 for d = 0 */
+Real DenseAsymmetry(Int d, UView<const Scalar> E, Real *emax);
+/* E = (E + E^T) / 2 in place */
+void DenseSymmetrize(Int d, UView<Scalar> E);
+/* ||E||_1 = max_j sum_i |E_ij| */
+Real DenseNorm1(Int d, UView<const Scalar> E);
 } // namespace petsckp

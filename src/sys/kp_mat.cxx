@@ -23,14 +23,17 @@ PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The CSR arrays of a sequential AIJ block copied into our memory space (values only when vals_only).
-   The structure is always taken from the host arrays (every AIJ type keeps them), because the device CSR of
-   aijcusparse may be row-compressed (the off-diagonal block of MPIAIJ); the values are read where they live:
-   their order is the same in the compressed and the full form. */
+/* The CSR arrays of a sequential AIJ block in our memory space (values only when vals_only).
+   Values are read where they live (PETSc's device copy for aijcusparse / aijkokkos: a device-to-device copy).
+   Column indices: from PETSc's device CSR when there is one (PETSCKP_HAVE_DEVICE_CSR), converted to our 32-bit indices
+   by a kernel; otherwise copied from the host arrays. Row offsets: always from the host arrays (every AIJ type keeps
+   them; m + 1 integers, a small part of the matrix), because the device row offsets of aijcusparse are those of the
+   compressed-row form when most rows are empty (the off-diagonal block of MPIAIJ), which this interface does not
+   tell apart; the column indices and the values have the same order in both forms. */
 static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valbuf, PetscBool vals_only)
 {
   PetscInt        m, n, nnz;
-  const PetscInt *ia, *ja, *di, *dj;
+  const PetscInt *ia, *ja, *di = nullptr, *dj = nullptr;
   PetscScalar    *aa;
   PetscMemType    mtype = PETSC_MEMTYPE_HOST;
   PetscBool       done;
@@ -43,17 +46,27 @@ static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valb
   nnz = ia[m];
   if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, &di, &dj, &aa, &mtype));
   else PetscCall(MatSeqAIJGetArrayRead(B, (const PetscScalar **)&aa));
+  (void)di;
   if (PetscMemTypeHost(mtype)) {
     if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("vals stage")), nnz));
     PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
-    aa    = valbuf.data();
+    aa = valbuf.data();
   }
   if (!vals_only) {
-    auto rp = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rowptr stage")), m + 1);
-    auto ci = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("colidx stage")), nnz);
+    View<Int>  rp = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rowptr stage")), m + 1);
+    View<Int>  ci;
+    const Int *cols = nullptr;
+
     PetscCallCXX(Kokkos::deep_copy(exec(), rp, HostUView<const Int>(ia, m + 1)));
-    PetscCallCXX(Kokkos::deep_copy(exec(), ci, HostUView<const Int>(ja, nnz)));
-    PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(rp.data(), m + 1), UView<const Int>(ci.data(), nnz), UView<const Scalar>(aa, nnz), csr));
+#if defined(PETSCKP_HAVE_DEVICE_CSR)
+    if (!PetscMemTypeHost(mtype) && dj) cols = dj; /* PETSc's device column indices */
+#endif
+    if (!cols) {
+      PetscCallCXX(ci = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("colidx stage")), nnz));
+      PetscCallCXX(Kokkos::deep_copy(exec(), ci, HostUView<const Int>(ja, nnz)));
+      cols = ci.data();
+    }
+    PetscCallCXX(CsrFromArrays(m, n, UView<const Int>(rp.data(), m + 1), UView<const Int>(cols, nnz), UView<const Scalar>(aa, nnz), csr));
   } else {
     PetscCheck(nnz == csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nonzero count changed without a structure rebuild");
     PetscCallCXX(CsrUpdateValues(csr, UView<const Scalar>(aa, nnz)));
@@ -213,6 +226,75 @@ PetscErrorCode DeviceMatCreateFromCsr(MPI_Comm comm, const CsrMatrix &Ad, const 
   *dm = d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* a device copy of A; reference: whether it references A (PetscKPDeviceMatCreate()) or not (the shared copy, which A owns) */
+static PetscErrorCode DeviceMatCreate(Mat A, PetscKPMatFormat format, PetscBool reference, PetscKPDeviceMat *dm)
+{
+  PetscKPDeviceMat d;
+
+  PetscFunctionBegin;
+  PetscCall(PetscKPInitializePackage());
+  PetscCall(KokkosInitializeOnce());
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Matrix must be assembled before a petsckp device copy is made (call MatAssemblyBegin/End)");
+  PetscCallCXX(d = new _p_PetscKPDeviceMat());
+  d->format = format;
+  d->shared = reference ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall(MatCheckAIJ(A, &d->mpi));
+  if (reference) PetscCall(PetscObjectReference((PetscObject)A));
+  d->A = A;
+  PetscCall(MatGetLocalSize(A, &d->m, &d->n));
+  PetscCall(MatGetSize(A, &d->M, &d->N));
+  PetscCall(MatGetOwnershipRange(A, &d->rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &d->cstart, NULL));
+  PetscCall(PetscLogEventBegin(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
+  PetscCall(DeviceMatBuild(d, PETSC_FALSE));
+  PetscCall(PetscLogEventEnd(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
+  PetscCall(MatGetNonzeroState(A, &d->nzstate));
+  *dm = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char kSharedKey[] = "PetscKPDeviceMatShared_C";
+
+/* the destroy routine of the container that composes the shared copy on A: A is being destroyed (or the copy replaced),
+   so a reference still held elsewhere keeps a device matrix with no PETSc Mat behind it */
+static PetscErrorCode DeviceMatSharedDestroy(PETSCKP_CONTAINER_DESTROY_ARG arg)
+{
+  PetscKPDeviceMat dm = (PetscKPDeviceMat)PetscKPContainerCtx(arg);
+
+  PetscFunctionBegin;
+  dm->A = nullptr;
+  PetscCall(PetscKPDeviceMatDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DeviceMatGetShared(Mat A, PetscKPDeviceMat *dm)
+{
+  PetscContainer   c = nullptr;
+  PetscKPDeviceMat d = nullptr;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscKPAssertPointer(dm, 2);
+  PetscCall(PetscObjectQuery((PetscObject)A, kSharedKey, (PetscObject *)&c));
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)&d));
+  if (d && d->A == A) {
+    PetscCall(PetscInfo(A, "petsckp: the shared device copy of the matrix is reused (%" PetscInt_FMT " references)\n", (PetscInt)d->refct));
+    PetscCall(PetscKPDeviceMatUpdateValues(d)); /* values, or the structure after a new nonzero pattern */
+  } else {
+    PetscCall(PetscInfo(A, "petsckp: the shared device copy of the matrix is created\n"));
+    /* the first use of A (or a copy composed on another matrix, e.g. by an object copy): a new copy, owned by A */
+    PetscCall(DeviceMatCreate(A, PETSCKP_FORMAT_CSR, PETSC_FALSE, &d));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, d));
+    PetscCall(PetscKPContainerSetDestroy(c, DeviceMatSharedDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, kSharedKey, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  }
+  d->refct++;
+  *dm = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 } // namespace petsckp
 
 using namespace petsckp;
@@ -243,28 +325,10 @@ using namespace petsckp;
 @*/
 PetscErrorCode PetscKPDeviceMatCreate(Mat A, PetscKPMatFormat format, PetscKPDeviceMat *dm)
 {
-  PetscKPDeviceMat d;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscKPAssertPointer(dm, 3);
-  PetscCall(PetscKPInitializePackage());
-  PetscCall(KokkosInitializeOnce());
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Matrix must be assembled before a petsckp device copy is made (call MatAssemblyBegin/End)");
-  PetscCallCXX(d = new _p_PetscKPDeviceMat());
-  d->format = format;
-  PetscCall(MatCheckAIJ(A, &d->mpi));
-  PetscCall(PetscObjectReference((PetscObject)A));
-  d->A = A;
-  PetscCall(MatGetLocalSize(A, &d->m, &d->n));
-  PetscCall(MatGetSize(A, &d->M, &d->N));
-  PetscCall(MatGetOwnershipRange(A, &d->rstart, NULL));
-  PetscCall(MatGetOwnershipRangeColumn(A, &d->cstart, NULL));
-  PetscCall(PetscLogEventBegin(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
-  PetscCall(DeviceMatBuild(d, PETSC_FALSE));
-  PetscCall(PetscLogEventEnd(PETSCKP_DeviceMatSetup, A, 0, 0, 0));
-  PetscCall(MatGetNonzeroState(A, &d->nzstate));
-  *dm = d;
+  PetscCall(DeviceMatCreate(A, format, PETSC_TRUE, dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -394,12 +458,12 @@ PetscErrorCode PetscKPDeviceMatView(PetscKPDeviceMat dm, PetscViewer viewer)
 }
 
 /*@C
-  PetscKPDeviceMatDestroy - frees a device matrix
+  PetscKPDeviceMatDestroy - releases a reference to a device matrix, and frees it with the last one
 
   Collective
 
   Input Parameter:
-. dm - the device matrix
+. dm - the device matrix (set to `NULL`)
 
   Level: intermediate
 
@@ -409,10 +473,14 @@ PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *dm)
 {
   PetscFunctionBegin;
   if (!dm || !*dm) PetscFunctionReturn(PETSC_SUCCESS);
+  if (--(*dm)->refct > 0) {
+    *dm = nullptr;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecDestroy(&(*dm)->lvec));
   PetscCall(VecScatterDestroy(&(*dm)->sct));
   PetscCall(ISDestroy(&(*dm)->ghostis));
-  PetscCall(MatDestroy(&(*dm)->A));
+  if (!(*dm)->shared) PetscCall(MatDestroy(&(*dm)->A));
   PetscCallCXX(delete *dm);
   *dm = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);

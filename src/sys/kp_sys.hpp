@@ -10,9 +10,12 @@
 PETSC_EXTERN PetscClassId  PETSCKP_CLASSID;
 PETSC_EXTERN PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
 PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve; /* the multigrid layer kp_mg */
+PETSC_EXTERN PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse; /* deflation (kp_deflation): Z, Z^T, AZ; E, its factor */
 
 struct _p_PetscKPDeviceMat {
-  Mat              A         = nullptr; /* the PETSc matrix (referenced) */
+  Mat              A         = nullptr; /* the PETSc matrix (referenced, unless shared) */
+  PetscInt         refct     = 1;       /* PetscKPDeviceMatDestroy() frees it when the last reference goes */
+  PetscBool        shared    = PETSC_FALSE; /* composed on A (DeviceMatGetShared()): A owns it and is not referenced */
   PetscKPMatFormat format    = PETSCKP_FORMAT_SELL;
   PetscObjectState state     = 0; /* of A when the values were last copied */
   PetscObjectState nzstate   = 0; /* nonzero state of A when the structure was built */
@@ -54,6 +57,11 @@ PetscErrorCode DeviceMatCreateFromCsr(const CsrMatrix &csr, PetscKPDeviceMat *dm
    layouts; collective. The ghost exchange is a VecScatter from a Vec of the column layout, as for an MPIAIJ matrix.
    On one process (or with a communicator of one rank) Ao must be empty and the matrix is sequential. */
 PetscErrorCode DeviceMatCreateFromCsr(MPI_Comm comm, const CsrMatrix &Ad, const CsrMatrix &Ao, PetscInt nghost, const PetscInt garray[], PetscKPDeviceMat *dm);
+/* The one device copy of A (format CSR) that every petsckp solver using A shares (e.g. KSPDCG's deflation and
+   PCNEUMANN): made at the first call and composed on A, so that it lives as long as A; later calls refresh its values
+   when A's object state changed and rebuild its structure when A's nonzero state changed. *dm is a new reference
+   (release it with PetscKPDeviceMatDestroy()); after A is destroyed a reference still held has dm->A == NULL. */
+PetscErrorCode DeviceMatGetShared(Mat A, PetscKPDeviceMat *dm);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
 

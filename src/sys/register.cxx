@@ -8,6 +8,7 @@
 
 PetscClassId  PETSCKP_CLASSID;
 PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
+PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse;
 PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
@@ -52,6 +53,8 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPDevMatSetup", PETSCKP_CLASSID, &PETSCKP_DeviceMatSetup));
   PetscCall(PetscLogEventRegister("KPDevMatUpdate", PETSCKP_CLASSID, &PETSCKP_DeviceMatUpdate));
   PetscCall(PetscLogEventRegister("KPSpMV", PETSCKP_CLASSID, &PETSCKP_SpMV));
+  PetscCall(PetscLogEventRegister("KPDeflSpace", PETSCKP_CLASSID, &PETSCKP_DeflSpace));
+  PetscCall(PetscLogEventRegister("KPDeflCoarse", PETSCKP_CLASSID, &PETSCKP_DeflCoarse));
   /* the multigrid layer (kp_mg): Galerkin products of the hierarchy, coarsest-level factorisation and solves */
   PetscCall(PetscLogEventRegister("KPMGGalerkin", PETSCKP_CLASSID, &PETSCKP_MGGalerkin));
   PetscCall(PetscLogEventRegister("KPMGCoarseFactor", PETSCKP_CLASSID, &PETSCKP_MGCoarseFactor));

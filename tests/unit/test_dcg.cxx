@@ -340,3 +340,51 @@ TEST(DCG, ReturnsTheBestIterateAtMaxIt)
   PetscRandomDestroy(&rnd);
   MatDestroy(&A);
 }
+
+/* KSPDCG's deflation and PCNEUMANN share one device copy of the matrix: after MatSetValues() both see the new values
+   (E = Z^T A Z, its factor and the Neumann factors rebuilt), i.e. the second solve with the same KSP gives the
+   iterates of a new KSP on the changed matrix and the true residual meets the tolerance */
+TEST(DCG, SharedDeviceCopyFollowsMatrixChanges)
+{
+  for (const char *pc : {PCNEUMANN, PCJACOBI}) {
+    Mat A = Rough2D(24, 20, 1e-3);
+    Vec b, x, x2, r;
+    MatCreateVecs(A, &x, &b);
+    VecDuplicate(x, &x2);
+    VecDuplicate(x, &r);
+    VecSet(b, 1.0);
+    KSP ksp = CreateDCG(A, pc);
+    KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 500);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    /* new values in the same pattern: a larger diagonal on a band of rows, a new coupling value */
+    for (PetscInt i = 100; i < 300; i++) MatSetValue(A, i, i, 5.0 + 0.01 * i, ADD_VALUES);
+    MatSetValue(A, 150, 151, -0.25, ADD_VALUES);
+    MatSetValue(A, 151, 150, -0.25, ADD_VALUES);
+    MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    PetscInt its, its2;
+    KSPGetIterationNumber(ksp, &its);
+    MatMult(A, x, r);
+    VecAYPX(r, -1.0, b);
+    PetscReal nr, nb;
+    VecNorm(r, NORM_2, &nr);
+    VecNorm(b, NORM_2, &nb);
+    EXPECT_LE(nr / nb, 1e-8) << pc << ": the solve after MatSetValues() does not solve the new system";
+    KSP fresh = CreateDCG(A, pc);
+    KSPSetTolerances(fresh, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 500);
+    ASSERT_EQ((int)KSPSolve(fresh, b, x2), 0);
+    KSPGetIterationNumber(fresh, &its2);
+    EXPECT_EQ(its, its2) << pc;
+    VecAXPY(x2, -1.0, x);
+    VecNorm(x2, NORM_INFINITY, &nr);
+    EXPECT_LE(nr, 1e-12) << pc;
+    KSPDestroy(&fresh);
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+    VecDestroy(&x2);
+    VecDestroy(&r);
+    MatDestroy(&A);
+  }
+}

@@ -7,6 +7,7 @@
 #include <petsckp.h>
 #include <petscdmda.h>
 #include <petscksp.h>
+#include <array>
 #include <map>
 
 using namespace kptest;
@@ -273,12 +274,13 @@ TEST(Deflation, CoarseMatrixEqualsMatPtAP)
     MatGetSize(E, &m, &nn);
     ASSERT_EQ(m, defl->d);
     ASSERT_EQ(nn, defl->d);
-    double err = 0, emax = 0;
+    double                   err = 0, emax = 0;
+    const std::vector<Scalar> Eh  = ToHost(defl->Edev);
     for (PetscInt i = 0; i < m; i++)
       for (PetscInt j = 0; j < m; j++) {
         PetscScalar v;
         MatGetValues(E, 1, &i, 1, &j, &v);
-        err  = std::max(err, std::abs((double)(v - defl->Ehost[i + (size_t)j * m])));
+        err  = std::max(err, std::abs((double)(v - Eh[i + (size_t)j * m])));
         emax = std::max(emax, std::abs((double)v));
       }
     EXPECT_LE(err, 1e-13 * emax) << "dim " << c.dim << " type " << (int)c.type << " d " << m;
@@ -614,7 +616,7 @@ TEST(Deflation, ConditionEstimateOfE)
         Deflation *defl = type == 0 ? Build(p, DeflationSpaceType::Chunks, 30, 0, 0, 0, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky) : Build(p, DeflationSpaceType::Blocks, 0, 6, 5, 1, form ? DenseSpdForm::Inverse : DenseSpdForm::Cholesky);
         ASSERT_NE(defl, nullptr);
         const Int           d = defl->d;
-        std::vector<double> E(defl->Ehost.begin(), defl->Ehost.end());
+        std::vector<double> E = ToHost(defl->Edev);
         double              enorm = 0;
         for (Int j = 0; j < d; j++) {
           double c = 0;
@@ -649,4 +651,70 @@ TEST(Deflation, ChunkCountDefaultAndLimits)
   }
   PetscPopErrorHandler();
   delete defl;
+}
+
+namespace
+{
+/* local boxes (xm, ym, zm) at (xs, ys, zs) of an M x N x P grid with dof unknowns per cell, of 0, 1, 13, 597 and
+   about 10^5 local rows */
+std::vector<DeflationGrid> AggregateGrids()
+{
+  std::vector<DeflationGrid> g;
+  auto                       add = [&](Int dim, Int M, Int N, Int P, Int dof, Int xs, Int ys, Int zs, Int xm, Int ym, Int zm) {
+    DeflationGrid s;
+    s.dim = dim, s.M = M, s.N = N, s.P = P, s.dof = dof, s.xs = xs, s.ys = ys, s.zs = zs, s.xm = xm, s.ym = ym, s.zm = zm;
+    g.push_back(s);
+  };
+  add(3, 10, 7, 5, 1, 3, 2, 1, 0, 7, 4);
+  add(1, 9, 1, 1, 1, 4, 0, 0, 1, 1, 1);
+  add(2, 20, 11, 1, 1, 5, 3, 0, 13, 1, 1);
+  add(3, 10, 300, 7, 1, 2, 50, 3, 3, 199, 1);
+  add(3, 64, 50, 40, 2, 11, 3, 5, 47, 23, 47);
+  return g;
+}
+} // namespace
+
+TEST(DeflationKernels, BlockAndChunkAggregatesMatchReference)
+{
+  for (const DeflationGrid &s : AggregateGrids()) {
+    const Int n = s.xm * s.ym * s.zm * s.dof;
+    /* serial references: the natural cell (i, j, k) of local row l */
+    auto cell = [&](Int l, Int &i, Int &j, Int &k) {
+      Int c = l / s.dof;
+      i = s.xs + c % s.xm, j = s.ys + (c / s.xm) % s.ym, k = s.zs + c / (s.xm * s.ym);
+    };
+    for (auto b : std::vector<std::array<Int, 3>>{{1, 1, 1}, {3, 2, 1}, {std::min<Int>(s.M, 8), std::min<Int>(s.N, 5), std::min<Int>(s.P, 4)}}) {
+      std::vector<Int> ref(n);
+      for (Int l = 0; l < n; l++) {
+        Int i, j, k;
+        cell(l, i, j, k);
+        ref[l] = (Int)((int64_t)i * b[0] / s.M) + b[0] * ((Int)((int64_t)j * b[1] / s.N) + b[1] * (Int)((int64_t)k * b[2] / s.P));
+      }
+      View<Int> agg("agg", n);
+      BlockAggregates(s, b.data(), UView<Int>(agg.data(), n));
+      EXPECT_EQ(ToHost(agg), ref) << "n " << n << " blocks " << b[0] << "," << b[1] << "," << b[2];
+    }
+    const int64_t ncell = (int64_t)s.M * s.N * s.P;
+    for (Int nchunks : {(Int)1, (Int)7, (Int)std::min<int64_t>(ncell, 1000)}) {
+      std::vector<Int> ref(n), refrows(n);
+      const Int        rstart = 17, M = rstart + n + 5;
+      for (Int l = 0; l < n; l++) {
+        Int i, j, k;
+        cell(l, i, j, k);
+        ref[l]     = (Int)((i + (int64_t)s.M * (j + (int64_t)s.N * k)) * nchunks / ncell);
+        refrows[l] = (Int)((int64_t)(rstart + l) * nchunks / M);
+      }
+      View<Int> agg("agg", n);
+      ChunkAggregates(&s, rstart, M, nchunks, n, UView<Int>(agg.data(), n));
+      EXPECT_EQ(ToHost(agg), ref) << "n " << n << " chunks " << nchunks;
+      ChunkAggregates(nullptr, rstart, M, nchunks, n, UView<Int>(agg.data(), n));
+      EXPECT_EQ(ToHost(agg), refrows) << "n " << n << " chunks of rows " << nchunks;
+      /* the round trip through scalars of the ghost exchange */
+      View<Scalar> v("v", n);
+      View<Int>    back("back", n);
+      AggregatesToScalar(UView<const Int>(agg.data(), n), UView<Scalar>(v.data(), n));
+      AggregatesFromScalar(UView<const Scalar>(v.data(), n), UView<Int>(back.data(), n));
+      EXPECT_EQ(ToHost(back), refrows);
+    }
+  }
 }

@@ -110,3 +110,151 @@ TEST(Dense, ErrorsForIndefiniteAndSingular)
   EXPECT_EQ((int)DenseSpdSetUp(PETSC_COMM_SELF, 4, C.data(), DenseSpdForm::Inverse, 1e-13, S), (int)PETSC_ERR_MAT_CH_ZRPVT);
   PetscPopErrorHandler();
 }
+
+namespace
+{
+/* serial reference: L (column-major, 0 above the diagonal) and the pivots L_kk^2 of E = L L^T */
+void RefCholesky(Int d, const std::vector<Scalar> &E, std::vector<Scalar> &L, std::vector<Scalar> &piv)
+{
+  L.assign((size_t)d * d, 0.0);
+  piv.assign(d, 0.0);
+  for (Int j = 0; j < d; j++) {
+    double s = E[j + (size_t)j * d];
+    for (Int k = 0; k < j; k++) s -= L[j + (size_t)k * d] * L[j + (size_t)k * d];
+    piv[j]                 = s;
+    L[j + (size_t)j * d] = std::sqrt(s);
+    for (Int i = j + 1; i < d; i++) {
+      double t = E[i + (size_t)j * d];
+      for (Int k = 0; k < j; k++) t -= L[i + (size_t)k * d] * L[j + (size_t)k * d];
+      L[i + (size_t)j * d] = t / L[j + (size_t)j * d];
+    }
+  }
+}
+
+/* serial reference: X = L^-1 column by column (forward substitution with the identity) */
+std::vector<Scalar> RefTriInverse(Int d, const std::vector<Scalar> &L)
+{
+  std::vector<Scalar> X((size_t)d * d, 0.0);
+  for (Int j = 0; j < d; j++)
+    for (Int i = j; i < d; i++) {
+      double s = i == j ? 1.0 : 0.0;
+      for (Int k = j; k < i; k++) s -= L[i + (size_t)k * d] * X[k + (size_t)j * d];
+      X[i + (size_t)j * d] = s / L[i + (size_t)i * d];
+    }
+  return X;
+}
+
+std::vector<Int> DenseSizes() { return {0, 1, 13, 597, 1024}; }
+} // namespace
+
+TEST(DenseDevice, CholeskyKernelMatchesReference)
+{
+  for (Int d : DenseSizes()) {
+    auto                E = RandomSpd(d, 5 + (unsigned)d, 1.0);
+    std::vector<Scalar> L, piv;
+    RefCholesky(d, E, L, piv);
+    auto         F = ToDevice(E);
+    View<Scalar> p("piv", d);
+    DenseCholeskyLower(d, UView<Scalar>(F.data(), F.extent(0)), UView<Scalar>(p.data(), d));
+    EXPECT_LT(RelErr(ToHost(F), L), 1e-11) << "d = " << d;
+    EXPECT_LT(RelErr(ToHost(p), piv), 1e-11) << "d = " << d;
+  }
+}
+
+TEST(DenseDevice, TriangularInverseAndGramMatchReference)
+{
+  for (Int d : DenseSizes()) {
+    auto                E = RandomSpd(d, 7 + (unsigned)d, 1.0);
+    std::vector<Scalar> L, piv;
+    RefCholesky(d, E, L, piv);
+    auto X = RefTriInverse(d, L);
+    /* X^T X, the serial reference of the Gram kernel */
+    std::vector<Scalar> G((size_t)d * d, 0.0);
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < d; i++)
+        for (Int m = std::max(i, j); m < d; m++) G[i + (size_t)j * d] += X[m + (size_t)i * d] * X[m + (size_t)j * d];
+    auto         Ld = ToDevice(L);
+    View<Scalar> Xd("X", (size_t)d * d), Gd("G", (size_t)d * d);
+    DenseTriLowerInverse(d, UView<const Scalar>(Ld.data(), Ld.extent(0)), UView<Scalar>(Xd.data(), Xd.extent(0)));
+    EXPECT_LT(RelErr(ToHost(Xd), X), 1e-10) << "d = " << d;
+    DenseLowerGram(d, UView<const Scalar>(Xd.data(), Xd.extent(0)), UView<Scalar>(Gd.data(), Gd.extent(0)));
+    EXPECT_LT(RelErr(ToHost(Gd), G), 1e-10) << "d = " << d;
+  }
+}
+
+TEST(DenseDevice, AsymmetrySymmetrizeNorm1MatchReference)
+{
+  for (Int d : DenseSizes()) {
+    auto   E    = RandomVector(d * d, 17 + (unsigned)d);
+    double asym = 0, emax = 0, n1 = 0;
+    for (Int j = 0; j < d; j++) {
+      double c = 0;
+      for (Int i = 0; i < d; i++) {
+        asym = std::max(asym, std::abs((double)(E[i + (size_t)j * d] - E[j + (size_t)i * d])));
+        emax = std::max(emax, std::abs((double)E[i + (size_t)j * d]));
+        c += std::abs((double)E[i + (size_t)j * d]);
+      }
+      n1 = std::max(n1, c);
+    }
+    auto Ed = ToDevice(E);
+    Real em = -1;
+    EXPECT_EQ((double)DenseAsymmetry(d, UView<const Scalar>(Ed.data(), Ed.extent(0)), &em), asym) << "d = " << d;
+    EXPECT_EQ((double)em, emax) << "d = " << d;
+    EXPECT_NEAR((double)DenseNorm1(d, UView<const Scalar>(Ed.data(), Ed.extent(0))), n1, 1e-12 * std::max(1.0, n1)) << "d = " << d;
+    std::vector<Scalar> S(E);
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < d; i++) S[i + (size_t)j * d] = 0.5 * (E[i + (size_t)j * d] + E[j + (size_t)i * d]);
+    DenseSymmetrize(d, UView<Scalar>(Ed.data(), Ed.extent(0)));
+    EXPECT_LT(RelErr(ToHost(Ed), S), 1e-15) << "d = " << d;
+  }
+}
+
+/* the device setup gives the factors of the host setup (LAPACK) and the same solves */
+TEST(DenseDevice, SetUpMatchesHostSetUp)
+{
+  for (Int d : {0, 1, 13, 200}) {
+    auto E  = RandomSpd(d, 3 + (unsigned)d, 0.5);
+    auto Ed = ToDevice(E);
+    auto xs = RandomVector(d, 11);
+    auto bd = ToDevice(RefMatVec(d, E, xs));
+    for (auto form : {DenseSpdForm::Cholesky, DenseSpdForm::Inverse}) {
+      DenseSpd H, S;
+      ASSERT_EQ((int)DenseSpdSetUp(PETSC_COMM_SELF, d, E.data(), form, 1e-13, H), 0);
+      ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, d, UView<const Scalar>(Ed.data(), Ed.extent(0)), form, 1e-13, S, nullptr, true), 0);
+      EXPECT_EQ(S.d, d);
+      EXPECT_TRUE(S.form == form && S.symmetric);
+      EXPECT_LT(RelErr(ToHost(S.M), ToHost(H.M)), 1e-10) << "d = " << d;
+      if (form == DenseSpdForm::Cholesky) EXPECT_LT(RelErr(ToHost(S.Mt), ToHost(H.Mt)), 1e-10) << "d = " << d;
+      EXPECT_NEAR((double)S.min_pivot, (double)H.min_pivot, 1e-10 * std::max(1.0, (double)H.min_pivot));
+      View<Scalar> x("x", d);
+      DenseSpdSolve(S, UView<const Scalar>(bd.data(), d), UView<Scalar>(x.data(), d));
+      EXPECT_LT(RelErr(ToHost(x), xs), 1e-9) << "d = " << d;
+    }
+  }
+  /* a nonsymmetric matrix takes the LU of the host setup */
+  {
+    std::vector<Scalar> N = {4, 1, 0, 2, 5, 1, 0, 3, 6};
+    auto                Nd = ToDevice(N);
+    DenseSpd            S;
+    ASSERT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 3, UView<const Scalar>(Nd.data(), 9), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), 0);
+    EXPECT_FALSE(S.symmetric);
+    EXPECT_TRUE(S.form == DenseSpdForm::Inverse);
+  }
+}
+
+TEST(DenseDevice, ErrorsForIndefiniteAndSingular)
+{
+  DenseSpd S;
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  std::vector<Scalar> A = {1, 0, 0, -1}, B = {1, 2, 2, 1};
+  auto                Ad = ToDevice(A), Bd = ToDevice(B);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Ad.data(), 4), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 2, UView<const Scalar>(Bd.data(), 4), DenseSpdForm::Cholesky, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  std::vector<Scalar> C(16);
+  double              v[4] = {1, 2, 3, 4}, w[4] = {1, -1, 1, -1}, u[4] = {0, 1, 0, 2};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) C[i + 4 * j] = v[i] * v[j] + w[i] * w[j] + u[i] * u[j];
+  auto Cd = ToDevice(C);
+  EXPECT_EQ((int)DenseSpdSetUpDevice(PETSC_COMM_SELF, 4, UView<const Scalar>(Cd.data(), 16), DenseSpdForm::Inverse, 1e-13, S, nullptr, true), (int)PETSC_ERR_MAT_CH_ZRPVT);
+  PetscPopErrorHandler();
+}

@@ -123,6 +123,78 @@ TEST_P(PetscSizes, DeviceMatMatchesMatMult)
   }
 }
 
+/* the device copy shared by the petsckp solvers of a matrix: one copy per matrix, its values refreshed by the next
+   DeviceMatGetShared() after MatSetValues() (a stale copy would give wrong answers), its structure after a new
+   nonzero, and released with the matrix */
+TEST_P(PetscSizes, SharedDeviceMatIsReusedAndRefreshed)
+{
+  const Int        n = GetParam();
+  HostCsr          h = RandomCsr(n, n, 7 + (unsigned)n);
+  Mat              A;
+  Vec              x, y, yref;
+  PetscKPDeviceMat d1, d2, d3;
+  CreateMat(h, &A);
+  KP_OK(MatCreateVecs(A, &x, &y));
+  KP_OK(VecDuplicate(y, &yref));
+  SetVec(x, RandomVector(n, 13));
+  KP_OK(DeviceMatGetShared(A, &d1));
+  KP_OK(DeviceMatGetShared(A, &d2));
+  EXPECT_EQ(d1, d2);
+  EXPECT_EQ(d1->refct, 3); /* the matrix's and ours */
+  EXPECT_EQ(d1->A, A);
+  EXPECT_EQ(d1->format, PETSCKP_FORMAT_CSR);
+  KP_OK(DeviceMatMultLocal(d1, x, y));
+  KP_OK(MatMult(A, x, yref));
+  EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14);
+  /* new values: the next DeviceMatGetShared() refreshes them (DeviceMatMultLocal() itself does not) */
+  for (Int i = 0; i < n; i++)
+    for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q += 2) KP_OK(MatSetValue(A, i, h.colidx[q], 10.0 + i, INSERT_VALUES));
+  KP_OK(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  KP_OK(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  KP_OK(DeviceMatGetShared(A, &d3));
+  EXPECT_EQ(d3, d1);
+  KP_OK(DeviceMatMultLocal(d3, x, y));
+  KP_OK(MatMult(A, x, yref));
+  EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14) << "values not refreshed";
+  KP_OK(PetscKPDeviceMatDestroy(&d3));
+  EXPECT_EQ(d3, nullptr);
+  /* a new nonzero (new nonzero state): the structure is rebuilt */
+  if (n > 1) {
+    const PetscInt r = 0, c = n - 1;
+    KP_OK(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    KP_OK(MatSetValue(A, r, c, 0.5, ADD_VALUES));
+    KP_OK(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(DeviceMatGetShared(A, &d3));
+    EXPECT_EQ(d3, d1);
+    KP_OK(DeviceMatMultLocal(d3, x, y));
+    KP_OK(MatMult(A, x, yref));
+    EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14) << "structure not rebuilt";
+    KP_OK(PetscKPDeviceMatDestroy(&d3));
+  }
+  /* a copy of another matrix is not taken for this one */
+  {
+    Mat B;
+    KP_OK(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    KP_OK(DeviceMatGetShared(B, &d3));
+    EXPECT_NE(d3, d1);
+    EXPECT_EQ(d3->A, B);
+    KP_OK(PetscKPDeviceMatDestroy(&d3));
+    KP_OK(MatDestroy(&B));
+  }
+  KP_OK(PetscKPDeviceMatDestroy(&d2));
+  EXPECT_EQ(d1->refct, 2);
+  /* the matrix goes first: the reference still held has no matrix behind it and is freed with its last release */
+  KP_OK(MatDestroy(&A));
+  EXPECT_EQ(d1->A, nullptr);
+  EXPECT_EQ(d1->refct, 1);
+  KP_OK(PetscKPDeviceMatUpdateValues(d1));
+  KP_OK(PetscKPDeviceMatDestroy(&d1));
+  KP_OK(VecDestroy(&x));
+  KP_OK(VecDestroy(&y));
+  KP_OK(VecDestroy(&yref));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, PetscSizes, ::testing::ValuesIn(Sizes()));
 
 TEST(PetscSys, ShellMatrixInKSP)

@@ -29,7 +29,7 @@ struct PC_Neumann {
   PetscInt                                  terms = 1;           /* k: highest power of (-L D^-1) kept in the series */
   PetscInt                                  depth = -1;          /* petsckp::neumann::SeriesDepth() of the local L D^-1 (-1: not computed) */
   PetscObjectState                          depth_nzstate = -1;  /* nonzero state of Pmat for which depth holds */
-  PetscKPDeviceMat                          dm    = nullptr;     /* device copy of the preconditioning matrix */
+  PetscKPDeviceMat                          dm    = nullptr;     /* the shared device copy of the preconditioning matrix */
   petsckp::neumann::Factors                   F;                   /* L D^-1, D^-1 U, D^-1 of the rank-local diagonal block */
   std::array<petsckp::View<PetscScalar>, 2> work;                /* two work views of the local size */
   PetscReal                                 normB = 0;           /* max over ranks of || L D^-1 ||_inf */
@@ -332,11 +332,15 @@ static PetscErrorCode PCSetUp_Neumann(PC pc)
   PetscFunctionBegin;
   PetscCall(petsckp::KokkosInitializeOnce());
   PetscCall(PetscLogEventBegin(PC_Neumann_Setup, pc, 0, 0, 0));
-  if (nm->dm && nm->dm->A != pc->pmat) PetscCall(PetscKPDeviceMatDestroy(&nm->dm));
-  if (!nm->dm) {
-    PetscCall(PetscKPDeviceMatCreate(pc->pmat, PETSCKP_FORMAT_CSR, &nm->dm));
-    nm->depth = -1;
-  } else PetscCall(PetscKPDeviceMatUpdateValues(nm->dm));
+  {
+    /* the device copy of Pmat shared with the other petsckp solvers of the matrix (e.g. KSPDCG's deflation): made by
+       the first of them, its values refreshed here when Pmat changed */
+    PetscKPDeviceMat dm;
+    PetscCall(petsckp::DeviceMatGetShared(pc->pmat, &dm));
+    if (dm != nm->dm) nm->depth = -1;
+    PetscCall(PetscKPDeviceMatDestroy(&nm->dm));
+    nm->dm = dm;
+  }
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
   PetscCall(MatGetLocalSize(pc->pmat, &m, NULL));
   PetscCall(MatGetNonzeroState(pc->pmat, &nzstate));
