@@ -414,6 +414,8 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGSetDepthRule(PC, PCUAAMGDepthRule);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetDepthRule(PC, PCUAAMGDepthRule *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetFineAggregateSize(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetFineAggregateSize(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetFineAggregateMax(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetFineAggregateMax(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetBoundingBox(PC, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetBoundingBox(PC, PetscInt *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseFormat(PC, PCUAAMGCoarseFormat);

@@ -1,7 +1,16 @@
 /*
-   kp_segsort.hpp - small device helpers shared by the graph kernels (colouring, symmetrisation, aggregation
-   Galerkin product): an in-place heap sort of a key range run by one thread (segmented sorts with one thread
-   per segment), a deterministic integer hash, and an exclusive scan of a view.
+   kp_segsort.hpp - the sorts and scans shared by the graph kernels (colouring, symmetrisation, aggregation
+   Galerkin product, aggregations named by sparse keys): an in-place heap sort of a key range run by one thread
+   (segmented sorts with one thread per segment), a deterministic integer hash, an exclusive scan of a view, and a
+   global sort and compaction of 64-bit keys for aggregates named by sparse keys (e.g. the cells of an adaptive
+   quadtree/octree, whose linear keys span 2^62 values, where AggregationCreate of kp_galerkin counts over a dense
+   range):
+   - KeySortPairs: stable least-significant-digit radix sort of (key, value) pairs, 8-bit digits, only over the bits
+     the keys use. Each pass: every block of consecutive items counts its digits (one thread per block), an exclusive
+     scan of the counts (digit-major, block-minor) gives every block its output offsets, every block scatters its
+     items in order. No atomics.
+   - KeyCompact: consecutive numbers 0..m-1 for the m distinct keys, in ascending key order (a sort, then a scan of
+     the run heads), with the distinct keys themselves.
 
    Everything here is deterministic: results never depend on thread scheduling.
 */
@@ -60,6 +69,24 @@ KOKKOS_INLINE_FUNCTION std::uint64_t HashMix(std::uint64_t x, std::uint64_t seed
    unit that calls it, and nvcc's device lambdas of such duplicated instantiations crashed on the GPU at the first
    launch from a second translation unit) */
 Int ExclusiveScan(const View<Int> &v, Int n, const std::string &label);
+
+/* the key that stands for "no key" (a row in no aggregate): it is left out of KeyCompact's numbering */
+constexpr std::uint64_t kNoKey = ~std::uint64_t(0);
+
+/* number of bits needed for the largest key of keys, kNoKey left out (0 when there is none or all are 0) */
+int KeyBits(UView<const std::uint64_t> keys);
+
+/* sorts keys ascending in place, permuting vals alike (stable: equal keys keep their order); only the lowest bits bits
+   of the keys are looked at (bits in [0, 64]: pass KeyBits(keys), or 64). keys and vals have the same extent. */
+void KeySortPairs(UView<std::uint64_t> keys, UView<Int> vals, int bits);
+
+/* sorted = keys ascending (stable), perm(p) = the index of sorted(p) in keys (sorted, perm: keys' extent); kNoKey
+   sorts last */
+void KeySortPermutation(UView<const std::uint64_t> keys, UView<std::uint64_t> sorted, UView<Int> perm);
+
+/* id(i) = rank of keys(i) among the distinct keys (ascending), -1 where keys(i) == kNoKey; returns the number m of
+   distinct keys. unique (when not null) gets the m distinct keys, ascending (unique(id(i)) == keys(i)). */
+Int KeyCompact(UView<const std::uint64_t> keys, UView<Int> id, View<std::uint64_t> *unique = nullptr);
 
 /* an unmanaged view of a managed one (the argument type of the kernels of the shared layer) */
 template <class T>

@@ -2,7 +2,7 @@ static char help[] = "Checks of PCUAAMG (auxiliary-grid unsmoothed-aggregation A
                      "the stencil, device-CSR and host-MatPtAP hierarchies give the same preconditioner, the V-cycle is\n"
                      "symmetric positive definite, K-cycle iteration counts stay bounded under refinement in 2D and 3D on\n"
                      "jittered points, a same-pattern update reuses the aggregation, and bad input gives errors that say\n"
-                     "what to fix.\n";
+                     "what to fix; on graded coordinates the adaptive tree splits cells.\n";
 
 #include <petscksp.h>
 #include <petsckp.h>
@@ -197,6 +197,111 @@ static PetscErrorCode CheckIterations(PetscInt dim, PetscInt n0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the adaptive auxiliary tree (-pc_uaamg_fine_agg_max): on graded coordinates (x -> x^3 per axis) cells are split;
+   the stencil format asked for falls back to CSR, the device and host Galerkin products give the same preconditioner,
+   the V-cycle is SPD, FCG + K-cycle converges in few iterations, and a same-pattern update keeps the structure;
+   threshold 0 is the uniform tree (no split) */
+static PetscErrorCode CheckAdaptive(PetscInt dim, PetscInt n)
+{
+  Mat         A;
+  PetscReal  *xyz, diff, nrm;
+  PetscInt    nloc, its[2];
+  Vec         b, c, y[3], z;
+  PetscRandom rnd;
+  PetscMPIInt size;
+  const char *names[3] = {"stencil (CSR fallback)", "csr (device products)", "csr (host MatPtAP)"};
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(Poisson(PETSC_COMM_WORLD, dim, n, 0.3, &A, &xyz, &nloc));
+  for (PetscInt i = 0; i < nloc * dim; i++) xyz[i] = xyz[i] * xyz[i] * xyz[i];
+  PetscCall(MatCreateVecs(A, &b, &c));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(VecSetRandom(c, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  for (PetscInt p = 0; p < (size == 1 ? 3 : 1); p++) {
+    PC          pc;
+    PetscScalar xBy, yBx, xBx;
+    PetscReal   oc[2], gc[2];
+    PetscInt    s;
+    PetscCall(MakePC(A, dim, nloc, xyz, PC_UAAMG_CYCLE_V, p == 0 ? PC_UAAMG_FORMAT_STENCIL : PC_UAAMG_FORMAT_CSR, p == 2 ? PETSC_FALSE : PETSC_TRUE, &pc));
+    PetscCall(PCUAAMGGetFineAggregateMax(pc, &s));
+    PetscCheck(s == PETSC_DETERMINE, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the default split threshold is %" PetscInt_FMT ", not PETSC_DETERMINE", s);
+    PetscCall(PCUAAMGGetComplexities(pc, &oc[0], &gc[0]));
+    PetscCall(VecDuplicate(b, &y[p]));
+    PetscCall(PCApply(pc, b, y[p]));
+    PetscCall(VecDuplicate(b, &z));
+    PetscCall(PCApply(pc, c, z));
+    PetscCall(VecDot(c, y[p], &xBy));
+    PetscCall(VecDot(b, z, &yBx));
+    PetscCall(VecDot(b, y[p], &xBx));
+    PetscCheck(PetscAbsScalar(xBy - yBx) <= 1e-10 * PetscAbsScalar(xBx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "adaptive tree, %s V-cycle not symmetric: (c, B b) = %g, (b, B c) = %g", names[p], (double)PetscRealPart(xBy), (double)PetscRealPart(yBx));
+    PetscCheck(PetscRealPart(xBx) > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "adaptive tree, %s V-cycle not positive: (b, B b) = %g", names[p], (double)PetscRealPart(xBx));
+    PetscCall(VecDestroy(&z));
+    /* the uniform tree: no split */
+    PetscCall(PCUAAMGSetFineAggregateMax(pc, 0));
+    PetscCall(PCUAAMGGetFineAggregateMax(pc, &s));
+    PetscCheck(s == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCUAAMGGetFineAggregateMax() gives %" PetscInt_FMT " after setting 0", s);
+    PetscCall(PCSetUp(pc));
+    PetscCall(PCUAAMGGetComplexities(pc, &oc[1], &gc[1]));
+    /* the split cells add fine aggregates: the grid complexity of the uniform tree is smaller */
+    PetscCheck(gc[1] < gc[0] - 1e-3, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD %s: graded coordinates split no cell of the auxiliary tree (grid complexity %g, uniform tree %g)", (int)dim, names[p], (double)gc[0], (double)gc[1]);
+    PetscCall(PCDestroy(&pc));
+  }
+  if (size == 1) {
+    PetscCall(VecNorm(y[0], NORM_2, &nrm));
+    for (PetscInt p = 1; p < 3; p++) {
+      PetscCall(VecAXPY(y[p], -1.0, y[0]));
+      PetscCall(VecNorm(y[p], NORM_2, &diff));
+      PetscCheck(diff <= 1e-10 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD adaptive tree: the %s hierarchy differs from the %s one by %g (relative)", (int)dim, names[p], names[0], (double)(diff / nrm));
+    }
+  }
+  for (PetscInt p = 0; p < (size == 1 ? 3 : 1); p++) PetscCall(VecDestroy(&y[p]));
+  /* FCG + K-cycle, then a same-pattern update 2 A */
+  {
+    KSP                ksp;
+    PC                 pc;
+    Vec                x, x2;
+    PetscReal          e1, e2;
+    KSPConvergedReason reason;
+    PetscCall(MatCreateVecs(A, &x, NULL));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetType(ksp, KSPFCG));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 200));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCUAAMG));
+    PetscCall(PCSetCoordinates(pc, dim, nloc, xyz));
+    PetscCall(PCUAAMGSetCoarseSize(pc, 16));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(KSPGetIterationNumber(ksp, &its[0]));
+    PetscCheck(reason > 0 && its[0] <= 25, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%dD adaptive tree: FCG + PCUAAMG needs %" PetscInt_FMT " iterations (%s)", (int)dim, its[0], KSPConvergedReasons[reason]);
+    PetscCall(MatScale(A, 2.0));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(VecDuplicate(x, &x2));
+    PetscCall(KSPSolve(ksp, b, x2));
+    PetscCall(KSPGetIterationNumber(ksp, &its[1]));
+    PetscCall(VecNorm(x, NORM_2, &e1));
+    PetscCall(VecAXPY(x2, -0.5, x));
+    PetscCall(VecNorm(x2, NORM_2, &e2));
+    PetscCheck(PetscAbsInt(its[1] - its[0]) <= 1 && e2 <= 1e-6 * e1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD adaptive tree: after A -> 2 A, %" PetscInt_FMT " iterations (before %" PetscInt_FMT ") and |x2 - x/2| / |x| = %g", (int)dim, its[1], its[0], (double)(e2 / e1));
+    PetscCall(VecDestroy(&x2));
+    PetscCall(VecDestroy(&x));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD graded coordinates: the adaptive tree splits cells; its hierarchies agree, the V-cycle is SPD, FCG + K-cycle converges\n", (int)dim));
+  PetscCall(PetscFree(xyz));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&c));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one bad input: the setup must fail with an error whose message contains want */
 typedef enum {
   BAD_NO_COORDINATES,
@@ -209,10 +314,11 @@ typedef enum {
   BAD_KCYCLE_UNDER_CG,
   BAD_OMEGA,
   BAD_BOX,
+  BAD_FINE_AGG_MAX,
   BAD_COUNT
 } BadInput;
-static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension"};
-static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox"};
+static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold"};
+static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max"};
 
 static PetscErrorCode RunBad(BadInput which)
 {
@@ -268,6 +374,7 @@ static PetscErrorCode RunBad(BadInput which)
   PetscCall(PCUAAMGSetCoarseSize(pc, 16)); /* a hierarchy, not one dense level */
   if (which != BAD_NO_COORDINATES) PetscCall(PCSetCoordinates(pc, dim, which == BAD_COORDINATE_COUNT ? nloc - 1 : nloc, xyz));
   if (which == BAD_OMEGA) PetscCall(PCUAAMGSetOmega(pc, 3.0));
+  if (which == BAD_FINE_AGG_MAX) PetscCall(PCUAAMGSetFineAggregateMax(pc, -5));
   if (which == BAD_BOX) {
     const PetscReal box[6] = {0, 1, 0, 1, 0, 1};
     PetscCall(PCUAAMGSetBoundingBox(pc, 6, box));
@@ -306,6 +413,8 @@ int main(int argc, char **argv)
   PetscCall(CheckPaths(3, 10));
   PetscCall(CheckIterations(2, 32));
   PetscCall(CheckIterations(3, 8));
+  PetscCall(CheckAdaptive(2, 24));
+  PetscCall(CheckAdaptive(3, 10));
   PetscCall(CheckBadInput());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "uaamg checks passed\n"));
   PetscCall(PetscFinalize());

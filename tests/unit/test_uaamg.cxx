@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 using namespace kptest;
 using namespace petsckp::uaamg;
@@ -1505,3 +1506,357 @@ TEST_P(UAAMGBookkeeping, CellsParentsColours)
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, UAAMGBookkeeping, ::testing::ValuesIn(Sizes()));
+
+/* ---- adaptive auxiliary tree */
+
+namespace
+{
+/* a graded cloud: the jittered lattice mapped by x -> x^3 per axis (crowded near the origin), about one decoupled row
+   in 13; the level-L grid of the target rule (2^d unknowns per cell) and the cells of the unknowns */
+struct GradedCloud {
+  Cloud       cl;
+  AuxGrid     ag;
+  View<Real>  coords;
+  View<Int>   cell;
+  Int         ncoupled = 0;
+};
+
+GradedCloud MakeGradedCloud(int dim, Int N, unsigned seed)
+{
+  GradedCloud G;
+  G.cl = MakeCloud(dim, N, seed, 1, false, 13);
+  for (auto &x : G.cl.xyz) x = x * x * x;
+  G.coords = ToDevice(G.cl.xyz);
+  G.ag.dim = dim;
+  BoundingBox(dim, ucv(G.coords), G.ag.lo, G.ag.hi);
+  Real ext[3];
+  for (int a = 0; a < 3; a++) ext[a] = G.ag.hi[a] - G.ag.lo[a];
+  AuxDepths(DepthRule::Target, dim, N, ext, (Real)(1 << dim), G.ag.depth);
+  View<Int> flag("flag", N);
+  DecoupledRows(MakeDeviceCsr(G.cl.A), CsrMatrix(), uv(flag));
+  G.cell = View<Int>("cell", N);
+  EXPECT_EQ(CellIds(G.ag, ucv(G.coords), ucv(flag), uv(G.cell)), 0);
+  for (Int c : ToHost(G.cell)) G.ncoupled += c >= 0;
+  return G;
+}
+
+/* serial reference of the cell of a point at depth L + r (r >= 0) below its level-L cell c: its coordinates on that
+   grid along every split axis, clamped into c */
+std::vector<std::int64_t> RefSubCell(const TreeKeys &T, const AuxGrid &g, const Real *x, Int c, int r)
+{
+  const Int                 t[3] = {c % g.n(0), (c / g.n(0)) % g.n(1), c / g.n(0) / g.n(1)};
+  std::vector<std::int64_t> s;
+  for (int q = 0; q < T.nsplit; q++) {
+    const int          a  = T.axis[q];
+    const double       nf = (double)g.n(a) * std::ldexp(1.0, r);
+    const double       y  = (x[a] - g.lo[a]) / (g.hi[a] - g.lo[a]) * nf;
+    std::int64_t       f  = !(y > 0) ? 0 : (y >= nf ? (std::int64_t)nf - 1 : (std::int64_t)y);
+    const std::int64_t lo = (std::int64_t)t[a] << r, hi = lo + (std::int64_t(1) << r) - 1;
+    s.push_back(std::min(std::max(f, lo), hi));
+  }
+  return s;
+}
+} // namespace
+
+/* the leaves against a serial recursive split (counts of the unknowns in the cells at every depth below L), the
+   leaf keys, the parents at every depth up to the root against the geometric cells of the unknowns, TreeParents and
+   TreeKeyDepths against the host's TreeKeys; graded clouds of sizes 0, 1, 13, 597 and 100003, thresholds 1, 4, 16 */
+TEST(UAAMG, AdaptiveTreeLeavesAndParents)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (Int n : Sizes()) {
+      GradedCloud G = MakeGradedCloud(dim, n, 301 + (unsigned)n);
+      TreeKeys    T;
+      const bool  can = TreeKeysSetUp(G.ag, T);
+      if (!can) {
+        EXPECT_LE(n, 1) << "dim " << dim;
+        continue;
+      }
+      EXPECT_EQ(T.nsplit, dim);
+      EXPECT_LE(T.bits(T.L + T.e), 62);
+      EXPECT_GT(T.bits(T.L + T.e + 1), 62);
+      auto                hcell = ToHost(G.cell);
+      View<std::uint64_t> cap("cap", n), sorted("sorted", n), leaf("leaf", n);
+      View<Int>           perm("perm", n);
+      CapKeys(T, G.ag, ucv(G.coords), ucv(G.cell), uv(cap));
+      KeySortPermutation(ucv(cap), uv(sorted), uv(perm));
+      auto hcap = ToHost(cap);
+      for (Int i = 0; i < n; i++) EXPECT_EQ(hcap[i] == kNoKey, hcell[i] < 0);
+      for (Int s : {(Int)1, (Int)4, (Int)16}) {
+        /* reference: the leaf depth r of every coupled unknown (its first ancestor with at most s unknowns) */
+        using Cell = std::pair<Int, std::vector<std::int64_t>>;
+        std::vector<int> rref(n, -1);
+        Int              nsref = 0, rmref = 0;
+        for (int r = 0; r <= T.e; r++) {
+          std::map<Cell, Int> cnt;
+          bool                open = false;
+          for (Int i = 0; i < n; i++)
+            if (hcell[i] >= 0 && rref[i] < 0) cnt[{hcell[i], RefSubCell(T, G.ag, &G.cl.xyz[(size_t)i * dim], hcell[i], r)}]++, open = true;
+          if (!open) break;
+          for (auto &e : cnt) nsref += e.second > s && r < T.e;
+          for (Int i = 0; i < n; i++)
+            if (hcell[i] >= 0 && rref[i] < 0 && (r == T.e || cnt[{hcell[i], RefSubCell(T, G.ag, &G.cl.xyz[(size_t)i * dim], hcell[i], r)}] <= s)) rref[i] = r, rmref = std::max<Int>(rmref, r);
+        }
+        View<Int> rd("r", n);
+        Int       rm = -1;
+        EXPECT_EQ(LeafDepths(T, UView<const std::uint64_t>(sorted.data(), G.ncoupled), UView<const Int>(perm.data(), G.ncoupled), s, uv(rd), &rm), nsref) << "dim " << dim << " n " << n << " s " << s;
+        EXPECT_EQ(rm, rmref);
+        if (n >= 597) EXPECT_GT(nsref, 0) << "the graded cloud splits no cell: dim " << dim << " n " << n << " s " << s;
+        auto hr = ToHost(rd);
+        for (Int i = 0; i < n; i++)
+          if (hcell[i] >= 0) ASSERT_EQ(hr[i], rref[i]) << "dim " << dim << " n " << n << " s " << s << " unknown " << i;
+        /* the leaf keys and their ancestors: at every depth the same grouping as the reference cells */
+        LeafKeys(T, ucv(cap), ucv(rd), uv(leaf));
+        auto                                        hl = ToHost(leaf);
+        std::map<std::pair<int, Cell>, std::uint64_t> tokey;
+        std::map<std::uint64_t, std::pair<int, Cell>> fromkey;
+        auto                                        same = [&](int t, const Cell &c, std::uint64_t k) {
+          auto a = tokey.emplace(std::make_pair(t, c), k);
+          auto b = fromkey.emplace(k, std::make_pair(t, c));
+          return a.first->second == k && b.first->second == std::make_pair(t, c);
+        };
+        for (Int i = 0; i < n; i++) {
+          if (hcell[i] < 0) {
+            EXPECT_EQ(hl[i], kNoKey);
+            continue;
+          }
+          std::uint64_t k = hl[i];
+          ASSERT_EQ(T.depth(k), T.L + rref[i]);
+          for (int t = T.L + rref[i]; t >= 0; t--, k = T.parent(k)) {
+            ASSERT_EQ(T.depth(k), t);
+            Cell c;
+            if (t >= T.L) c = {hcell[i], RefSubCell(T, G.ag, &G.cl.xyz[(size_t)i * dim], hcell[i], t - T.L)};
+            else {
+              const Int tt[3] = {hcell[i] % G.ag.n(0), (hcell[i] / G.ag.n(0)) % G.ag.n(1), hcell[i] / G.ag.n(0) / G.ag.n(1)};
+              c.first         = -1;
+              for (int a = 0; a < 3; a++) c.second.push_back(tt[a] >> (T.lg[T.L][a] - T.lg[t][a]));
+            }
+            ASSERT_TRUE(same(t, c, k)) << "dim " << dim << " n " << n << " s " << s << " depth " << t;
+          }
+          ASSERT_EQ(k, T.parent(k)); /* the root */
+        }
+        /* TreeParents and TreeKeyDepths on the distinct leaves */
+        View<Int>           id("id", n);
+        View<std::uint64_t> u;
+        const Int           m = KeyCompact(ucv(leaf), uv(id), &u);
+        View<std::uint64_t> par("parent", m);
+        TreeParents(T, ucv(u), uv(par));
+        auto hu = ToHost(u), hp = ToHost(par);
+        Int  dmin = 1000, dmax = -1, dlo, dhi;
+        for (Int a = 0; a < m; a++) {
+          EXPECT_EQ(hp[a], T.parent(hu[a]));
+          dmin = std::min<Int>(dmin, T.depth(hu[a]));
+          dmax = std::max<Int>(dmax, T.depth(hu[a]));
+        }
+        TreeKeyDepths(T, ucv(u), &dlo, &dhi);
+        EXPECT_EQ(dlo, m ? dmin : 0);
+        EXPECT_EQ(dhi, m ? dmax : -1);
+      }
+    }
+}
+
+/* one round of the colour repair under MPI (ColourLosers, ColourRecolour) against a serial reference, the local rows
+   the first 2/3 of a cloud's DoFs and the others ghosts; the repair of a sequential colouring to the end; RowWeights,
+   GlobalRowNumbers, ColourCount; sizes 0, 1, 13, 597 and 100003 */
+TEST(UAAMG, ColourRepairRound)
+{
+  for (Int n : Sizes()) {
+    Cloud     cl  = MakeCloud(2, n, 401 + (unsigned)n, 1, false, 0);
+    const Int nlc = (2 * n) / 3, ng = n - nlc;
+    HostCsr   hd, ho;
+    hd.nrows = hd.ncols = nlc;
+    ho.nrows            = nlc;
+    ho.ncols            = ng;
+    hd.rowptr.push_back(0);
+    ho.rowptr.push_back(0);
+    for (Int i = 0; i < nlc; i++) {
+      for (Int k = cl.A.rowptr[i]; k < cl.A.rowptr[i + 1]; k++) {
+        const Int j = cl.A.colidx[k];
+        if (j < nlc) hd.colidx.push_back(j), hd.vals.push_back(cl.A.vals[k]);
+        else ho.colidx.push_back(j - nlc), ho.vals.push_back(cl.A.vals[k]);
+      }
+      hd.rowptr.push_back((Int)hd.colidx.size());
+      ho.rowptr.push_back((Int)ho.colidx.size());
+    }
+    CsrMatrix Ad = MakeDeviceCsr(hd), Ao = MakeDeviceCsr(ho);
+    /* weights: hashes of the global row numbers (ghost j is row nlc + j) */
+    View<std::uint64_t> wl("wl", nlc), wg("wg", ng);
+    View<Scalar>        gid("gid", ng), lid("lid", nlc);
+    std::vector<Scalar> hgid(ng);
+    for (Int j = 0; j < ng; j++) hgid[j] = (Scalar)(nlc + j);
+    RowWeights(0, UView<const Scalar>(), uv(wl));
+    RowWeights(0, ucv(ToDevice(hgid)), uv(wg));
+    GlobalRowNumbers(5, uv(lid));
+    auto hwl = ToHost(wl), hwg = ToHost(wg);
+    auto hlid = ToHost(lid);
+    for (Int i = 0; i < nlc; i++) {
+      EXPECT_EQ(hwl[i], HashMix((std::uint64_t)i, 0x0c010u));
+      EXPECT_EQ(hlid[i], (Scalar)(5 + i));
+    }
+    for (Int j = 0; j < ng; j++) EXPECT_EQ(hwg[j], HashMix((std::uint64_t)(nlc + j), 0x0c010u));
+    /* random colours in [0, 3) and ghost loser flags */
+    std::mt19937        gen(7 + (unsigned)n);
+    std::vector<Int>    col(nlc);
+    std::vector<Scalar> gcol(ng), glos(ng);
+    for (auto &c : col) c = (Int)(gen() % 3);
+    for (auto &c : gcol) c = (Scalar)(gen() % 3);
+    for (auto &c : glos) c = (Scalar)(gen() % 2);
+    View<Int> dcol = ToDevice(col), los("loser", nlc);
+    EXPECT_EQ(ColourCount(ucv(dcol)), nlc ? *std::max_element(col.begin(), col.end()) + 1 : 0);
+    auto dgcol = ToDevice(gcol), dglos = ToDevice(glos);
+    /* reference losers */
+    std::vector<Int> lref(nlc, 0);
+    Int              nlref = 0;
+    for (Int i = 0; i < nlc; i++) {
+      for (Int k = hd.rowptr[i]; k < hd.rowptr[i + 1]; k++)
+        if (hd.colidx[k] != i && col[hd.colidx[k]] == col[i] && hwl[hd.colidx[k]] > hwl[i]) lref[i] = 1;
+      for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++)
+        if ((Int)gcol[ho.colidx[k]] == col[i] && hwg[ho.colidx[k]] > hwl[i]) lref[i] = 1;
+      nlref += lref[i];
+    }
+    EXPECT_EQ(ColourLosers(Ad, Ao, ucv(wl), ucv(wg), ucv(dcol), ucv(dgcol), uv(los)), nlref) << "n " << n;
+    EXPECT_EQ(ToHost(los), lref);
+    if (n >= 13) EXPECT_GT(nlref, 0);
+    /* reference recolouring */
+    std::vector<Int> cref = col;
+    Int              nrref = 0;
+    for (Int i = 0; i < nlc; i++) {
+      if (!lref[i]) continue;
+      bool first = true;
+      for (Int k = hd.rowptr[i]; k < hd.rowptr[i + 1]; k++)
+        if (hd.colidx[k] != i && lref[hd.colidx[k]] && hwl[hd.colidx[k]] > hwl[i]) first = false;
+      for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++)
+        if (glos[ho.colidx[k]] > 0.5 && hwg[ho.colidx[k]] > hwl[i]) first = false;
+      if (!first) continue;
+      std::set<Int> used;
+      for (Int k = hd.rowptr[i]; k < hd.rowptr[i + 1]; k++)
+        if (hd.colidx[k] != i) used.insert(col[hd.colidx[k]]);
+      for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++) used.insert((Int)gcol[ho.colidx[k]]);
+      Int c = 0;
+      while (used.count(c)) c++;
+      cref[i] = c;
+      nrref++;
+    }
+    EXPECT_EQ(ColourRecolour(Ad, Ao, ucv(wl), ucv(wg), ucv(los), ucv(dglos), ucv(dgcol), uv(dcol)), nrref) << "n " << n;
+    EXPECT_EQ(ToHost(dcol), cref);
+    if (n >= 597) EXPECT_GT(nrref, 0);
+    /* a sequential repair of a constant colouring of the whole matrix ends in a valid colouring */
+    CsrMatrix           A = MakeDeviceCsr(cl.A);
+    View<std::uint64_t> w("w", n);
+    View<Int>           c("c", n), l("l", n);
+    RowWeights(0, UView<const Scalar>(), uv(w));
+    Int rounds = 0;
+    while (ColourLosers(A, CsrMatrix(), ucv(w), UView<const std::uint64_t>(), ucv(c), UView<const Scalar>(), uv(l)) > 0) {
+      ColourRecolour(A, CsrMatrix(), ucv(w), UView<const std::uint64_t>(), ucv(l), UView<const Scalar>(), UView<const Scalar>(), uv(c));
+      ASSERT_LT(++rounds, 1000);
+    }
+    const Int nc = ColourCount(ucv(c));
+    EXPECT_EQ(GraphColourCheck(A, CsrMatrix(), ucv(c), UView<const Scalar>(), nc), 0) << "n " << n;
+    EXPECT_LE(nc, 9);
+  }
+}
+
+/* the fine blocks coloured by a ColourPartition of the aggregates (the adaptive tree's smoother): with the parity
+   colours of the cells as the partition, the same bits as the grid-coloured sweeps and the serial reference, with and
+   without an off-process block; FineAggregateColourConflicts and RowColoursOfAggregates against serial counts;
+   sizes 0, 1, 13, 597 and 100003 */
+TEST(UAAMG, FineBlockGaussSeidelColourPartition)
+{
+  for (int dim = 2; dim <= 3; dim++)
+    for (Int n : Sizes()) {
+      const Int  block_max = 16;
+      Pipeline   S         = MakePipeline(dim, n, 501 + (unsigned)n, 1, false, 8, 0);
+      FineBlocks B;
+      EXPECT_EQ(FineBlocksSetUp(S.A, S.P, block_max, B), 0);
+      const Int        nagg = S.P.nagg, nk = S.gL.ncolours();
+      std::vector<Int> agc(nagg);
+      for (Int G = 0; G < nagg; G++) agc[G] = RefColour(S.gL, G);
+      auto            dagc = ToDevice(agc);
+      ColourPartition C;
+      ASSERT_EQ(ColourPartitionCreate(nagg, ucv(dagc), nk, C), 0);
+      auto b = RandomVector(n, 25 + n), x0 = RandomVector(n, 26 + n);
+      auto db = ToDevice(b);
+      for (Sweep dir : {Sweep::Forward, Sweep::Backward}) {
+        auto dx = ToDevice(x0), dy = ToDevice(x0);
+        FineBlockGaussSeidel(C, S.P, B, S.A, CsrMatrix(), UView<const Scalar>(), dir, 0.9, ucv(db), uv(dx));
+        FineBlockGaussSeidel(S.gL, S.P, B, S.A, CsrMatrix(), UView<const Scalar>(), dir, 0.9, ucv(db), uv(dy));
+        EXPECT_EQ(ToHost(dx), ToHost(dy)) << "dim " << dim << " n " << n;
+        auto ref = RefFineBlockGS(S.cl.A, nullptr, {}, S.hcell, S.gL, block_max, dir, 0.9, b, x0);
+        EXPECT_LT(RelErr(ToHost(dx), ref), 1e-12) << "dim " << dim << " n " << n;
+      }
+      {
+        auto dx = ToDevice(std::vector<Scalar>(n, NAN)), dy = ToDevice(x0);
+        FineBlockGaussSeidelFromZero(C, S.P, B, S.A, 0.9, ucv(db), uv(dx));
+        FineBlockGaussSeidelFromZero(S.gL, S.P, B, S.A, 0.9, ucv(db), uv(dy));
+        EXPECT_EQ(ToHost(dx), ToHost(dy)) << "from zero: dim " << dim << " n " << n;
+      }
+      /* colour conflicts of the fine couplings: none for the parity colours (the reach covers the couplings), some
+         for random colours, counted as the serial reference */
+      std::mt19937     gen(9 + (unsigned)n);
+      std::vector<Int> rc(nagg);
+      for (auto &c : rc) c = (Int)(gen() % 3);
+      auto drc = ToDevice(rc);
+      EXPECT_EQ(FineAggregateColourConflicts(S.P, ucv(dagc), S.A, CsrMatrix(), UView<const Scalar>()), 0);
+      Int bad = 0;
+      for (Int i = 0; i < n; i++) {
+        if (S.hcell[i] < 0) continue;
+        for (Int k = S.cl.A.rowptr[i]; k < S.cl.A.rowptr[i + 1]; k++) {
+          const Int j = S.cl.A.colidx[k];
+          if (S.cl.A.vals[k] == 0 || S.hcell[j] < 0 || S.hcell[j] == S.hcell[i]) continue;
+          bad += rc[S.hcell[j]] == rc[S.hcell[i]];
+        }
+      }
+      EXPECT_EQ(FineAggregateColourConflicts(S.P, ucv(drc), S.A, CsrMatrix(), UView<const Scalar>()), bad);
+      View<Int> rowc("rowc", n);
+      RowColoursOfAggregates(S.P, ucv(drc), uv(rowc));
+      auto hrc = ToHost(rowc);
+      for (Int i = 0; i < n; i++) EXPECT_EQ(hrc[i], S.hcell[i] >= 0 ? rc[S.hcell[i]] : -1);
+      /* with an off-process block: the first 2/3 of the DoFs as a rank, fixed ghost values */
+      const Int nlc = (2 * n) / 3, ng = n - nlc;
+      if (nlc == 0) continue;
+      HostCsr hd, ho;
+      hd.nrows = hd.ncols = nlc;
+      ho.nrows            = nlc;
+      ho.ncols            = ng;
+      hd.rowptr.push_back(0);
+      ho.rowptr.push_back(0);
+      for (Int i = 0; i < nlc; i++) {
+        for (Int k = S.cl.A.rowptr[i]; k < S.cl.A.rowptr[i + 1]; k++) {
+          const Int j = S.cl.A.colidx[k];
+          if (j < nlc) hd.colidx.push_back(j), hd.vals.push_back(S.cl.A.vals[k]);
+          else ho.colidx.push_back(j - nlc), ho.vals.push_back(S.cl.A.vals[k]);
+        }
+        hd.rowptr.push_back((Int)hd.colidx.size());
+        ho.rowptr.push_back((Int)ho.colidx.size());
+      }
+      std::vector<Int> lc(S.hcell.begin(), S.hcell.begin() + nlc);
+      auto             dlc = ToDevice(lc);
+      Aggregation      P;
+      ASSERT_EQ(AggregationCreate(nlc, S.ag.ncells(), ucv(dlc), P), 0);
+      CsrMatrix  Ad = MakeDeviceCsr(hd), Ao = MakeDeviceCsr(ho);
+      FineBlocks Bl;
+      EXPECT_EQ(FineBlocksSetUp(Ad, P, block_max, Bl), 0);
+      auto                gv = RandomVector(ng, 28 + n);
+      std::vector<Scalar> bl(b.begin(), b.begin() + nlc), xl(x0.begin(), x0.begin() + nlc);
+      for (Sweep dir : {Sweep::Forward, Sweep::Backward}) {
+        auto dx = ToDevice(xl);
+        FineBlockGaussSeidel(C, P, Bl, Ad, Ao, ucv(ToDevice(gv)), dir, 1.0, ucv(ToDevice(bl)), uv(dx));
+        auto ref = RefFineBlockGS(hd, &ho, gv, lc, S.gL, block_max, dir, 1.0, bl, xl);
+        EXPECT_LT(RelErr(ToHost(dx), ref), 1e-12) << "with Ao: dim " << dim << " n " << n;
+      }
+      /* ghost columns: always another aggregate, a conflict when the ghost's aggregate colour is the row's */
+      std::vector<Scalar> gc(ng);
+      for (auto &c : gc) c = (Scalar)(gen() % 3);
+      Int gbad = 0;
+      for (Int i = 0; i < nlc; i++) {
+        if (lc[i] < 0) continue;
+        for (Int k = hd.rowptr[i]; k < hd.rowptr[i + 1]; k++) {
+          const Int j = hd.colidx[k];
+          if (hd.vals[k] == 0 || lc[j] < 0 || lc[j] == lc[i]) continue;
+          gbad += rc[lc[j]] == rc[lc[i]];
+        }
+        for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++) gbad += ho.vals[k] != 0 && (Int)gc[ho.colidx[k]] == rc[lc[i]];
+      }
+      EXPECT_EQ(FineAggregateColourConflicts(P, ucv(drc), Ad, Ao, ucv(ToDevice(gc))), gbad);
+    }
+}

@@ -61,6 +61,9 @@ struct UAAMGLevel {
   View<Int>          cellof;     /* Csr levels: the cell (of grid) of every local aggregate */
   ColourPartition    colours;    /* Csr levels: local rows by colour */
   std::vector<Int>   colourids;  /* Csr levels: colours present on some process, ascending */
+  View<std::uint64_t> keys;      /* Csr levels of the adaptive tree: the tree key of every local aggregate */
+  PetscInt           dmin = 0, dmax = 0; /* Csr levels of the adaptive tree: depths of its aggregates (global) */
+  PetscInt           ncolours = 0; /* Csr levels of the adaptive tree: colours of the graph colouring (global) */
   Vec                dinv = nullptr, d = nullptr; /* Jacobi / Chebyshev: inverse diagonal, Chebyshev direction */
   PetscReal          lmax = 0;   /* Chebyshev: estimate of the largest eigenvalue of D^-1 A */
   PetscInt           rows = 0, nnz = 0; /* global, for the view */
@@ -107,6 +110,7 @@ struct PC_UAAMG {
   PetscInt            max_levels    = 25;
   PCUAAMGDepthRule    depth_rule    = PC_UAAMG_DEPTH_TARGET;
   PetscReal           agg_size      = 0; /* 0: 2^d */
+  PetscInt            fine_agg_max  = PETSC_DETERMINE; /* split level-L cells of more unknowns (PETSC_DETERMINE: 4 x the target; 0: never) */
   PetscInt            nbox          = 0; /* 2 dim entries of box when given */
   PetscReal           box[6]        = {0, 0, 0, 0, 0, 0};
   PCUAAMGCoarseFormat format        = PC_UAAMG_FORMAT_STENCIL;
@@ -132,6 +136,11 @@ struct PC_UAAMG {
   PetscInt                nexact = 0, nfailed = 0;                                                      /* global */
   PetscInt                block_used = 0;
   PetscReal               oc = 0, gc = 0;
+  /* the adaptive auxiliary tree of the fine level (when some level-L cell was split) */
+  bool                    adaptive = false, format_fallback = false;
+  ua::TreeKeys            tree;
+  View<std::uint64_t>     finekeys;                                 /* tree keys of the local fine aggregates */
+  PetscInt                nsplitcells = 0, leafmin = 0, leafmax = 0, smax = 0; /* global; smax: the split threshold used */
   PetscBool               restore_guess_zero = PETSC_FALSE; /* PCPreSolve made the KSP's zero initial guess nonzero */
 };
 
@@ -268,7 +277,8 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
 {
   MGLevel         &L  = ua->H.levels[0];
   const CsrMatrix &Ad = DeviceMatLocalCsr(L.Ad), &Ao = DeviceMatGhostCsr(L.Ad);
-  const Int        nc = ua->lev[0].grid.ncolours();
+  const bool       adapt = ua->adaptive; /* blocks coloured by the graph colouring of level 1 */
+  const Int        nc = adapt ? (Int)ua->lev[1].colourids.size() : ua->lev[0].grid.ncolours();
   const ua::Sweep  dir = backward ? ua::Sweep::Backward : ua::Sweep::Forward;
 
   PetscFunctionBegin;
@@ -277,7 +287,8 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
       DeviceVec bv, xv;
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
-      PetscCallCXX(ua::FineBlockGaussSeidel(ua->lev[0].grid, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
+      if (adapt) PetscCallCXX(ua::FineBlockGaussSeidel(ua->lev[1].colours, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
+      else PetscCallCXX(ua::FineBlockGaussSeidel(ua->lev[0].grid, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
       continue;
@@ -291,6 +302,7 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
       if (loose) PetscCallCXX(ua::FineLooseUpdate(ua->B, Ad, Ao, gv.cview(), ua->omega, bv.cview(), xv.view()));
+      else if (adapt) PetscCallCXX(ua::FineBlockGaussSeidelColour(ua->lev[1].colours, ua->aggfull, ua->B, Ad, Ao, gv.cview(), ua->lev[1].colourids[k], dir, ua->omega, bv.cview(), xv.view()));
       else PetscCallCXX(ua::FineBlockGaussSeidelColour(ua->lev[0].grid, ua->aggfull, ua->B, Ad, Ao, gv.cview(), k, dir, ua->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
@@ -352,8 +364,14 @@ public:
       for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, sd, ua_->omega, bv.cview(), xv.view()));
     } else {
       const CsrMatrix &Ad = DeviceMatLocalCsr(ua_->H.levels[0].Ad);
-      PetscCallCXX(ua::FineBlockGaussSeidelFromZero(G.grid, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
-      for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(G.grid, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
+      if (ua_->adaptive) {
+        const ColourPartition &C = ua_->lev[1].colours;
+        PetscCallCXX(ua::FineBlockGaussSeidelFromZero(C, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
+        for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(C, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
+      } else {
+        PetscCallCXX(ua::FineBlockGaussSeidelFromZero(G.grid, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
+        for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(G.grid, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
+      }
     }
     PetscCall(xv.Restore());
     PetscCall(bv.Restore());
@@ -583,6 +601,82 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
   PetscCallCXX(ua->B = ua::FineBlocks());
   ua->stencil = false;
   ua->source  = CoordSource::None;
+  ua->adaptive = ua->format_fallback = false;
+  PetscCallCXX(ua->finekeys = View<std::uint64_t>());
+  ua->nsplitcells = ua->leafmin = ua->leafmax = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the split threshold s of the adaptive tree: the option, or 4 x the fine aggregate target (16 in 2D, 32 in 3D) */
+static PetscInt UAAMGFineAggregateMax(PC_UAAMG *ua)
+{
+  if (ua->fine_agg_max != PETSC_DETERMINE) return ua->fine_agg_max;
+  return (PetscInt)(4 * (ua->agg_size > 0 ? ua->agg_size : (PetscReal)(1 << ua->dim)));
+}
+
+/* The adaptive auxiliary tree of the fine level: a level-L cell of more than s coupled unknowns of this process is
+   split into its 2^d children, recursively, until every leaf holds at most s unknowns or the depth cap is reached;
+   the fine aggregates are the leaves (aggfull, numbered by their tree keys). The paper's uniform tree leaves the
+   dense part of a graded mesh with hundreds of unknowns per cell (the fine-level imbalance Wang, Hu, Cohen and Xu
+   concede for their shape-regular grid, Sec. 5.2, Table 4). Sets ua->adaptive when some process split a cell;
+   otherwise nothing changes. A threshold so small that the leaves do not coarsen is doubled until they do. All on
+   the device: cap keys, a radix sort, binary searches for the occupancy of the ancestors, a sort-based compaction of
+   the leaf keys. */
+static PetscErrorCode UAAMGAdaptiveTree(PC pc, const View<Real> &dc, Int ncoupled)
+{
+  PC_UAAMG       *ua   = (PC_UAAMG *)pc->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+  const Int       n    = ua->H.levels[0].nlocal;
+  const PetscInt  s    = UAAMGFineAggregateMax(ua);
+  PetscInt        v[2];
+  Int             nsplit, rm, m;
+
+  PetscFunctionBegin;
+  ua->adaptive = false;
+  ua->smax     = s;
+  if (s <= 0) PetscFunctionReturn(PETSC_SUCCESS); /* the paper's uniform tree */
+  {
+    bool can;
+    PetscCallCXX(can = ua::TreeKeysSetUp(ua->aux, ua->tree)); /* the same on every process (a global box) */
+    if (!can) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  View<std::uint64_t> cap, sorted, leaf;
+  View<Int>           perm, r, id;
+  PetscCallCXX(cap = View<std::uint64_t>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg cap keys")), n));
+  PetscCallCXX(sorted = View<std::uint64_t>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg sorted keys")), n));
+  PetscCallCXX(perm = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg key perm")), n));
+  PetscCallCXX(r = View<Int>("uaamg leaf depth", n));
+  PetscCallCXX(id = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg fine aggregate")), n));
+  PetscCallCXX(ua::CapKeys(ua->tree, ua->aux, ucv(dc), ucv(ua->cell), uv(cap)));
+  PetscCallCXX(KeySortPermutation(ucv(cap), uv(sorted), uv(perm))); /* the ncoupled real keys first, kNoKey last */
+  PetscCallCXX(leaf = View<std::uint64_t>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg leaf keys")), n));
+  /* a threshold so small that the leaves hold one unknown each would give no coarsening: it is doubled until the
+     fine aggregates are fewer than the unknowns */
+  for (PetscInt st = s;; st *= 2) {
+    PetscCallCXX(nsplit = ua::LeafDepths(ua->tree, UView<const std::uint64_t>(sorted.data(), ncoupled), UView<const Int>(perm.data(), ncoupled), (Int)st, uv(r), &rm));
+    v[0] = nsplit;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 1, MPIU_INT, MPI_SUM, comm));
+    if (v[0] == 0) PetscFunctionReturn(PETSC_SUCCESS); /* no cell holds more than st unknowns: the uniform tree */
+    ua->nsplitcells = v[0];
+    ua->smax        = st;
+    /* the fine aggregates: the leaves, numbered in key order */
+    PetscCallCXX(ua::LeafKeys(ua->tree, ucv(cap), ucv(r), uv(leaf)));
+    PetscCallCXX(m = KeyCompact(ucv(leaf), uv(id), &ua->finekeys));
+    v[0] = m, v[1] = ncoupled;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_SUM, comm));
+    if (v[0] < v[1] || st >= 1073741824) break;
+    PetscCall(PetscInfo(pc, "adaptive auxiliary tree: leaves of at most %" PetscInt_FMT " unknowns do not coarsen (%" PetscInt_FMT " leaves for %" PetscInt_FMT " unknowns); threshold doubled\n", st, v[0], v[1]));
+  }
+  PetscCallCXX(AggregationCreate(n, m, ucv(id), ua->aggfull));
+  {
+    Int dmin, dmax;
+    PetscCallCXX(ua::TreeKeyDepths(ua->tree, ucv(ua->finekeys), &dmin, &dmax));
+    v[0] = m ? dmin : PETSC_MAX_INT, v[1] = m ? -dmax : PETSC_MAX_INT;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_MIN, comm));
+    ua->leafmin = v[0], ua->leafmax = -v[1];
+  }
+  ua->adaptive = true;
+  PetscCall(PetscInfo(pc, "adaptive auxiliary tree: %" PetscInt_FMT " cells of more than %" PetscInt_FMT " unknowns split, leaf depths %" PetscInt_FMT "..%" PetscInt_FMT " (level-L grid at depth %d, cap %d)\n", ua->nsplitcells, ua->smax, ua->leafmin, ua->leafmax, ua->tree.L, ua->tree.L + ua->tree.e));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -655,6 +749,7 @@ static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, rr, 3, MPIU_INT, MPI_MAX, comm));
     for (int a = 0; a < 3; a++) ua->reach[a] = std::max<Int>((Int)rr[a], a < dim && ua->aux.n(a) > 1 ? 1 : 0);
   }
+  PetscCall(UAAMGAdaptiveTree(pc, dc, n - ndec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -681,6 +776,59 @@ static PetscErrorCode UAAMGHostInterpolation(MPI_Comm comm, Int nf, const View<I
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the coarse levels of the adaptive tree (CSR storage, any number of processes): level 1 holds the leaves, each
+   next level the parents of the aggregates of the last one (the leaf-depth class rule: one depth up, aggregates of
+   different depths never merge before the root), numbered by a sort of their keys */
+static PetscErrorCode UAAMGAdaptiveLevels(PC pc)
+{
+  PC_UAAMG           *ua   = (PC_UAAMG *)pc->data;
+  MPI_Comm            comm = PetscObjectComm((PetscObject)pc);
+  Aggregation         agg  = ua->aggfull;
+  View<std::uint64_t> keys = ua->finekeys;
+  PetscInt            Nprev;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(pc->pmat, &Nprev, NULL));
+  for (;;) {
+    const PetscInt nlev = (PetscInt)ua->lev.size();
+    const Int      nc   = agg.nagg;
+    PetscInt       Nc, v[2];
+    Int            dmin, dmax;
+    PetscCall(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
+    if (Nc >= Nprev || Nc == 0) break; /* no coarsening left */
+    UAAMGLevel G;
+    G.kind = LevelKind::Csr;
+    G.grid = ua->lev[0].grid;
+    G.keys = keys;
+    PetscCallCXX(ua::TreeKeyDepths(ua->tree, ucv(keys), &dmin, &dmax));
+    v[0] = nc ? dmin : PETSC_MAX_INT, v[1] = nc ? -dmax : PETSC_MAX_INT;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_MIN, comm));
+    G.dmin = v[0], G.dmax = -v[1];
+    PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+    if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
+    else {
+      Mat P;
+      PetscCall(UAAMGHostInterpolation(comm, agg.n, agg.agg, nc, &P));
+      PetscCall(MGHierarchyAddLevelHost(ua->H, P));
+    }
+    PetscCallCXX(exec().fence());
+    PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+    PetscCallCXX(ua->lev.push_back(G));
+    Nprev = Nc;
+    if (Nc <= ua->coarse_size || nlev + 1 >= ua->max_levels) break;
+    /* the next level: the parents of this level's aggregates */
+    View<std::uint64_t> parent;
+    View<Int>           pid;
+    Int                 m;
+    PetscCallCXX(parent = View<std::uint64_t>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg parent keys")), nc));
+    PetscCallCXX(pid = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg parent ids")), nc));
+    PetscCallCXX(ua::TreeParents(ua->tree, ucv(keys), uv(parent)));
+    PetscCallCXX(m = KeyCompact(ucv(parent), uv(pid), &keys));
+    PetscCallCXX(AggregationCreate(nc, m, ucv(pid), agg));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the coarse levels in CSR storage (any number of processes): the aggregates of a level are its nonempty cells on
    this process (aggregates never cross processes), the next level merges the 2^d children of a parent cell */
 static PetscErrorCode UAAMGCsrLevels(PC pc)
@@ -693,6 +841,10 @@ static PetscErrorCode UAAMGCsrLevels(PC pc)
   PetscInt    Nprev;
 
   PetscFunctionBegin;
+  if (ua->adaptive) {
+    PetscCall(UAAMGAdaptiveLevels(pc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatGetSize(pc->pmat, &Nprev, NULL));
   /* level 1: the nonempty level-L cells of this process */
   ua::StencilGrid grid = ua->lev[0].grid;
@@ -789,6 +941,138 @@ static PetscErrorCode UAAMGCoarseFactor(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Colours of the aggregates of CSR level l from the pattern of its Galerkin operator, for the adaptive tree (its
+   aggregates of mixed depths have no parity colouring): Jones-Plassmann on the local block (kp_colour's GraphColour),
+   then, under MPI, rounds of repair of the couplings to other processes (ColourLosers / ColourRecolour with weights
+   hashed from the global row numbers) until no coupled rows share a colour on any process. The result is the
+   guarantee the parity colouring gives: rows of one colour are never coupled, on one process or across processes,
+   so the per-colour ghost exchange of MGLevelColourSweeps makes every colour a true Gauss-Seidel step. */
+static PetscErrorCode UAAMGGraphColours(PC pc, PetscInt l, View<Int> &colour, PetscInt *ncolours)
+{
+  PC_UAAMG        *ua   = (PC_UAAMG *)pc->data;
+  MPI_Comm         comm = PetscObjectComm((PetscObject)pc);
+  MGLevel         &L    = ua->H.levels[l];
+  const CsrMatrix &Ad = DeviceMatLocalCsr(L.Ad), &Ao = DeviceMatGhostCsr(L.Ad);
+  const Int        m  = Ad.nrows;
+  CsrGraph         G;
+  PetscInt         nc;
+
+  PetscFunctionBegin;
+  PetscCallCXX(colour = View<Int>("uaamg colour", m));
+  PetscCallCXX(GraphSymmetrize(Ad, G));
+  PetscCallCXX(GraphColour(G, uv(colour)));
+  if (L.Ad->mpi) {
+    Vec                 cv, g;
+    DeviceVec           cvv, gv;
+    PetscInt            rstart, nl, nr, rounds = 0;
+    const Int           ng = Ao.ncols;
+    View<std::uint64_t> wl, wg;
+    View<Scalar>        gcol, glos;
+    View<Int>           loser;
+    PetscCall(VecGetOwnershipRange(L.r, &rstart, NULL));
+    PetscCall(VecDuplicate(L.r, &cv));
+    PetscCallCXX(wl = View<std::uint64_t>("uaamg weights", m));
+    PetscCallCXX(wg = View<std::uint64_t>("uaamg ghost weights", ng));
+    PetscCallCXX(gcol = View<Scalar>("uaamg ghost colours", ng));
+    PetscCallCXX(glos = View<Scalar>("uaamg ghost losers", ng));
+    PetscCallCXX(loser = View<Int>("uaamg losers", m));
+    PetscCallCXX(ua::RowWeights((Int)rstart, UView<const Scalar>(), uv(wl)));
+    PetscCall(cvv.Get(cv, Access::Write));
+    PetscCallCXX(ua::GlobalRowNumbers((Int)rstart, cvv.view()));
+    PetscCall(cvv.Restore());
+    PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g));
+    if (g) {
+      PetscCall(gv.Get(g, Access::Read));
+      PetscCallCXX(ua::RowWeights(0, gv.cview(), uv(wg)));
+      PetscCall(gv.Restore());
+    }
+    for (;; rounds++) {
+      /* the ghosts' colours, the losers, the ghosts' loser flags, the recolouring */
+      PetscCall(cvv.Get(cv, Access::Write));
+      PetscCallCXX(ColourScalars(ucv(colour), cvv.view()));
+      PetscCall(cvv.Restore());
+      PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g));
+      if (g) {
+        PetscCall(gv.Get(g, Access::Read));
+        PetscCallCXX(Kokkos::deep_copy(exec(), gcol, gv.cview()));
+        PetscCall(gv.Restore());
+      }
+      PetscCallCXX(nl = ua::ColourLosers(Ad, Ao, ucv(wl), ucv(wg), ucv(colour), ucv(gcol), uv(loser)));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nl, 1, MPIU_INT, MPI_SUM, comm));
+      if (nl == 0) break;
+      PetscCheck(rounds < 10000, comm, PETSC_ERR_PLIB, "PCUAAMG: the colouring of level %" PetscInt_FMT " across processes did not settle (%" PetscInt_FMT " conflicts left); is the operator structurally symmetric?", l, nl);
+      PetscCall(cvv.Get(cv, Access::Write));
+      PetscCallCXX(ColourScalars(ucv(loser), cvv.view()));
+      PetscCall(cvv.Restore());
+      PetscCall(DeviceMatGhostUpdate(L.Ad, cv, &g));
+      if (g) {
+        PetscCall(gv.Get(g, Access::Read));
+        PetscCallCXX(Kokkos::deep_copy(exec(), glos, gv.cview()));
+        PetscCall(gv.Restore());
+      }
+      PetscCallCXX(nr = ua::ColourRecolour(Ad, Ao, ucv(wl), ucv(wg), ucv(loser), ucv(glos), ucv(gcol), uv(colour)));
+      (void)nr;
+    }
+    PetscCall(VecDestroy(&cv));
+    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": graph colouring made consistent across processes in %" PetscInt_FMT " rounds\n", l, rounds));
+  }
+  PetscCallCXX(nc = ua::ColourCount(ucv(colour)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nc, 1, MPIU_INT, MPI_MAX, comm));
+  *ncolours = nc;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* adaptive tree: the colours of the graph colouring of level l (l >= 1) as its ColourPartition, checked against the
+   level's operator; for l == 1 also against the fine operator, whose blocks (the fine aggregates) take these colours */
+static PetscErrorCode UAAMGAdaptiveColours(PC pc, PetscInt l)
+{
+  PC_UAAMG  *ua   = (PC_UAAMG *)pc->data;
+  MPI_Comm   comm = PetscObjectComm((PetscObject)pc);
+  UAAMGLevel &G   = ua->lev[l];
+  const Int  m    = (Int)ua->H.levels[l].nlocal;
+  View<Int>  colour;
+  PetscInt   ncol, viol;
+  Int        nout;
+
+  PetscFunctionBegin;
+  PetscCall(UAAMGGraphColours(pc, l, colour, &ncol));
+  PetscCall(MGLevelColourCheck(ua->H, l, ucv(colour), (Int)ncol, &viol));
+  PetscCheck(viol == 0, comm, PETSC_ERR_PLIB, "PCUAAMG: the graph colouring of level %" PetscInt_FMT " has %" PetscInt_FMT " coupled rows of equal colour", l, viol);
+  PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), (Int)ncol, G.colours));
+  PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates of level %" PetscInt_FMT " have no colour", (PetscInt)nout, l);
+  G.ncolours = ncol;
+  {
+    std::vector<PetscInt> cnt(ncol);
+    for (PetscInt c = 0; c < ncol; c++) cnt[c] = G.colours.hoffsets(c + 1) - G.colours.hoffsets(c);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt.data(), (PetscMPIInt)ncol, MPIU_INT, MPI_SUM, comm));
+    G.colourids.clear();
+    for (PetscInt c = 0; c < ncol; c++)
+      if (cnt[c]) G.colourids.push_back((Int)c);
+  }
+  if (l == 1) { /* the fine blocks: no two coupled aggregates of one colour */
+    MGLevel  &F = ua->H.levels[0];
+    Vec       cv, g;
+    DeviceVec cvv, gv;
+    View<Int> rowc;
+    Int       bad;
+    PetscCallCXX(rowc = View<Int>("uaamg row colours", F.nlocal));
+    PetscCallCXX(ua::RowColoursOfAggregates(ua->aggfull, ucv(colour), uv(rowc)));
+    PetscCall(VecDuplicate(F.r, &cv));
+    PetscCall(cvv.Get(cv, Access::Write));
+    PetscCallCXX(ColourScalars(ucv(rowc), cvv.view()));
+    PetscCall(cvv.Restore());
+    PetscCall(DeviceMatGhostUpdate(F.Ad, cv, &g));
+    if (g) PetscCall(gv.Get(g, Access::Read));
+    PetscCallCXX(bad = ua::FineAggregateColourConflicts(ua->aggfull, ucv(colour), DeviceMatLocalCsr(F.Ad), DeviceMatGhostCsr(F.Ad), gv.cview()));
+    PetscCall(gv.Restore());
+    PetscCall(VecDestroy(&cv));
+    viol = bad;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &viol, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCheck(viol == 0, comm, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " couplings of the fine operator join blocks of equal colour", viol);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* smoother data: fine blocks, colours of the CSR levels, inverse diagonals and Chebyshev bounds */
 static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
 {
@@ -810,6 +1094,10 @@ static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
   for (PetscInt l = 1; l < nl && !refresh; l++) {
     UAAMGLevel &G = ua->lev[l];
     if (G.kind != LevelKind::Csr) continue;
+    if (ua->adaptive) {
+      PetscCall(UAAMGAdaptiveColours(pc, l));
+      continue;
+    }
     const Int        m = (Int)G.cellof.extent(0), ncol = G.grid.ncolours();
     View<Int>        colour("uaamg colour", m);
     std::vector<Int> cnt(ncol);
@@ -939,17 +1227,22 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
     UAAMGLevel &F = ua->lev[0];
     F.kind        = LevelKind::Fine;
     PetscCallCXX(F.grid = ua::StencilGridFromAux(ua->aux, ua->reach));
+    if (ua->adaptive && ua->stencil) { /* the stencil storage needs the uniform tree */
+      ua->stencil         = false;
+      ua->format_fallback = true;
+      PetscCall(PetscInfo(pc, "adaptive auxiliary tree: the levels are stored as CSR (stencil storage needs the uniform tree)\n"));
+    }
     {
       const Int            n0 = ua->H.levels[0].nlocal;
-      Int                  nout;
+      Int                  nout = 0;
       ua::AggregateStats   st;
       PetscInt             v[3];
-      PetscCallCXX(nout = AggregationCreate(n0, F.grid.ncells(), ucv(ua->cell), ua->aggfull));
+      if (!ua->adaptive) PetscCallCXX(nout = AggregationCreate(n0, F.grid.ncells(), ucv(ua->cell), ua->aggfull)); /* else the leaves of the adaptive tree */
       PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " cell ids outside the grid", (PetscInt)nout);
       PetscCallCXX(st = ua::AggregateSizes(ua->aggfull));
       v[0] = st.nagg - st.nempty, v[1] = st.nmembers, v[2] = st.nempty;
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 3, MPIU_INT, MPI_SUM, comm));
-      ua->nagg = v[0], ua->nmembers = v[1], ua->nempty = size == 1 ? v[2] : -1;
+      ua->nagg = v[0], ua->nmembers = v[1], ua->nempty = size == 1 && !ua->adaptive ? v[2] : -1;
       PetscCall(MPIU_Allreduce(&st.maxsize, &ua->maxsize, 1, MPIU_INT, MPI_MAX, comm));
       v[0] = st.nagg > st.nempty ? st.minsize : PETSC_MAX_INT;
       PetscCall(MPIU_Allreduce(v, &ua->minsize, 1, MPIU_INT, MPI_MIN, comm));
@@ -1258,6 +1551,23 @@ static PetscErrorCode PCUAAMGGetFineAggregateSize_UAAMG(PC pc, PetscReal *s)
   *s = ((PC_UAAMG *)pc->data)->agg_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+static PetscErrorCode PCUAAMGSetFineAggregateMax_UAAMG(PC pc, PetscInt s)
+{
+  PC_UAAMG *ua = (PC_UAAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(s == PETSC_DETERMINE || s == PETSC_DEFAULT || (s >= 0 && s <= 1073741824), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (largest fine aggregate before its cell of the auxiliary tree is split) must be 0 (never split), PETSC_DETERMINE (4 x the fine aggregate size: 16 in 2D, 32 in 3D) or lie in [1, 2^30], not %" PetscInt_FMT, UAAMG_OPT(pc, "fine_agg_max"), s);
+  if (s == PETSC_DEFAULT) s = PETSC_DETERMINE;
+  UAAMG_STRUCTURAL_CHANGE(pc, s != ua->fine_agg_max);
+  ua->fine_agg_max = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCUAAMGGetFineAggregateMax_UAAMG(PC pc, PetscInt *s)
+{
+  PetscFunctionBegin;
+  *s = ((PC_UAAMG *)pc->data)->fine_agg_max;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode PCUAAMGSetBoundingBox_UAAMG(PC pc, PetscInt n, const PetscReal box[])
 {
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
@@ -1335,7 +1645,7 @@ static PetscErrorCode PCUAAMGGetNumberOfLevels_UAAMG(PC pc, PetscInt *n)
 
 static const char *const UAAMGComposed[] = {"PCSetCoordinates_C",          "PCUAAMGSetCycleType_C",       "PCUAAMGGetCycleType_C",       "PCUAAMGSetKCycle_C",     "PCUAAMGGetKCycle_C",     "PCUAAMGSetSmoothingSweeps_C", "PCUAAMGGetSmoothingSweeps_C", "PCUAAMGSetSmoother_C", "PCUAAMGGetSmoother_C",
                                             "PCUAAMGSetOmega_C",           "PCUAAMGGetOmega_C",           "PCUAAMGSetBlockMax_C",        "PCUAAMGGetBlockMax_C",   "PCUAAMGSetCoarseSize_C", "PCUAAMGGetCoarseSize_C",      "PCUAAMGSetMaxLevels_C",       "PCUAAMGGetMaxLevels_C", "PCUAAMGSetDepthRule_C",
-                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C", "PCUAAMGSetDeviceSetup_C", "PCUAAMGGetDeviceSetup_C"};
+                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetFineAggregateMax_C", "PCUAAMGGetFineAggregateMax_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C", "PCUAAMGSetDeviceSetup_C", "PCUAAMGGetDeviceSetup_C"};
 
 static PetscErrorCode PCDestroy_UAAMG(PC pc)
 {
@@ -1353,6 +1663,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   PCUAAMGDepthRule    rule  = ua->depth_rule;
   PCUAAMGSmootherType fsm = ua->fine_smoother, csm = ua->smoother;
   PCUAAMGCoarseFormat fmt = ua->format;
+  PetscInt            amax = ua->fine_agg_max;
   PetscInt            kits = ua->kcycle_its, kmin = ua->kcycle_min, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
   PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6];
   PetscBool           flg, flg2, flg3, dev = ua->device_setup;
@@ -1383,6 +1694,8 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetDepthRule(pc, rule));
   PetscCall(PetscOptionsReal("-pc_uaamg_fine_agg_size", "Mean unknowns per fine aggregate of the target depth rule (0: 2^d)", "PCUAAMGSetFineAggregateSize", asize, &asize, &flg));
   if (flg) PetscCall(PCUAAMGSetFineAggregateSize(pc, asize));
+  PetscCall(PetscOptionsInt("-pc_uaamg_fine_agg_max", "Split a cell of the auxiliary tree holding more unknowns into its 2^d children, recursively (adaptive tree; -1: 4 x fine_agg_size, 16 in 2D, 32 in 3D; 0: never, the paper's uniform tree)", "PCUAAMGSetFineAggregateMax", amax, &amax, &flg));
+  if (flg) PetscCall(PCUAAMGSetFineAggregateMax(pc, amax));
   PetscCall(PetscOptionsRealArray("-pc_uaamg_bbox", "Root box of the auxiliary grid xmin,xmax[,ymin,ymax[,zmin,zmax]] (default: the hull of the coordinates)", "PCUAAMGSetBoundingBox", box, &nbox, &flg));
   if (flg) PetscCall(PCUAAMGSetBoundingBox(pc, nbox, box));
   PetscCall(PetscOptionsEnum("-pc_uaamg_coarse_format", "Storage of the coarse levels: stencil (one process) or csr", "PCUAAMGSetCoarseFormat", PCUAAMGCoarseFormats, (PetscEnum)fmt, (PetscEnum *)&fmt, &flg));
@@ -1434,6 +1747,10 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     if (ua->agg_size > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (%g unknowns per fine aggregate)", (double)ua->agg_size));
     else PetscCall(PetscViewerASCIIPrintf(viewer, " (2^d unknowns per fine aggregate)"));
   }
+  if (ua->fine_agg_max == 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", uniform tree (cells never split)"));
+  else if (ua->fine_agg_max > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than %" PetscInt_FMT " unknowns split", ua->fine_agg_max));
+  else if (ua->dim > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than %" PetscInt_FMT " unknowns split (4 x the fine aggregate size)", UAAMGFineAggregateMax(ua)));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than 4 x the fine aggregate size split"));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", coarse size %" PetscInt_FMT ", at most %" PetscInt_FMT " levels, coarse storage %s\n", ua->coarse_size, ua->max_levels, UAAMGEnumName(PCUAAMGCoarseFormats, 2, ua->format)));
   if (ua->lev.empty()) PetscFunctionReturn(PETSC_SUCCESS);
   if (ua->lev.size() > 1) {
@@ -1445,6 +1762,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "fine aggregates: %" PetscInt_FMT " nonempty", ua->nagg));
     if (ua->nempty >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " empty cells", ua->nempty));
     PetscCall(PetscViewerASCIIPrintf(viewer, ", unknowns per aggregate min %" PetscInt_FMT " mean %.2f max %" PetscInt_FMT ", %" PetscInt_FMT " decoupled rows in none\n", ua->minsize, ua->nagg ? (double)ua->nmembers / ua->nagg : 0.0, ua->maxsize, ua->ndecoupled));
+    if (ua->adaptive)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "adaptive auxiliary tree: %" PetscInt_FMT " split cells (more than %" PetscInt_FMT " unknowns), leaf depths %" PetscInt_FMT "..%" PetscInt_FMT ", levels stored as CSR%s, coloured by a graph colouring of their operators\n", ua->nsplitcells, ua->smax, ua->leafmin, ua->leafmax, ua->format_fallback ? " (not in the stencil storage asked for: it needs the uniform tree)" : ""));
     if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_GS) PetscCall(PetscViewerASCIIPrintf(viewer, "fine blocks: %" PetscInt_FMT " solved exactly, %" PetscInt_FMT " not positive definite (point Gauss-Seidel instead)\n", ua->nexact, ua->nfailed));
   }
   if (!ua->stencil && ua->lev.size() > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", ua->H.device ? "device Galerkin products of the aggregation" : "MatPtAP() on host AIJ copies"));
@@ -1453,6 +1772,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   for (size_t l = 0; l < ua->lev.size(); l++) {
     const UAAMGLevel &G = ua->lev[l];
     if (G.kind == LevelKind::Fine) PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (the operator)\n", (int)l, G.rows, G.nnz));
+    else if (ua->adaptive) PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, CSR, adaptive tree cells of depths %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT " colours\n", (int)l, G.rows, G.nnz, G.dmin, G.dmax, G.ncolours));
     else
       PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %s, grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, stencil %" PetscInt_FMT "-point, %" PetscInt_FMT " colours\n", (int)l, G.rows, G.nnz, G.kind == LevelKind::Stencil ? "stencil storage" : "CSR", (PetscInt)G.grid.n[0], (PetscInt)G.grid.n[1], (PetscInt)G.grid.n[2], (PetscInt)G.grid.nslots(), (PetscInt)G.grid.ncolours()));
   }
@@ -1485,6 +1805,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .  -pc_uaamg_max_levels <25>                        - maximum number of levels, `PCUAAMGSetMaxLevels()`
 .  -pc_uaamg_depth_rule <target,paper>              - depth of the auxiliary tree, `PCUAAMGSetDepthRule()`
 .  -pc_uaamg_fine_agg_size <0>                      - mean unknowns per fine aggregate of the target rule (0: 2^d), `PCUAAMGSetFineAggregateSize()`
+.  -pc_uaamg_fine_agg_max <-1>                      - split cells of more unknowns into their 2^d children, recursively (-1: 4 x fine_agg_size, i.e. 16 in 2D, 32 in 3D; 0: never), `PCUAAMGSetFineAggregateMax()`
 .  -pc_uaamg_bbox <xmin,xmax,ymin,ymax,...>         - root box of the auxiliary grid (default: the hull of the coordinates), `PCUAAMGSetBoundingBox()`
 .  -pc_uaamg_coarse_format <stencil,csr>            - storage of the coarse levels, `PCUAAMGSetCoarseFormat()`
 -  -pc_uaamg_device_setup <true>                    - CSR levels on one process: Galerkin products on the device, or `MatPtAP()` on the host, `PCUAAMGSetDeviceSetup()`
@@ -1500,6 +1821,18 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    the widest cells, so that cells stay near square for any box; paper takes L = floor(log N / log 2^d) splits of
    every axis, the rule of Section 3.1 (with N just above a power of 2^d it leaves about one unknown per cell).
    Rows with no off-diagonal entry (Dirichlet rows kept in the matrix) join no aggregate and are smoothed by Jacobi.
+
+   Adaptive tree: on graded meshes the uniform tree leaves hundreds of unknowns in the cells of the dense region (the
+   fine-level imbalance the paper concedes for its shape-regular grid, Section 5.2, Table 4), far too aggressive a
+   coarsening for piecewise-constant aggregates, and the iteration counts grow under refinement. A cell holding more
+   than `-pc_uaamg_fine_agg_max` unknowns of a process is split into its 2^d children, recursively (at most 31 levels
+   per axis in 2D, 20 in 3D); the fine aggregates are the leaves. An unknown whose leaf is at depth c belongs on
+   level j of the hierarchy to its ancestor at depth max(c - j + 1, 0): every part of the mesh coarsens by 2^d per
+   level, and aggregates of different depths merge only in the root. With the default threshold (4 x the target size)
+   the cells of uniform and quasi-uniform meshes, which hold about the target, are normally not split, and their
+   hierarchy is that of the uniform tree. When a cell is split the levels are stored as CSR (the stencil storage
+   needs the uniform tree) and the smoothers' colours come from a graph colouring of every level's Galerkin operator
+   (made consistent across processes) instead of the parity of the cells; `-pc_view` reports it.
 
    Coordinates come from `PCSetCoordinates()` (one point per row, interlaced; call it after `PCSetType()`), else
    from the `DM` of the `PC`: a `DMDA`'s coordinates (its grid indices when it has none), or a `DMPlex`'s vertex
@@ -1547,6 +1880,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .seealso: `PCGAMG`, `PCHYPRE`, `KSPFCG`, `PCSetCoordinates()`, `PCUAAMGSetCycleType()`, `PCUAAMGSetKCycle()`,
           `PCUAAMGSetSmoothingSweeps()`, `PCUAAMGSetSmoother()`, `PCUAAMGSetOmega()`, `PCUAAMGSetBlockMax()`,
           `PCUAAMGSetCoarseSize()`, `PCUAAMGSetMaxLevels()`, `PCUAAMGSetDepthRule()`, `PCUAAMGSetFineAggregateSize()`,
+          `PCUAAMGSetFineAggregateMax()`,
           `PCUAAMGSetBoundingBox()`, `PCUAAMGSetCoarseFormat()`, `PCUAAMGSetDeviceSetup()`, `PCUAAMGGetComplexities()`,
           `PCUAAMGGetNumberOfLevels()`
 M*/
@@ -1588,6 +1922,8 @@ PETSC_INTERN PetscErrorCode PCCreate_UAAMG(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetDepthRule_C", PCUAAMGGetDepthRule_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetFineAggregateSize_C", PCUAAMGSetFineAggregateSize_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetFineAggregateSize_C", PCUAAMGGetFineAggregateSize_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetFineAggregateMax_C", PCUAAMGSetFineAggregateMax_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetFineAggregateMax_C", PCUAAMGGetFineAggregateMax_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetBoundingBox_C", PCUAAMGSetBoundingBox_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetBoundingBox_C", PCUAAMGGetBoundingBox_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetCoarseFormat_C", PCUAAMGSetCoarseFormat_UAAMG));
@@ -2104,6 +2440,66 @@ PetscErrorCode PCUAAMGGetFineAggregateSize(PC pc, PetscReal *size)
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscKPAssertPointer(size, 2);
   PetscUseMethod(pc, "PCUAAMGGetFineAggregateSize_C", (PC, PetscReal *), (pc, size));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGSetFineAggregateMax - sets the largest number of unknowns a cell of the auxiliary tree of `PCUAAMG` may hold
+  before it is split into its 2^d children (the adaptive tree of the fine level)
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- s  - the threshold, in [1, 2^30]; 0 never splits (the paper's uniform tree); `PETSC_DETERMINE` (default) takes 4 x
+       the fine aggregate size of `PCUAAMGSetFineAggregateSize()` (16 in 2D, 32 in 3D)
+
+  Options Database Key:
+. -pc_uaamg_fine_agg_max <s> - the threshold (-1: the default)
+
+  Notes:
+  A cell of the level-L grid that holds more than s coupled unknowns of a process is split, recursively, until every
+  leaf holds at most s unknowns or the depth cap (31 levels per axis in 2D, 20 in 3D) is reached; the leaves are
+  the fine aggregates and every coarser level takes the parents of the aggregates of the last (one tree level up).
+  This keeps the coarsening at 2^d : 1 in the dense part of graded meshes, where the uniform tree puts hundreds of
+  unknowns into one aggregate and the iteration counts grow under refinement. With the default, uniform and
+  quasi-uniform meshes are never split. When some cell is split, the levels are stored as CSR and coloured by graph
+  colourings of their operators.
+
+  Level: advanced
+
+.seealso: `PCUAAMG`, `PCUAAMGGetFineAggregateMax()`, `PCUAAMGSetFineAggregateSize()`, `PCUAAMGSetCoarseFormat()`
+@*/
+PetscErrorCode PCUAAMGSetFineAggregateMax(PC pc, PetscInt s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, s, 2);
+  PetscTryMethod(pc, "PCUAAMGSetFineAggregateMax_C", (PC, PetscInt), (pc, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGGetFineAggregateMax - gets the split threshold of the adaptive auxiliary tree of `PCUAAMG`
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. s - the threshold; 0: never split; `PETSC_DETERMINE`: the default, 4 x the fine aggregate size
+
+  Level: advanced
+
+.seealso: `PCUAAMG`, `PCUAAMGSetFineAggregateMax()`
+@*/
+PetscErrorCode PCUAAMGGetFineAggregateMax(PC pc, PetscInt *s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(s, 2);
+  PetscUseMethod(pc, "PCUAAMGGetFineAggregateMax_C", (PC, PetscInt *), (pc, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

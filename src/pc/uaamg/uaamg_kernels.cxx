@@ -823,9 +823,22 @@ Int FineBlocksSetUp(const CsrMatrix &A, const Aggregation &P, Int block_max, Fin
   return nfail;
 }
 
-void FineBlockGaussSeidelColour(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Int k, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+namespace detail /* named (not anonymous), and no static functions: nvcc's extended lambdas need external linkage */
 {
-  const Int  nblk = gL.colourSize(k);
+/* the blocks of one colour: the cells of a parity colour of the level-L grid, or a list of aggregates */
+struct GridColourBlocks {
+  StencilGrid g;
+  Int         k;
+  KOKKOS_INLINE_FUNCTION Int operator()(Int idx) const { return g.colourCell(k, idx); }
+};
+struct ListBlocks {
+  UView<const Int> list;
+  KOKKOS_INLINE_FUNCTION Int operator()(Int idx) const { return list(idx); }
+};
+
+template <class BlockOf>
+void FineBlockColourSweep(Int nblk, const BlockOf blockOf, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
   const bool fwd = dir == Sweep::Forward, hasAo = Ao.nrows > 0;
   const Int  bmax = std::max<Int>(B.block_max, 1);
   auto       ptr = P.ptr, rows = P.rows;
@@ -840,7 +853,7 @@ void FineBlockGaussSeidelColour(const StencilGrid &gL, const Aggregation &P, con
   pol.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(bmax)));
   Kokkos::parallel_for(
     "petsckp::uaamg::FineBlockGaussSeidelColour", pol, KOKKOS_LAMBDA(const Member &team) {
-      const Int G = gL.colourCell(k, team.league_rank());
+      const Int G = blockOf(team.league_rank());
       const Int b0 = ptr(G), m = ptr(G + 1) - b0;
       if (m == 0) return;
       if (exact(G)) {
@@ -876,6 +889,19 @@ void FineBlockGaussSeidelColour(const StencilGrid &gL, const Aggregation &P, con
     });
 }
 
+} // namespace detail
+
+void FineBlockGaussSeidelColour(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Int k, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  detail::FineBlockColourSweep(gL.colourSize(k), detail::GridColourBlocks{gL, k}, P, B, Ad, Ao, g, dir, omega, b, x);
+}
+
+void FineBlockGaussSeidelColour(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Int k, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  const Int r0 = C.hoffsets(k), r1 = C.hoffsets(k + 1);
+  detail::FineBlockColourSweep(r1 - r0, detail::ListBlocks{UView<const Int>(C.rows.data() + r0, r1 - r0)}, P, B, Ad, Ao, g, dir, omega, b, x);
+}
+
 void FineLooseUpdate(const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<Scalar> x)
 {
   const bool hasAo = Ao.nrows > 0;
@@ -900,7 +926,9 @@ void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const Fin
   if (dir == Sweep::Backward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
 }
 
-void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
+namespace detail
+{
+void FineLooseFromZero(const Aggregation &P, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
 {
   auto agg = P.agg;
   auto rp  = Ad.rowptr;
@@ -914,7 +942,28 @@ void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, c
           if (ci(k) == (Ordinal)i) d += av(k);
       x(i) = d != Scalar(0) ? Scalar(0) + omega * b(i) / d : Scalar(0);
     });
+}
+
+} // namespace detail
+
+void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  detail::FineLooseFromZero(P, Ad, omega, b, x);
   for (Int k = 0; k < gL.ncolours(); k++) FineBlockGaussSeidelColour(gL, P, B, Ad, CsrMatrix(), UView<const Scalar>(), k, Sweep::Forward, omega, b, x);
+}
+
+void FineBlockGaussSeidel(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  const Int nk = C.ncolours;
+  if (dir == Sweep::Forward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
+  for (Int q = 0; q < nk; q++) FineBlockGaussSeidelColour(C, P, B, Ad, Ao, g, dir == Sweep::Forward ? q : nk - 1 - q, dir, omega, b, x);
+  if (dir == Sweep::Backward) FineLooseUpdate(B, Ad, Ao, g, omega, b, x);
+}
+
+void FineBlockGaussSeidelFromZero(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x)
+{
+  detail::FineLooseFromZero(P, Ad, omega, b, x);
+  for (Int k = 0; k < C.ncolours; k++) FineBlockGaussSeidelColour(C, P, B, Ad, CsrMatrix(), UView<const Scalar>(), k, Sweep::Forward, omega, b, x);
 }
 
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y)
@@ -935,6 +984,296 @@ void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g,
       y(i) = d == Scalar(0) ? x(i) : x(i) + omega * (b(i) - s) / d;
     });
 }
+/* ---- adaptive auxiliary tree */
+
+bool TreeKeysSetUp(const AuxGrid &g, TreeKeys &T)
+{
+  T = TreeKeys();
+  for (int a = 0; a < 3; a++) {
+    T.lg[0][a] = 0;
+    T.L        = std::max<int>(T.L, a < g.dim ? (int)g.depth[a] : 0);
+  }
+  for (int a = 0; a < 3; a++) T.lg[T.L][a] = (unsigned char)(a < g.dim ? g.depth[a] : 0);
+  for (int t = T.L - 1; t >= 0; t--)
+    for (int a = 0; a < 3; a++) T.lg[t][a] = (unsigned char)(T.lg[t + 1][a] > 0 ? T.lg[t + 1][a] - 1 : 0); /* StencilGridCoarsen */
+  for (int a = 0; a < g.dim; a++)
+    if (std::isfinite((double)g.lo[a]) && std::isfinite((double)g.hi[a]) && g.hi[a] > g.lo[a]) T.axis[T.nsplit++] = a;
+  const int bL = T.bits(T.L);
+  T.e          = T.nsplit > 0 && bL < 62 ? (62 - bL) / T.nsplit : 0;
+  for (int b = 0; b < 64; b++) T.depthof[b] = -1;
+  for (int t = 0; t <= T.L + T.e; t++) T.depthof[T.bits(t)] = (signed char)t;
+  return T.e > 0;
+}
+
+void CapKeys(const TreeKeys &T, const AuxGrid &g, UView<const Real> coords, UView<const Int> cell, UView<std::uint64_t> key)
+{
+  const Int  n   = (Int)key.extent(0);
+  const int  dim = g.dim;
+  const Int  n0 = g.n(0), n1 = g.n(1);
+  const AuxGrid G = g;
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::CapKeys", range(n), KOKKOS_LAMBDA(const Int i) {
+      const Int c = cell(i);
+      if (c < 0) {
+        key(i) = kNoKey;
+        return;
+      }
+      const Int     t[3] = {c % n0, (c / n0) % n1, c / n0 / n1};
+      std::uint64_t sub[3] = {0, 0, 0};
+      const std::uint64_t top = (std::uint64_t(1) << T.e) - 1;
+      for (int q = 0; q < T.nsplit; q++) {
+        const int     a  = T.axis[q];
+        const Real    lo = G.lo[a], hi = G.hi[a];
+        const Real    nf = (Real)G.n(a) * (Real)(std::uint64_t(1) << T.e); /* cells of axis a at the cap depth */
+        const Real    y  = (coords(i * dim + a) - lo) / (hi - lo) * nf;
+        std::int64_t  tf = !(y > 0) ? 0 : (y >= nf ? (std::int64_t)nf - 1 : (std::int64_t)y);
+        std::int64_t  s  = tf - ((std::int64_t)t[a] << T.e); /* the offset inside the level-L cell */
+        sub[q]           = s < 0 ? 0 : ((std::uint64_t)s > top ? top : (std::uint64_t)s);
+      }
+      std::uint64_t k = (std::uint64_t)c;
+      for (int j = T.e - 1; j >= 0; j--) { /* child digits, top down (Morton order inside the level-L cell) */
+        std::uint64_t d = 0;
+        for (int q = 0; q < T.nsplit; q++) d |= ((sub[q] >> j) & 1) << q;
+        k = (k << T.nsplit) | d;
+      }
+      key(i) = k;
+    });
+}
+
+namespace detail
+{
+/* first position in sorted[0, n) whose key is >= v */
+KOKKOS_INLINE_FUNCTION Int LowerBound(const UView<const std::uint64_t> &sorted, Int n, std::uint64_t v)
+{
+  Int lo = 0, hi = n;
+  while (lo < hi) {
+    const Int mid = lo + (hi - lo) / 2;
+    if (sorted(mid) < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+} // namespace detail
+
+Int LeafDepths(const TreeKeys &T, UView<const std::uint64_t> sorted, UView<const Int> perm, Int s, UView<Int> rdof, Int *rmax)
+{
+  const Int n = (Int)sorted.extent(0);
+  Int       nsplit = 0, mx = 0;
+  *rmax = 0;
+  if (n == 0) return 0;
+  View<Int> depth(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg leaf depths")), n);
+  Kokkos::parallel_for(
+    "petsckp::uaamg::LeafDepths", range(n), KOKKOS_LAMBDA(const Int p) {
+      const std::uint64_t k = sorted(p);
+      int                 r = 0;
+      for (; r < T.e; r++) { /* the unknowns of the ancestor at depth L + r: keys with the same prefix */
+        const int           sh = T.nsplit * (T.e - r);
+        const std::uint64_t lo = (k >> sh) << sh;
+        const Int           cnt = detail::LowerBound(sorted, n, lo + ((std::uint64_t(1) << sh) - 1) + 1) - detail::LowerBound(sorted, n, lo);
+        if (cnt <= s) break;
+      }
+      depth(p)       = r;
+      rdof(perm(p)) = r;
+    });
+  /* split cells: the ancestors above the leaf, counted at the first unknown (in key order) of each */
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::SplitCells", range(n),
+    KOKKOS_LAMBDA(const Int p, Int & cnt) {
+      const std::uint64_t k = sorted(p);
+      for (int r = 0; r < depth(p); r++) {
+        const int sh = T.nsplit * (T.e - r);
+        if (p == 0 || (sorted(p - 1) >> sh) != (k >> sh)) cnt++;
+      }
+    },
+    nsplit);
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::LeafDepthMax", range(n), KOKKOS_LAMBDA(const Int p, Int & m) { m = depth(p) > m ? depth(p) : m; }, Kokkos::Max<Int>(mx));
+  *rmax = mx;
+  return nsplit;
+}
+
+void LeafKeys(const TreeKeys &T, UView<const std::uint64_t> capkey, UView<const Int> r, UView<std::uint64_t> key)
+{
+  const Int n = (Int)key.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::LeafKeys", range(n), KOKKOS_LAMBDA(const Int i) {
+      const std::uint64_t k = capkey(i);
+      key(i)                = k == kNoKey ? kNoKey : T.key(T.L + (int)r(i), k >> (T.nsplit * (T.e - (int)r(i))));
+    });
+}
+
+void TreeParents(const TreeKeys &T, UView<const std::uint64_t> key, UView<std::uint64_t> parent)
+{
+  const Int n = (Int)key.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::TreeParents", range(n), KOKKOS_LAMBDA(const Int a) { parent(a) = key(a) == kNoKey ? kNoKey : T.parent(key(a)); });
+}
+
+void TreeKeyDepths(const TreeKeys &T, UView<const std::uint64_t> key, Int *dmin, Int *dmax)
+{
+  const Int n = (Int)key.extent(0);
+  Int       lo = 0, hi = -1;
+  if (n > 0) {
+    Kokkos::parallel_reduce(
+      "petsckp::uaamg::TreeKeyDepthMin", range(n), KOKKOS_LAMBDA(const Int a, Int & m) { m = (Int)T.depth(key(a)) < m ? (Int)T.depth(key(a)) : m; }, Kokkos::Min<Int>(lo));
+    Kokkos::parallel_reduce(
+      "petsckp::uaamg::TreeKeyDepthMax", range(n), KOKKOS_LAMBDA(const Int a, Int & m) { m = (Int)T.depth(key(a)) > m ? (Int)T.depth(key(a)) : m; }, Kokkos::Max<Int>(hi));
+  }
+  *dmin = lo;
+  *dmax = hi;
+}
+
+/* ---- graph colourings of aggregates under MPI */
+
+void RowWeights(Int start, UView<const Scalar> gid, UView<std::uint64_t> w)
+{
+  const Int  n   = (Int)w.extent(0);
+  const bool has = gid.extent(0) > 0;
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::RowWeights", range(n), KOKKOS_LAMBDA(const Int i) {
+      const Real          x = has ? PetscRealPart(gid(i)) : (Real)(start + i);
+      const std::uint64_t r = (std::uint64_t)(x + 0.5);
+      w(i)                  = HashMix(r, 0x0c010u); /* a bijection of the row number: distinct rows, distinct weights */
+    });
+}
+
+namespace detail
+{
+/* does w1 win over w2 (RowWeights are distinct for distinct rows) */
+KOKKOS_INLINE_FUNCTION bool Heavier(std::uint64_t w1, std::uint64_t w2) { return w1 > w2; }
+} // namespace detail
+
+Int ColourLosers(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const std::uint64_t> wl, UView<const std::uint64_t> wg, UView<const Int> colour, UView<const Scalar> gcolour, UView<Int> loser)
+{
+  const Int  n     = Ad.nrows;
+  const bool hasAo = Ao.nrows > 0;
+  auto       rp = Ad.rowptr, orp = Ao.rowptr;
+  auto       ci = Ad.colidx, oci = Ao.colidx;
+  Int        nl = 0;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::ColourLosers", range(n),
+    KOKKOS_LAMBDA(const Int i, Int & cnt) {
+      const Int c    = colour(i);
+      bool      lost = false;
+      for (Int k = rp(i); k < rp(i + 1) && !lost; k++) {
+        const Int j = (Int)ci(k);
+        if (j != i && j >= 0 && j < n && colour(j) == c && detail::Heavier(wl(j), wl(i))) lost = true;
+      }
+      if (hasAo)
+        for (Int k = orp(i); k < orp(i + 1) && !lost; k++) {
+          const Int j = (Int)oci(k);
+          if ((Int)(PetscRealPart(gcolour(j)) + 0.5) == c && detail::Heavier(wg(j), wl(i))) lost = true;
+        }
+      loser(i) = lost ? 1 : 0;
+      if (lost) cnt++;
+    },
+    nl);
+  return nl;
+}
+
+Int ColourRecolour(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const std::uint64_t> wl, UView<const std::uint64_t> wg, UView<const Int> loser, UView<const Scalar> gloser, UView<const Scalar> gcolour, UView<Int> colour)
+{
+  const Int  n     = Ad.nrows;
+  const bool hasAo = Ao.nrows > 0;
+  auto       rp = Ad.rowptr, orp = Ao.rowptr;
+  auto       ci = Ad.colidx, oci = Ao.colidx;
+  Int        nr = 0;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::ColourRecolour", range(n),
+    KOKKOS_LAMBDA(const Int i, Int & cnt) {
+      if (!loser(i)) return;
+      for (Int k = rp(i); k < rp(i + 1); k++) { /* a heavier coupled loser goes first */
+        const Int j = (Int)ci(k);
+        if (j != i && j >= 0 && j < n && loser(j) && detail::Heavier(wl(j), wl(i))) return;
+      }
+      if (hasAo)
+        for (Int k = orp(i); k < orp(i + 1); k++) {
+          const Int j = (Int)oci(k);
+          if (PetscRealPart(gloser(j)) > 0.5 && detail::Heavier(wg(j), wl(i))) return;
+        }
+      /* the smallest colour no coupled row has (the recoloured rows are pairwise uncoupled: reading colour(j) of a
+         neighbour is safe, it does not change in this kernel) */
+      for (Int c = 0;; c++) {
+        bool used = false;
+        for (Int k = rp(i); k < rp(i + 1) && !used; k++) {
+          const Int j = (Int)ci(k);
+          if (j != i && j >= 0 && j < n && colour(j) == c) used = true;
+        }
+        if (hasAo)
+          for (Int k = orp(i); k < orp(i + 1) && !used; k++)
+            if ((Int)(PetscRealPart(gcolour(oci(k))) + 0.5) == c) used = true;
+        if (!used) {
+          colour(i) = c;
+          break;
+        }
+      }
+      cnt++;
+    },
+    nr);
+  return nr;
+}
+
+void GlobalRowNumbers(Int start, UView<Scalar> s)
+{
+  const Int n = (Int)s.extent(0);
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::GlobalRowNumbers", range(n), KOKKOS_LAMBDA(const Int i) { s(i) = (Scalar)(Real)(start + i); });
+}
+
+Int ColourCount(UView<const Int> colour)
+{
+  const Int n  = (Int)colour.extent(0);
+  Int       mx = -1;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::ColourCount", range(n), KOKKOS_LAMBDA(const Int i, Int & m) { m = colour(i) > m ? colour(i) : m; }, Kokkos::Max<Int>(mx));
+  return mx + 1;
+}
+
+Int FineAggregateColourConflicts(const Aggregation &P, UView<const Int> aggcolour, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> gcolour)
+{
+  const Int  n     = Ad.nrows;
+  const bool hasAo = Ao.nrows > 0;
+  auto       agg   = P.agg;
+  auto       rp = Ad.rowptr, orp = Ao.rowptr;
+  auto       ci = Ad.colidx, oci = Ao.colidx;
+  auto       av = Ad.vals, ov = Ao.vals;
+  Int        bad = 0;
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce(
+    "petsckp::uaamg::FineAggregateColourConflicts", range(n),
+    KOKKOS_LAMBDA(const Int i, Int & cnt) {
+      const Int ai = agg(i);
+      if (ai < 0) return;
+      for (Int k = rp(i); k < rp(i + 1); k++) {
+        const Int j = (Int)ci(k);
+        if (av(k) == Scalar(0) || j < 0 || j >= n || agg(j) < 0 || agg(j) == ai) continue;
+        if (aggcolour(agg(j)) == aggcolour(ai)) cnt++;
+      }
+      if (hasAo)
+        for (Int k = orp(i); k < orp(i + 1); k++)
+          if (ov(k) != Scalar(0) && (Int)(PetscRealPart(gcolour(oci(k))) + 0.5) == aggcolour(ai)) cnt++;
+    },
+    bad);
+  return bad;
+}
+
+void RowColoursOfAggregates(const Aggregation &P, UView<const Int> aggcolour, UView<Int> c)
+{
+  const Int n   = (Int)c.extent(0);
+  auto      agg = P.agg;
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::RowColoursOfAggregates", range(n), KOKKOS_LAMBDA(const Int i) { c(i) = agg(i) >= 0 ? aggcolour(agg(i)) : -1; });
+}
+
 /* ---- level bookkeeping of the PC */
 
 Int StencilNonzeros(const StencilMatrix &A)

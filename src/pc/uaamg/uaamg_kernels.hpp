@@ -58,12 +58,29 @@
    (inverses formed by FineBlocksSetUp) and one pass of point Gauss-Seidel over the members (ascending forward,
    descending backward) inside larger blocks. Jacobi variants for both kinds of level.
 
+   Adaptive auxiliary tree (fine level). On graded meshes the uniform level-L grid puts hundreds of unknowns into the
+   cells of the dense region (the fine-level imbalance the paper concedes for its shape-regular grid, Sec. 5.2, Table
+   4), far too aggressive a coarsening for piecewise-constant aggregates. A level-L cell holding more than s unknowns
+   is split into its 2^d children (every axis of nonzero extent halved), recursively, until each leaf holds at most s
+   unknowns or the depth cap is reached. Cells are named by 64-bit linear keys: the cells of depth t (t = 0 the root
+   box, t = L the level-L grid, g_{t-1} = StencilGridCoarsen(g_t)) have b(t) bits, the lexicographic id on g_t for t
+   <= L, the level-L id followed by the child digits (Morton order) below; key(t, c) = 2^{b(t)} + c, so the leading
+   bit gives the depth. The cap keeps b(t) <= 62 (31 levels per axis in 2D, 20 in 3D). CapKeys gives every unknown
+   the key of its cell at the cap depth; after a sort, LeafDepths counts the unknowns of each ancestor by binary
+   searches and takes the first ancestor with at most s of them as the leaf. Hierarchy (leaf-depth classes): an
+   unknown whose leaf is at depth c belongs on level j (j = 1: the fine aggregates) to its ancestor at depth max(c -
+   (j - 1), 0); TreeParents maps the aggregates of one level to those of the next (one depth up, the root stays).
+   This is nested, every part of the mesh coarsens by 2^d per level, and aggregates of different depths never mix
+   (they merge only in the root).
+
    Integer types: cell ids and sizes are Int; slot offsets into vals are computed in size_t.
 */
 #pragma once
 
+#include "kp_colour.hpp"
 #include "kp_galerkin.hpp"
 #include "kp_kcycle.hpp"
+#include "kp_segsort.hpp"
 #include <cstdint>
 
 namespace petsckp
@@ -331,9 +348,113 @@ void FineBlockGaussSeidel(const StencilGrid &gL, const Aggregation &P, const Fin
    zeroing in one kernel (x_i = 0 + omega b_i / a_ii on the loose rows with a nonzero diagonal, 0 elsewhere: what
    FineLooseUpdate gives on x = 0), then the colours ascending as FineBlockGaussSeidel */
 void FineBlockGaussSeidelFromZero(const StencilGrid &gL, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x);
+/* The same three with the blocks coloured by a partition of the aggregates (rows = aggregates of P, colour k =
+   C.rows(C.offsets(k) .. C.offsets(k+1)-1), e.g. a graph colouring of the aggregates' Galerkin operator): for
+   aggregates that are not the cells of one grid (the adaptive tree) */
+void FineBlockGaussSeidelColour(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Int k, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+void FineBlockGaussSeidel(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Sweep dir, Real omega, UView<const Scalar> b, UView<Scalar> x);
+void FineBlockGaussSeidelFromZero(const ColourPartition &C, const Aggregation &P, const FineBlocks &B, const CsrMatrix &Ad, Real omega, UView<const Scalar> b, UView<Scalar> x);
 /* pointwise weighted Jacobi on the fine level: y = x + omega D^-1 (b - Ad x - Ao g) (y = x where a_ii == 0); y must
    not alias x */
 void FineJacobi(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> g, Real omega, UView<const Scalar> b, UView<const Scalar> x, UView<Scalar> y);
+
+/* ---- adaptive auxiliary tree */
+
+constexpr int kTreeMaxDepth = 62;
+
+/* the key layout of an auxiliary tree whose level-L grid is that of an AuxGrid (see the comment at the top) */
+struct TreeKeys {
+  int           L      = 0;         /* depth of the level-L grid (the most splits of an axis) */
+  int           e      = 0;         /* the cap: at most e levels below L */
+  int           nsplit = 0;         /* axes halved by a split below L (2^nsplit children) */
+  int           axis[3] = {0, 0, 0}; /* those axes */
+  unsigned char lg[kTreeMaxDepth + 1][3] = {}; /* log2 of the cells per axis of g_t, t <= L */
+  signed char   depthof[64] = {};   /* depth t of the keys with b(t) bits, -1 for none */
+
+  KOKKOS_INLINE_FUNCTION int bits(int t) const { return t <= L ? (int)lg[t][0] + (int)lg[t][1] + (int)lg[t][2] : (int)lg[L][0] + (int)lg[L][1] + (int)lg[L][2] + nsplit * (t - L); }
+  KOKKOS_INLINE_FUNCTION std::uint64_t key(int t, std::uint64_t c) const { return (std::uint64_t(1) << bits(t)) | c; }
+  /* depth of a key (the position of its leading bit), -1 for 0 */
+  KOKKOS_INLINE_FUNCTION int depth(std::uint64_t k) const
+  {
+    int p = -1;
+    for (int b = 32; b > 0; b >>= 1)
+      if (k >> (p + b) >> 1) p += b;
+    return k ? depthof[p + 1] : -1;
+  }
+  /* the parent of a cell (the root is its own parent) */
+  KOKKOS_INLINE_FUNCTION std::uint64_t parent(std::uint64_t k) const
+  {
+    const int t = depth(k);
+    if (t <= 0) return k;
+    const std::uint64_t c = k ^ (std::uint64_t(1) << bits(t));
+    if (t > L) return key(t - 1, c >> nsplit);
+    std::uint64_t tt[3], r = c, pc = 0;
+    int           sh = 0;
+    for (int a = 0; a < 3; a++) {
+      tt[a] = r & ((std::uint64_t(1) << lg[t][a]) - 1);
+      r >>= lg[t][a];
+    }
+    for (int a = 0; a < 3; a++) {
+      pc |= (lg[t - 1][a] < lg[t][a] ? tt[a] >> 1 : tt[a]) << sh;
+      sh += lg[t - 1][a];
+    }
+    return key(t - 1, pc);
+  }
+};
+
+/* The layout for the level-L grid of g: L = max depth, the split axes (a < dim with hi > lo), the cap e (b(L + e) <=
+   62). Returns false when no cell can be split (no axis of nonzero extent, or no room below L). */
+bool TreeKeysSetUp(const AuxGrid &g, TreeKeys &T);
+
+/* key(i) = the cell (without the leading bit) at depth L + e of unknown i: its level-L cell(i) followed by e child
+   digits from its coordinates; kNoKey where cell(i) < 0 */
+void CapKeys(const TreeKeys &T, const AuxGrid &g, UView<const Real> coords, UView<const Int> cell, UView<std::uint64_t> key);
+
+/* For the cap keys of the unknowns sorted ascending (sorted: nv keys, no kNoKey; perm(p): the unknown of sorted(p)):
+   rdof(perm(p)) = r in [0, e], where L + r is the depth of the leaf of that unknown, its first ancestor with at most s
+   unknowns (s >= 1), found by binary searches for the range of keys with the ancestor's prefix. Returns the number of
+   split cells (ancestors with more than s unknowns, at depths L .. L + e - 1) and in rmax the largest r. */
+Int LeafDepths(const TreeKeys &T, UView<const std::uint64_t> sorted, UView<const Int> perm, Int s, UView<Int> rdof, Int *rmax);
+
+/* key(i) = the key of the leaf of unknown i (cap key capkey(i), leaf depth L + r(i)): the tree key of its fine
+   aggregate; kNoKey where capkey(i) == kNoKey */
+void LeafKeys(const TreeKeys &T, UView<const std::uint64_t> capkey, UView<const Int> r, UView<std::uint64_t> key);
+
+/* parent(a) = T.parent(key(a)): the aggregates of the next level (class rule: one depth up, the root stays) */
+void TreeParents(const TreeKeys &T, UView<const std::uint64_t> key, UView<std::uint64_t> parent);
+
+/* smallest and largest depth of the keys (0 and -1 when there is none) */
+void TreeKeyDepths(const TreeKeys &T, UView<const std::uint64_t> key, Int *dmin, Int *dmax);
+
+/* ---- graph colourings of aggregates under MPI */
+
+/* w(i) = a deterministic hash of the global number gid(i) of every row (gid as scalars, e.g. a ghost exchange of the
+   global row numbers; start + i when gid is empty and w has the local rows), the weights of ColourLosers: distinct
+   rows get distinct weights (the hash is a bijection of 64-bit integers) */
+void RowWeights(Int start, UView<const Scalar> gid, UView<std::uint64_t> w);
+
+/* One round of the repair of a colouring of the local rows of a matrix distributed by rows (Ad, Ao as in
+   GraphColourCheck; structural couplings, any value) against its ghost couplings: loser(i) = 1 when row i shares
+   its colour with a coupled row of larger weight (wl local, wg ghost weights; gcolour the ghosts' colours as
+   scalars), else 0. Returns the number of losers. */
+Int ColourLosers(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const std::uint64_t> wl, UView<const std::uint64_t> wg, UView<const Int> colour, UView<const Scalar> gcolour, UView<Int> loser);
+/* every loser whose weight is the largest among its coupled losers (gloser: the ghosts' flags as scalars) takes the
+   smallest colour that no coupled row has; recoloured rows are never coupled, so each round removes the conflicts
+   of the heaviest losers and the repair ends. Returns the number of rows recoloured. */
+Int ColourRecolour(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const std::uint64_t> wl, UView<const std::uint64_t> wg, UView<const Int> loser, UView<const Scalar> gloser, UView<const Scalar> gcolour, UView<Int> colour);
+
+/* s(i) = start + i (the global numbers of the local rows, as scalars: a ghost exchange of them gives the ghosts') */
+void GlobalRowNumbers(Int start, UView<Scalar> s);
+/* max colour(i) + 1 (0 when empty) */
+Int ColourCount(UView<const Int> colour);
+
+/* the fine-level block colouring check: nonzero entries a_ij of A with agg(i) != agg(j) (a ghost column is always in
+   another aggregate) whose aggregates have the same colour (aggcolour, per aggregate of P; gcolour: the colours of
+   the ghost columns' aggregates as scalars, Ao.nrows == 0 when sequential) */
+Int FineAggregateColourConflicts(const Aggregation &P, UView<const Int> aggcolour, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Scalar> gcolour);
+/* c(i) = aggcolour(P.agg(i)) for the rows in an aggregate, -1 for the others */
+void RowColoursOfAggregates(const Aggregation &P, UView<const Int> aggcolour, UView<Int> c);
+
 /* ---- level bookkeeping of the PC */
 
 /* number of nonzero values of a stencil level (the entries an assembled matrix would hold) */
