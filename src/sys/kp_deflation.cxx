@@ -239,6 +239,13 @@ static PetscErrorCode LocalRowsToHost(Mat M, std::vector<Int> &rp, std::vector<I
 /* E = Z^T A Z = Z^T (AZ), its factor, the drift weights and the condition estimate, on the device: with one rank
    only d-vectors (the pivots, the condition estimator's iterates) come to the host; with several the local parts of
    E and of the column norms are summed through the host (MPI without device buffers) */
+/* w(j) = 1 / w(j) where w(j) > 0, else 0 (a free function: CUDA's extended lambdas may not sit in a private member) */
+static void InvertPositive(View<Real> w, Int d)
+{
+  Kokkos::parallel_for(
+    "petsckp::DeflationWeights", range(d), KOKKOS_LAMBDA(Int j) { w(j) = w(j) > 0 ? 1.0 / w(j) : 0.0; });
+}
+
 PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
 {
   PetscMPIInt size;
@@ -283,11 +290,7 @@ PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, zz.data(), cnt, MPIU_REAL, MPIU_SUM, comm));
     PetscCallCXX(Kokkos::deep_copy(exec(), zw, HostUView<const Real>(zz.data(), d)));
   }
-  {
-    auto w = zw;
-    PetscCallCXX(Kokkos::parallel_for(
-      "petsckp::DeflationWeights", range(d), KOKKOS_LAMBDA(Int j) { w(j) = w(j) > 0 ? 1.0 / w(j) : 0.0; }));
-  }
+  PetscCallCXX(InvertPositive(zw, d));
   PetscCall(EstimateCondition());
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PETSCKP_DeflCoarse, 0, 0, 0, 0));

@@ -376,9 +376,13 @@ TEST(DCG, SharedDeviceCopyFollowsMatrixChanges)
     ASSERT_EQ((int)KSPSolve(fresh, b, x2), 0);
     KSPGetIterationNumber(fresh, &its2);
     EXPECT_EQ(its, its2) << pc;
+    /* the same iterates up to rounding: on a GPU the reductions' order varies between runs (atomics), so not to the
+       last bit; a stale device copy would differ by the size of the change of the matrix */
+    PetscReal nx;
+    VecNorm(x, NORM_INFINITY, &nx);
     VecAXPY(x2, -1.0, x);
     VecNorm(x2, NORM_INFINITY, &nr);
-    EXPECT_LE(nr, 1e-12) << pc;
+    EXPECT_LE(nr, 1e-8 * nx) << pc;
     KSPDestroy(&fresh);
     KSPDestroy(&ksp);
     VecDestroy(&b);
