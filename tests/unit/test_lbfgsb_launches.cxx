@@ -2,8 +2,8 @@
    with the device passes of Fei, Rong, Wang and Wang, "Parallel L-BFGS-B algorithm on GPU", 2014), bounded and
    unbounded: at a million variables an iteration on a GPU is latency-bound, so what counts is how many kernels it
    launches and how often the host waits for the device. Counted with Kokkos' profiling callbacks
-   (parallel_for/reduce/scan, deep_copy, fence) and PETSc's event counts of the vector operations, as in
-   test_uaamg_launches.cxx; the objective's own kernel (label "test::") is left out.
+   (parallel_for/reduce/scan, deep_copy, fence) and PETSc's event counts of the vector operations
+   (kp_launches.hpp); the objective's own kernel (label "test::") is left out.
 
    A host synchronisation here is: a PETSc vector reduction, a Kokkos reduction or scan with its result in a host scalar
    (every reduction but the one of the breakpoint scan that leaves its result on the device), a deep_copy (Kokkos 3,
@@ -16,6 +16,7 @@
    option of the test binary, -lbfgsb_launch_n <n> (default 20000); the counts are printed, with
    PETSCKP_LAUNCH_LABELS=1 per label. */
 #include "kp_test.hpp"
+#include "kp_launches.hpp"
 #include "kp_vec.hpp"
 #include <petsckp.h>
 #include <cstring>
@@ -29,89 +30,8 @@ namespace
 {
 #define KP_OK(expr) ASSERT_EQ((int)(expr), 0)
 
-struct KokkosCounts {
-  long                        launches = 0, host_reductions = 0, deep_copies = 0, fences = 0;
-  std::map<std::string, long> labels;
-};
-KokkosCounts g_counts;
-
-bool Ignored(const char *name) { return std::strncmp(name, "test::", 6) == 0; }
-void BeginFor(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  if (Ignored(name)) return;
-  g_counts.launches++;
-  g_counts.labels[name]++;
-}
-void BeginReduce(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  if (Ignored(name)) return;
-  g_counts.launches++;
-  g_counts.labels[name]++;
-  if (!std::strstr(name, "BreakpointStopSegmentFirst")) g_counts.host_reductions++; /* that one stays on the device */
-}
-void BeginDeepCopy(Kokkos_Profiling_SpaceHandle, const char *, const void *, Kokkos_Profiling_SpaceHandle, const char *, const void *, uint64_t)
-{
-  g_counts.deep_copies++;
-  g_counts.labels["(deep_copy)"]++;
-}
-void BeginFence(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  if (std::strstr(name, "deep_copy") || std::strstr(name, "result being value")) return;
-  g_counts.fences++;
-  g_counts.labels["(fence)"]++;
-}
-void BeginScan(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  if (Ignored(name)) return;
-  g_counts.launches++;
-  g_counts.labels[name]++;
-  g_counts.host_reductions++; /* every scan of lbfgsb returns its total (a count) to the host */
-}
-void EndAny(uint64_t) { }
-
-void InstallCallbacks()
-{
-  namespace KT = Kokkos::Tools::Experimental;
-  KT::set_begin_parallel_for_callback(BeginFor);
-  KT::set_begin_parallel_reduce_callback(BeginReduce);
-  KT::set_begin_parallel_scan_callback(BeginScan);
-  KT::set_end_parallel_for_callback(EndAny);
-  KT::set_end_parallel_reduce_callback(EndAny);
-  KT::set_end_parallel_scan_callback(EndAny);
-  KT::set_begin_deep_copy_callback(BeginDeepCopy);
-  KT::set_begin_fence_callback(BeginFence);
-  KT::set_end_fence_callback(EndAny);
-}
-void RemoveCallbacks()
-{
-  namespace KT = Kokkos::Tools::Experimental;
-  KT::set_begin_parallel_for_callback(nullptr);
-  KT::set_begin_parallel_reduce_callback(nullptr);
-  KT::set_begin_parallel_scan_callback(nullptr);
-  KT::set_end_parallel_for_callback(nullptr);
-  KT::set_end_parallel_reduce_callback(nullptr);
-  KT::set_end_parallel_scan_callback(nullptr);
-  KT::set_begin_deep_copy_callback(nullptr);
-  KT::set_begin_fence_callback(nullptr);
-  KT::set_end_fence_callback(nullptr);
-}
-
 const char *const kVecOps[]        = {"VecSet", "VecCopy", "VecAXPY", "VecAYPX", "VecAXPBY", "VecAXPBYCZ", "VecWAXPY", "VecMAXPY", "VecScale", "VecPointwiseMult", "VecPointwiseMax", "VecPointwiseMin", "VecSwap", "VecNorm", "VecDot", "VecTDot", "VecMDot"};
 const char *const kVecReductions[] = {"VecNorm", "VecDot", "VecTDot", "VecMDot"};
-
-long EventCount(const char *name)
-{
-  PetscLogEvent      e;
-  PetscEventPerfInfo info;
-  if (PetscLogEventGetId(name, &e)) return 0;
-  if (e < 0) return 0;
-  if (PetscLogEventGetPerfInfo(PETSC_DETERMINE, e, &info)) return 0;
-  return (long)info.count;
-}
 
 struct Counts {
   double kernels = 0, vecops = 0, syncs = 0, vecreductions = 0, host_reductions = 0, deep_copies = 0, fences = 0;
@@ -123,10 +43,10 @@ Counts Snapshot()
   Counts c;
   for (const char *n : kVecOps) c.vecops += EventCount(n);
   for (const char *n : kVecReductions) c.vecreductions += EventCount(n);
-  c.kernels         = g_counts.launches;
-  c.host_reductions = g_counts.host_reductions;
-  c.deep_copies     = g_counts.deep_copies;
-  c.fences          = g_counts.fences;
+  c.kernels         = LaunchCounts().launches;
+  c.host_reductions = LaunchCounts().host_reductions;
+  c.deep_copies     = LaunchCounts().deep_copies;
+  c.fences          = LaunchCounts().fences;
   return c;
 }
 
@@ -198,13 +118,12 @@ void Solve(PetscInt n, bool bounded, PetscInt maxit, Chain *ch, Counts *c)
   KP_OK(TaoLBFGSBSetMemory(tao, 8));
   KP_OK(TaoSetUp(tao));
   Kokkos::fence();
-  g_counts = KokkosCounts();
-  InstallCallbacks();
+  StartCounting(LaunchRules{"test::", "BreakpointStopSegmentFirst", true});
   const Counts c0 = Snapshot();
   KP_OK(TaoSolve(tao));
   Kokkos::fence();
   Counts c1 = Snapshot();
-  RemoveCallbacks();
+  StopCounting();
   c1.kernels -= c0.kernels;
   c1.vecops -= c0.vecops;
   c1.vecreductions -= c0.vecreductions;
@@ -214,7 +133,7 @@ void Solve(PetscInt n, bool bounded, PetscInt maxit, Chain *ch, Counts *c)
   KP_OK(TaoGetIterationNumber(tao, &c1.its));
   *c = c1;
   if (std::getenv("PETSCKP_LAUNCH_LABELS"))
-    for (auto &e : g_counts.labels) std::cout << "    " << std::setw(8) << e.second << "  " << e.first << "\n";
+    for (auto &e : LaunchCounts().labels) std::cout << "    " << std::setw(8) << e.second << "  " << e.first << "\n";
   if (bounded) {
     KP_OK(VecDestroy(&xl));
     KP_OK(VecDestroy(&xu));

@@ -11,6 +11,7 @@
    -uaamg_launch_n2d <n> (default 256: n x n points) and -uaamg_launch_n3d <n> (default 32: n^3 points); the counts
    are printed, e.g. petsckp_unit --gtest_filter='UAAMGLaunches*' -uaamg_launch_n2d 2048 -uaamg_launch_n3d 129. */
 #include "kp_test.hpp"
+#include "kp_launches.hpp"
 #include <petsckp.h>
 #include <cstring>
 #include <iomanip>
@@ -23,81 +24,9 @@ namespace
 {
 #define KP_OK(expr) ASSERT_EQ((int)(expr), 0)
 
-/* ---- counters fed by Kokkos' profiling callbacks */
-struct KokkosCounts {
-  long                        launches = 0, host_reductions = 0, deep_copies = 0, fences = 0;
-  std::map<std::string, long> labels;
-};
-KokkosCounts g_counts;
-
-void BeginFor(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  g_counts.launches++;
-  g_counts.labels[name]++;
-}
-void BeginReduce(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  g_counts.launches++;
-  g_counts.labels[name]++;
-  if (!std::strstr(name, "KCycle")) g_counts.host_reductions++;
-}
-void BeginDeepCopy(Kokkos_Profiling_SpaceHandle, const char *, const void *, Kokkos_Profiling_SpaceHandle, const char *, const void *, uint64_t)
-{
-  g_counts.deep_copies++;
-  g_counts.labels["(deep_copy)"]++;
-}
-void BeginFence(const char *name, const uint32_t, uint64_t *id)
-{
-  *id = 0;
-  /* the fences of a deep_copy or of a reduction into a host scalar are counted there */
-  if (std::strstr(name, "deep_copy") || std::strstr(name, "result being value")) return;
-  g_counts.fences++;
-  g_counts.labels["(fence)"]++;
-}
-void EndAny(uint64_t) { }
-
-void InstallCallbacks()
-{
-  namespace KT = Kokkos::Tools::Experimental;
-  KT::set_begin_parallel_for_callback(BeginFor);
-  KT::set_begin_parallel_reduce_callback(BeginReduce);
-  KT::set_begin_parallel_scan_callback(BeginFor);
-  KT::set_end_parallel_for_callback(EndAny);
-  KT::set_end_parallel_reduce_callback(EndAny);
-  KT::set_end_parallel_scan_callback(EndAny);
-  KT::set_begin_deep_copy_callback(BeginDeepCopy);
-  KT::set_begin_fence_callback(BeginFence);
-  KT::set_end_fence_callback(EndAny);
-}
-void RemoveCallbacks()
-{
-  namespace KT = Kokkos::Tools::Experimental;
-  KT::set_begin_parallel_for_callback(nullptr);
-  KT::set_begin_parallel_reduce_callback(nullptr);
-  KT::set_begin_parallel_scan_callback(nullptr);
-  KT::set_end_parallel_for_callback(nullptr);
-  KT::set_end_parallel_reduce_callback(nullptr);
-  KT::set_end_parallel_scan_callback(nullptr);
-  KT::set_begin_deep_copy_callback(nullptr);
-  KT::set_begin_fence_callback(nullptr);
-  KT::set_end_fence_callback(nullptr);
-}
-
 /* ---- PETSc's vector operations, from the event counts of the default log handler */
 const char *const kVecOps[]        = {"VecSet", "VecCopy", "VecAXPY", "VecAYPX", "VecAXPBY", "VecAXPBYCZ", "VecWAXPY", "VecMAXPY", "VecScale", "VecPointwiseMult", "VecReciprocal", "VecSwap", "VecNorm", "VecDot", "VecTDot", "VecMDot", "VecMTDot"};
 const char *const kVecReductions[] = {"VecNorm", "VecDot", "VecTDot", "VecMDot", "VecMTDot"};
-
-long EventCount(const char *name)
-{
-  PetscLogEvent      e;
-  PetscEventPerfInfo info;
-  if (PetscLogEventGetId(name, &e)) return 0;
-  if (e < 0) return 0; /* PETSc >= 3.20 answers -1 for an event not registered (e.g. no such Vec operation logged yet) */
-  if (PetscLogEventGetPerfInfo(PETSC_DETERMINE, e, &info)) return 0;
-  return (long)info.count;
-}
 
 struct Counts {
   long kernels = 0, vecops = 0, syncs = 0, vecreductions = 0, host_reductions = 0, deep_copies = 0, fences = 0;
@@ -108,10 +37,10 @@ Counts Snapshot()
   Counts c;
   for (const char *n : kVecOps) c.vecops += EventCount(n);
   for (const char *n : kVecReductions) c.vecreductions += EventCount(n);
-  c.kernels         = g_counts.launches;
-  c.host_reductions = g_counts.host_reductions;
-  c.deep_copies     = g_counts.deep_copies;
-  c.fences          = g_counts.fences;
+  c.kernels         = LaunchCounts().launches;
+  c.host_reductions = LaunchCounts().host_reductions;
+  c.deep_copies     = LaunchCounts().deep_copies;
+  c.fences          = LaunchCounts().fences;
   return c;
 }
 
@@ -177,12 +106,11 @@ void CountApplications(int dim, PetscInt n, Config cfg, int napply, Counts *per,
   KP_OK(VecSetRandom(b, rnd));
   KP_OK(PCApply(pc, b, y)); /* the first application allocates the K-cycle's vectors */
   Kokkos::fence();
-  g_counts = KokkosCounts();
-  InstallCallbacks();
+  StartCounting(LaunchRules{nullptr, "KCycle", false});
   const Counts c0 = Snapshot();
   for (int k = 0; k < napply; k++) KP_OK(PCApply(pc, b, y));
   const Counts c1 = Snapshot();
-  RemoveCallbacks();
+  StopCounting();
   per->kernels         = (c1.kernels - c0.kernels) / napply;
   per->vecops          = (c1.vecops - c0.vecops) / napply;
   per->vecreductions   = (c1.vecreductions - c0.vecreductions) / napply;
@@ -195,7 +123,7 @@ void CountApplications(int dim, PetscInt n, Config cfg, int napply, Counts *per,
   per->syncs = per->vecreductions + per->host_reductions + per->deep_copies; /* Kokkos 3 reports no fences */
 #endif
   if (std::getenv("PETSCKP_LAUNCH_LABELS"))
-    for (auto &e : g_counts.labels) std::cout << "    " << std::setw(8) << e.second / napply << "  " << e.first << "\n";
+    for (auto &e : LaunchCounts().labels) std::cout << "    " << std::setw(8) << e.second / napply << "  " << e.first << "\n";
   KP_OK(PetscRandomDestroy(&rnd));
   KP_OK(VecDestroy(&b));
   KP_OK(VecDestroy(&y));

@@ -776,6 +776,25 @@ static PetscErrorCode UAAMGHostInterpolation(MPI_Comm comm, Int nf, const View<I
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the next coarse level from the aggregates agg (nc of them on this process): R A P of the piecewise-constant P, on the
+   device, or by MatPtAP on the host */
+static PetscErrorCode UAAMGGalerkinLevel(PC pc, const Aggregation &agg, Int nc)
+{
+  PC_UAAMG *ua = (PC_UAAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+  if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
+  else {
+    Mat P;
+    PetscCall(UAAMGHostInterpolation(PetscObjectComm((PetscObject)pc), agg.n, agg.agg, nc, &P));
+    PetscCall(MGHierarchyAddLevelHost(ua->H, P));
+  }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the coarse levels of the adaptive tree (CSR storage, any number of processes): level 1 holds the leaves, each
    next level the parents of the aggregates of the last one (the leaf-depth class rule: one depth up, aggregates of
    different depths never merge before the root), numbered by a sort of their keys */
@@ -804,15 +823,7 @@ static PetscErrorCode UAAMGAdaptiveLevels(PC pc)
     v[0] = nc ? dmin : PETSC_MAX_INT, v[1] = nc ? -dmax : PETSC_MAX_INT;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_MIN, comm));
     G.dmin = v[0], G.dmax = -v[1];
-    PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
-    if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
-    else {
-      Mat P;
-      PetscCall(UAAMGHostInterpolation(comm, agg.n, agg.agg, nc, &P));
-      PetscCall(MGHierarchyAddLevelHost(ua->H, P));
-    }
-    PetscCallCXX(exec().fence());
-    PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+    PetscCall(UAAMGGalerkinLevel(pc, agg, nc));
     PetscCallCXX(ua->lev.push_back(G));
     Nprev = Nc;
     if (Nc <= ua->coarse_size || nlev + 1 >= ua->max_levels) break;
@@ -862,15 +873,7 @@ static PetscErrorCode UAAMGCsrLevels(PC pc)
     G.grid = grid;
     PetscCallCXX(G.cellof = View<Int>("uaamg cellof", nc));
     PetscCallCXX(ua::CellsOfAggregates(ucv(newid), UView<Int>(G.cellof.data(), nc)));
-    PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
-    if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
-    else {
-      Mat P;
-      PetscCall(UAAMGHostInterpolation(comm, agg.n, agg.agg, nc, &P));
-      PetscCall(MGHierarchyAddLevelHost(ua->H, P));
-    }
-    PetscCallCXX(exec().fence());
-    PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+    PetscCall(UAAMGGalerkinLevel(pc, agg, nc));
     PetscCallCXX(ua->lev.push_back(G));
     Nprev = Nc;
     if (Nc <= ua->coarse_size || nlev + 1 >= ua->max_levels || grid.ncells() <= 1) break;
