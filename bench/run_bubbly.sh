@@ -62,6 +62,9 @@ if [ "$MODE" = logview ]; then
 fi
 
 if [ "$MODE" = setup ]; then
+  # with GPUs, PETSc (>= 3.20) prints the event times only with -log_view_gpu_time (n/a otherwise)
+  GPUTIME=""
+  [ "$CPU" = 1 ] || GPUTIME="-log_view_gpu_time"
   # time of an event in the -log_view table of a log (max over ranks, column 4), its count (column 2); "-" if absent
   ev() { awk -v e="$2" '$1 == e { t = $4; c = $2 } END { if (t == "") print "-"; else printf "%s (%s)", t, c }' "$1"; }
   {
@@ -86,7 +89,7 @@ if [ "$MODE" = setup ]; then
           label=${s%%|*}; opts=${s#*|}
           log=$(mktemp); rc=0
           # shellcheck disable=SC2086
-          timeout "$TMO" "$EXE" $P $opts $GPU -log_view -info :mat > "$log" 2>&1 || rc=$?
+          timeout "$TMO" "$EXE" $P $opts $GPU $GPUTIME -log_view -info :mat > "$log" 2>&1 || rc=$?
           line=$(grep -m1 '^iterations' "$log" || true)
           if [ $rc -ne 0 ] || [ -z "$line" ]; then
             echo "| $n^3, $c | $label | failed (rc $rc): $(grep -v '^\[' "$log" | tail -1 | tr '|' ' ' | cut -c1-80) | | | | | | | | | | | | |"

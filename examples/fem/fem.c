@@ -551,6 +551,27 @@ int main(int argc, char **argv)
   PetscCall(VecGetSize(u, &N));
   PetscCall(VecGetLocalSize(u, &nloc));
   PetscCall(CreateMatrix(dm, u, &A));
+  { /* the vectors follow the matrix's type (e.g. -mat_type aijcusparse without -dm_vec_type cuda): PETSc's device MatMult
+       with host vectors of the DM gives wrong products, so that every Krylov method then stops at a wrong answer */
+    Vec       t;
+    VecType   mt, vt;
+    PetscBool same;
+
+    PetscCall(MatCreateVecs(A, &t, NULL));
+    PetscCall(VecGetType(t, &mt));
+    PetscCall(VecGetType(u, &vt));
+    PetscCall(PetscStrcmp(mt, vt, &same));
+    if (!same) {
+      PetscCall(DMSetVecType(dm, mt));
+      PetscCall(VecDestroy(&u));
+      PetscCall(VecDestroy(&uh));
+      PetscCall(VecDestroy(&b));
+      PetscCall(DMCreateGlobalVector(dm, &u));
+      PetscCall(VecDuplicate(u, &uh));
+      PetscCall(VecDuplicate(u, &b));
+    }
+    PetscCall(VecDestroy(&t));
+  }
   PetscCall(Assemble(dm, type, A, b, &hmax));
   PetscCall(UnknownCoordinates(dm, type, &coords, u));
   PetscCall(PetscPrintf(comm, "%s mesh, %" PetscInt_FMT " refinements: N = %" PetscInt_FMT " unknowns (interior vertices)\n", MeshTypes[type], refine, N));

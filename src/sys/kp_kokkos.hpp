@@ -43,6 +43,16 @@ ExecSpace exec();
 /* Kokkos initialisation on first use (no-op when someone, e.g. PETSc, already initialised it) */
 PetscErrorCode KokkosInitializeOnce();
 
+/* A Kokkos profiling region for the lifetime of the object (a solver's setup or application): Kokkos Tools (e.g.
+   bench/kernel_timer.cxx) group the kernels launched inside by its name */
+class ProfileRegion {
+public:
+  explicit ProfileRegion(const char *name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfileRegion() { Kokkos::Profiling::popRegion(); }
+  ProfileRegion(const ProfileRegion &)            = delete;
+  ProfileRegion &operator=(const ProfileRegion &) = delete;
+};
+
 /* Parallel policies on our execution space */
 inline Kokkos::RangePolicy<ExecSpace> range(Int n) { return Kokkos::RangePolicy<ExecSpace>(exec(), 0, n); }
 inline Kokkos::RangePolicy<ExecSpace> range(Int b, Int e) { return Kokkos::RangePolicy<ExecSpace>(exec(), b, e); }

@@ -1185,6 +1185,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
 
   PetscFunctionBegin;
   PetscCall(KokkosInitializeOnce());
+  ProfileRegion region("PCUAAMGSetUp");
   PetscCall(MatCheckAIJ(pc->pmat, NULL));
   PetscCall(MatGetSize(pc->pmat, &M, &N));
   PetscCall(MatGetLocalSize(pc->pmat, &m, &n));
@@ -1280,6 +1281,7 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
   if (ua->kcycle_min > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
   {
+    ProfileRegion region("PCUAAMGApply");
     PetscBool sb, sy;
     PetscCall(VecSameType(b, ua->H.levels[0].r, &sb));
     PetscCall(VecSameType(y, ua->H.levels[0].r, &sy));
