@@ -315,10 +315,11 @@ typedef enum {
   BAD_OMEGA,
   BAD_BOX,
   BAD_FINE_AGG_MAX,
+  BAD_KCYCLE_MIN,
   BAD_COUNT
 } BadInput;
-static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold"};
-static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max"};
+static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold", "K-cycle minimum level size below -1"};
+static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max", "-pc_uaamg_kcycle_min_size"};
 
 static PetscErrorCode RunBad(BadInput which)
 {
@@ -375,6 +376,7 @@ static PetscErrorCode RunBad(BadInput which)
   if (which != BAD_NO_COORDINATES) PetscCall(PCSetCoordinates(pc, dim, which == BAD_COORDINATE_COUNT ? nloc - 1 : nloc, xyz));
   if (which == BAD_OMEGA) PetscCall(PCUAAMGSetOmega(pc, 3.0));
   if (which == BAD_FINE_AGG_MAX) PetscCall(PCUAAMGSetFineAggregateMax(pc, -5));
+  if (which == BAD_KCYCLE_MIN) PetscCall(PCUAAMGSetKCycle(pc, 2, 0.2, -5));
   if (which == BAD_BOX) {
     const PetscReal box[6] = {0, 1, 0, 1, 0, 1};
     PetscCall(PCUAAMGSetBoundingBox(pc, 6, box));

@@ -100,7 +100,8 @@ struct PC_UAAMG {
   PCUAAMGCycleType    cycle         = PC_UAAMG_CYCLE_K;
   PetscInt            kcycle_its    = 2;   /* n of Algorithm 2.1 */
   PetscReal           kcycle_rtol   = 0.2; /* early exit after the first inner step when ||r_1|| <= t ||r_0|| (0: never) */
-  PetscInt            kcycle_min    = 0;   /* GCG on coarse levels of at least this many rows, V-cycles below (0: all) */
+  PetscInt            kcycle_min    = PETSC_DETERMINE; /* GCG on coarse levels of at least this many rows, V-cycles below (0: all;
+                                                          PETSC_DETERMINE: UAAMGKCycleMinSize()) */
   PetscInt            pre           = 1, post = 1;
   PCUAAMGSmootherType fine_smoother = PC_UAAMG_SMOOTHER_BLOCK_GS;
   PCUAAMGSmootherType smoother      = PC_UAAMG_SMOOTHER_GS;
@@ -1264,6 +1265,22 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The coarse levels with GCG corrections. A K-cycle with n = 2 visits level l 2^l times: on a GPU the small levels cost
+   kernel launches and host reads rather than bandwidth, and their GCG corrections cost more time than they save
+   (H100, 2D Poisson 2048^2: 12.6 ms per iteration with GCG on every level, 8.2 ms with GCG on the levels of at least
+   65536 rows, the same iterations; bench/results/uaamg_gpu.md). The default (PETSC_DETERMINE) is therefore 0 (every
+   level) with a host execution space, and 65536 rows with a device one, except when no coarse level is that large
+   (a small problem: the full K-cycle). Returns the level count limit in rows (0: every level). */
+static PetscInt UAAMGKCycleMinSize(const PC_UAAMG *ua)
+{
+  if (ua->kcycle_min != PETSC_DETERMINE) return ua->kcycle_min;
+  if (!kDeviceExec) return 0;
+  const PetscInt auto_min = 65536;
+  for (size_t l = 1; l < ua->lev.size(); l++)
+    if (ua->lev[l].rows >= auto_min) return auto_min;
+  return 0;
+}
+
 static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
 {
   PC_UAAMG     *ua = (PC_UAAMG *)pc->data;
@@ -1276,9 +1293,10 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
   p.post        = ua->post;
   p.kcycle_its  = ua->kcycle_its;
   p.kcycle_rtol = ua->kcycle_rtol;
-  for (size_t l = 1; l < ua->lev.size() && ua->kcycle_min > 0; l++)
-    if (ua->lev[l].rows >= ua->kcycle_min) p.kcycle_last = (PetscInt)l;
-  if (ua->kcycle_min > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
+  const PetscInt kmin = UAAMGKCycleMinSize(ua);
+  for (size_t l = 1; l < ua->lev.size() && kmin > 0; l++)
+    if (ua->lev[l].rows >= kmin) p.kcycle_last = (PetscInt)l;
+  if (kmin > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
   {
     ProfileRegion region("PCUAAMGApply");
@@ -1405,7 +1423,8 @@ static PetscErrorCode PCUAAMGSetKCycle_UAAMG(PC pc, PetscInt its, PetscReal rtol
   PetscFunctionBegin;
   PetscCheck(its >= 1 && its <= 20, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (inner iterations of the K-cycle) must lie in [1, 20], not %" PetscInt_FMT, UAAMG_OPT(pc, "kcycle_its"), its);
   PetscCheck(rtol >= 0 && rtol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (early exit of the K-cycle) must lie in [0, 1), not %g", UAAMG_OPT(pc, "kcycle_rtol"), (double)rtol);
-  PetscCheck(min_size >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (smallest coarse level with a GCG correction; 0: every level) must be >= 0, not %" PetscInt_FMT, UAAMG_OPT(pc, "kcycle_min_size"), min_size);
+  PetscCheck(min_size >= 0 || min_size == PETSC_DETERMINE || min_size == PETSC_DECIDE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (smallest coarse level with a GCG correction; 0: every level, -1: the default) must be >= -1, not %" PetscInt_FMT, UAAMG_OPT(pc, "kcycle_min_size"), min_size);
+  if (min_size == PETSC_DECIDE) min_size = PETSC_DETERMINE;
   ua->kcycle_its  = its;
   ua->kcycle_rtol = rtol;
   ua->kcycle_min  = min_size;
@@ -1679,7 +1698,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetCycleType(pc, cycle));
   PetscCall(PetscOptionsInt("-pc_uaamg_kcycle_its", "Inner GCG iterations of the K-cycle on every level, in [1, 20]", "PCUAAMGSetKCycle", kits, &kits, &flg));
   PetscCall(PetscOptionsReal("-pc_uaamg_kcycle_rtol", "K-cycle early exit: one inner iteration when it reduces the residual by this factor, in [0, 1) (0: never)", "PCUAAMGSetKCycle", krtol, &krtol, &flg2));
-  PetscCall(PetscOptionsInt("-pc_uaamg_kcycle_min_size", "GCG corrections on coarse levels of at least this many rows, V-cycles below (0: every level)", "PCUAAMGSetKCycle", kmin, &kmin, &flg3));
+  PetscCall(PetscOptionsInt("-pc_uaamg_kcycle_min_size", "GCG corrections on coarse levels of at least this many rows, V-cycles below (0: every level; -1: 65536 on a GPU when a coarse level is that large, else 0)", "PCUAAMGSetKCycle", kmin, &kmin, &flg3));
   if (flg || flg2 || flg3) PetscCall(PCUAAMGSetKCycle(pc, kits, krtol, kmin));
   PetscCall(PetscOptionsInt("-pc_uaamg_pre_sweeps", "Smoothing sweeps before the coarse correction", "PCUAAMGSetSmoothingSweeps", pre, &pre, &flg));
   PetscCall(PetscOptionsInt("-pc_uaamg_post_sweeps", "Smoothing sweeps after the coarse correction (colours in reverse order)", "PCUAAMGSetSmoothingSweeps", post, &post, &flg2));
@@ -1737,7 +1756,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (ua->cycle == PC_UAAMG_CYCLE_K) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: K-cycle (nonlinear: use a flexible Krylov method), %" PetscInt_FMT " inner GCG iterations, early exit at %g", ua->kcycle_its, (double)ua->kcycle_rtol));
-    if (ua->kcycle_min > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", V-cycles on levels of fewer than %" PetscInt_FMT " rows\n", ua->kcycle_min));
+    if (UAAMGKCycleMinSize(ua) > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", V-cycles on levels of fewer than %" PetscInt_FMT " rows\n", UAAMGKCycleMinSize(ua)));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: %s-cycle (linear, symmetric)\n", ua->cycle == PC_UAAMG_CYCLE_V ? "V" : "W"));
@@ -1799,7 +1818,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 +  -pc_uaamg_cycle <k,v,w>                          - nonlinear AMLI/K-cycle (default), or a linear symmetric V/W-cycle, `PCUAAMGSetCycleType()`
 .  -pc_uaamg_kcycle_its <2>                         - inner GCG iterations of the K-cycle, `PCUAAMGSetKCycle()`
 .  -pc_uaamg_kcycle_rtol <0.2>                      - one inner iteration only when it reduces the residual by this factor (0: never), `PCUAAMGSetKCycle()`
-.  -pc_uaamg_kcycle_min_size <0>                    - GCG corrections only on coarse levels of at least this many rows, V-cycles below (0: every level), `PCUAAMGSetKCycle()`
+.  -pc_uaamg_kcycle_min_size <-1>                   - GCG corrections only on coarse levels of at least this many rows, V-cycles below (0: every level; -1: 65536 on a GPU, 0 on a CPU), `PCUAAMGSetKCycle()`
 .  -pc_uaamg_pre_sweeps <1>                         - smoothing sweeps before the coarse correction, `PCUAAMGSetSmoothingSweeps()`
 .  -pc_uaamg_post_sweeps <1>                        - sweeps after it, colours (and unknowns in a block) in reverse order, `PCUAAMGSetSmoothingSweeps()`
 .  -pc_uaamg_fine_smoother <block_gs,gs,jacobi,chebyshev> - smoother of the finest level, `PCUAAMGSetSmoother()`
@@ -1998,12 +2017,14 @@ PetscErrorCode PCUAAMGGetCycleType(PC pc, PCUAAMGCycleType *type)
 + pc - the preconditioner context
 . its      - inner generalised conjugate gradient iterations of the K-cycle on every level, in [1, 20] (default 2)
 . rtol     - early exit: only one inner iteration when it reduces the residual norm by this factor, in [0, 1) (default 0.2; 0: never)
-- min_size - GCG corrections only on coarse levels of at least this many rows, V-cycle corrections on smaller ones (default 0: every level)
+- min_size - GCG corrections only on coarse levels of at least this many rows, V-cycle corrections on smaller ones (0: every level;
+             `PETSC_DETERMINE`, the default: 65536 with a device execution space when some coarse level has that many
+             rows, otherwise 0)
 
   Options Database Keys:
 + -pc_uaamg_kcycle_its <2>      - inner iterations
 . -pc_uaamg_kcycle_rtol <0.2>   - early exit threshold
-- -pc_uaamg_kcycle_min_size <0> - smallest level with a GCG correction
+- -pc_uaamg_kcycle_min_size <-1> - smallest level with a GCG correction
 
   Note:
   With n = 2 inner iterations the number of visits of a level doubles from one level to the next: the small levels
