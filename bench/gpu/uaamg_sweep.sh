@@ -81,8 +81,8 @@ fi
 for pr in $PROBLEMS; do
   d=${pr%%:*}; n=${pr#*:}
   for c in "${CONFIGS[@]}"; do
-    [ $(( $(date +%s) - t0 )) -gt "$BUDGET" ] && { echo "| ${d}D ${n}^$d | $label | | | | | | budget of $BUDGET s spent |" >> "$T"; break 2; }
     label=${c%%|*}; opts=${c#*|}
+    [ $(( $(date +%s) - t0 )) -gt "$BUDGET" ] && { echo "| ${d}D ${n}^$d | $label | | | | | | not run: budget of $BUDGET s spent |" >> "$T"; break 2; }
     log="$O/logs/${d}d_${n}_$(echo "$label" | tr -c 'a-zA-Z0-9' '_').log"
     # shellcheck disable=SC2086
     timeout "$TMO" "$B/examples/poisson" -dim "$d" -n "$n" $SOLVE $GPU $opts > "$log" 2>&1; rc=$?
