@@ -496,16 +496,18 @@ static PetscErrorCode LevelTruncate(PC pc, Vec x)
   c[0] = info.changed, c[1] = info.active;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c, 2, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   mg->trunc_changed = c[0], mg->trunc_active = c[1], mg->trunc_rows = 0;
+  /* this read of the two counts is the one host synchronisation of the truncation in a cycle: the refresh itself
+     (MGHierarchyTruncate) stays on the device, and an active set that did not move costs nothing more */
   if (c[0] <= PSORMG_TRUNCATION_SETTLED * c[1]) {
     if (c[0] || !mg->trunc_on) {
       PetscCall(MGHierarchyTruncate(mg->H, 0, mg->tkeep)); /* recomputes what changed */
-      mg->trunc_rows = mg->H.truncated_refresh_rows;
+      if (mg->monitor) PetscCall(MGHierarchyTruncatedRefreshRows(mg->H, &mg->trunc_rows));
     }
     mg->trunc_on = PETSC_TRUE;
   } else if (mg->trunc_on) {
     PetscCall(MGHierarchyTruncate(mg->H, 0, nullptr));
-    mg->trunc_rows = mg->H.truncated_refresh_rows;
-    mg->trunc_on   = PETSC_FALSE;
+    if (mg->monitor) PetscCall(MGHierarchyTruncatedRefreshRows(mg->H, &mg->trunc_rows));
+    mg->trunc_on = PETSC_FALSE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
