@@ -89,6 +89,7 @@ struct PC_PSORMG {
   Vec       tkeep         = nullptr;
   PetscBool trunc_on      = PETSC_FALSE;
   PetscInt  trunc_changed = 0, trunc_active = 0, trunc_rows = 0;
+  View<Int> coarse_pairs; /* sweep pairs of the last coarsest-grid solve in one kernel (device) */
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
@@ -523,14 +524,39 @@ static PetscErrorCode LevelUntruncate(PC pc, PetscBool refresh)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol */
+/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol. On one
+   process a coarsest grid of at most PSORMG_COARSE_FUSED_MAX points runs the whole iteration in one kernel
+   (psormg::CoarsePsor: the same sweeps and tests, no launch per colour and no host read per test); else a launch per
+   colour and sweep, and a host reduction every fourth pair. */
+#define PSORMG_COARSE_FUSED_MAX 4096
 static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
+  MGLevel            &L  = mg->H.levels[l];
   psormg::LcpMeasures m;
   PetscReal           p0;
+  PetscMPIInt         size;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (size == 1 && L.Ad && DeviceMatGhostCsr(L.Ad).nrows == 0 && L.nlocal <= PSORMG_COARSE_FUSED_MAX) {
+    PSORMGGrid &G = mg->grids[l];
+    DeviceVec   bv, xv, lv, upv;
+
+    PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+    if (!mg->coarse_pairs.extent(0)) PetscCallCXX(mg->coarse_pairs = View<Int>(std::string("psormg coarse pairs"), 1));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    if (mg->havelo) PetscCall(lv.Get(G.lo, Access::Read));
+    if (mg->haveup) PetscCall(upv.Get(G.up, Access::Read));
+    PetscCallCXX(psormg::CoarsePsor(DeviceMatLocalCsr(L.Ad), ucv(G.colours.rows), ucv(G.colours.offsets), G.colours.ncolours, mg->coarse_omega, mg->coarse_max_it, mg->coarse_rtol, 100 * PETSC_MACHINE_EPSILON, bv.cview(), lv.cview(), upv.cview(), xv.view(), uv(mg->coarse_pairs)));
+    PetscCall(upv.Restore());
+    PetscCall(lv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(LevelMeasures(pc, l, b, x, PETSC_FALSE, &m));
   p0 = PetscSqrtReal(m.pnorm2);
   for (PetscInt it = 0; it < mg->coarse_max_it && p0 > 0; it += 2) {
