@@ -1297,9 +1297,10 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    interpolation (Kornhuber 1994, Graeser and Kornhuber 2009) make the coarse problem the exact restriction of the
    fine energy to the truncated coarse space, which is what the monotone convergence argument needs. Their cost is
    kept small: the truncation keeps every pattern (the zeroed entries stay stored), so that on the device only the
-   rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed;
-   under MPI every product is recomputed when the active set changes, which costs about
-   what the saved cycles gain there). A coarse function
+   rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed),
+   on one process by two kernels per level that find the changed rows themselves, with no host synchronisation
+   beyond the one read per cycle of the moves of the active set; under MPI every product is recomputed when the
+   active set changes, which costs about what the saved cycles gain there. A coarse function
    truncated away entirely leaves a zero row, which the sweeps leave alone. The truncated cycle starts once the
    active set has settled (moved by at most 10% of its size in a cycle; the first cycles are monotone ones, which
    release the excess of a poor first iterate at once, where truncation could release it only through the
@@ -1792,7 +1793,10 @@ PetscErrorCode PCPSORMGGetSmooths(PC pc, PetscInt *pre, PetscInt *post)
 
   Note:
   The coarsest grid runs symmetric pairs of sweeps (colours forward, then backward) and measures the projected
-  residual every 8 sweeps. To change one of the three values, get all three with `PCPSORMGGetCoarseSolve()` first.
+  residual every 8 sweeps. On one process a coarsest grid of at most 4096 points runs this whole iteration in one
+  device kernel (one team of threads: no launch per colour and sweep, no host read per test), the same sweeps and
+  tests; under MPI each colour of each sweep is a kernel and each test a reduction. To change one of the three
+  values, get all three with `PCPSORMGGetCoarseSolve()` first.
 
 .seealso: `PCPSORMG`, `PCPSORMGGetCoarseSolve()`, `PCPSORMGSetCoarseSize()`, `PCPSORMGSetOmega()`
 @*/
