@@ -302,6 +302,45 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<c
     });
 }
 
+void SpgemmNumericChanged(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag, UView<const Int> bflag, bool self, UView<Int> flagout)
+{
+  const bool haverf = rowflag.extent(0) > 0, havebf = bflag.extent(0) > 0, haveout = flagout.extent(0) > 0;
+  auto       arp = A.rowptr;
+  auto       aci = A.colidx;
+  auto       av  = A.vals;
+  auto       brp = B.rowptr;
+  auto       bci = B.colidx;
+  auto       bv  = B.vals;
+  auto       crp = C.rowptr;
+  auto       cci = C.colidx;
+  auto       cv  = C.vals;
+
+  if (C.nrows == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::SpgemmNumericChanged", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      bool f = (haverf && rowflag(i)) || (havebf && self && bflag(i));
+      for (Int k = arp(i); k < arp(i + 1) && havebf && !f; k++)
+        if (bflag(aci(k))) f = true;
+      if (haveout) flagout(i) = f ? 1 : 0;
+      if (!f) return;
+      const Int cb = crp(i), ce = crp(i + 1);
+      for (Int e = cb; e < ce; e++) cv(e) = 0;
+      for (Int k = arp(i); k < arp(i + 1); k++) {
+        const Scalar a = av(k);
+        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
+          const Ordinal j  = bci(p);
+          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
+          while (lo < hi) {
+            const Int mid = lo + (hi - lo) / 2;
+            if (cci(mid) < j) lo = mid + 1;
+            else hi = mid;
+          }
+          cv(lo) += a * bv(p);
+        }
+      }
+    });
+}
+
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
 {
   SpgemmNumeric(A, B, C, UView<const Int>());
@@ -337,6 +376,31 @@ Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int
       c += f;
     },
     cnt);
+  return cnt;
+}
+
+void MaskUpdate(UView<Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag)
+{
+  const Int  n    = (Int)keep.extent(0);
+  const bool ones = newkeep.extent(0) == 0;
+
+  if (n == 0) return;
+  Kokkos::parallel_for(
+    "petsckp::MaskUpdate", range(n), KOKKOS_LAMBDA(Int i) {
+      const Scalar k = ones ? Scalar(1) : newkeep(i);
+      const Int    f = keep(i) != k ? 1 : 0;
+      flag(i)        = f;
+      if (f) keep(i) = k;
+    });
+}
+
+Int FlagCount(UView<const Int> flag)
+{
+  const Int n   = (Int)flag.extent(0);
+  Int       cnt = 0;
+
+  if (n == 0) return 0;
+  Kokkos::parallel_reduce("petsckp::FlagCount", range(n), KOKKOS_LAMBDA(Int i, Int & c) { c += flag(i) ? 1 : 0; }, cnt);
   return cnt;
 }
 

@@ -89,6 +89,13 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
 /* the same for the rows i of C with rowflag(i) != 0 only (the other rows keep their values): the refresh of a product
    whose inputs changed in a few rows (CsrFlagRows of kp_sparse finds them); an empty rowflag means every row */
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag);
+/* The refresh of a product whose inputs changed in a few rows, with the flags found in the same kernel (no host
+   synchronisation): row i of C is recomputed when rowflag(i) != 0 (row i of A changed), or when row i of A has an
+   entry in a column k with bflag(k) != 0 (row k of B changed), or, with self (a square A), when bflag(i) != 0; the
+   other rows keep their values. flagout (C.nrows entries, or empty) receives the flags of the rows recomputed (1) and
+   of the others (0): the rows of C that changed, for the next product of a chain (R (A P) after A P). Empty rowflag /
+   bflag views flag nothing on their side; both empty: nothing is recomputed. */
+void SpgemmNumericChanged(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag, UView<const Int> bflag, bool self, UView<Int> flagout);
 
 /* the work of a Galerkin product C = R A P: the intermediate product AP */
 struct GalerkinRap {
@@ -105,6 +112,11 @@ void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix 
 /* The change flags of a 0/1 mask (e.g. the kept points of truncated transfers): flag(i) = 1 where newkeep(i) differs
    from keep(i), else 0 (an empty newkeep: all ones). Returns the number of changes. */
 Int MaskChanges(UView<const Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
+/* The same without a host synchronisation, and the mask taken over: flag(i) = 1 where newkeep(i) differs from keep(i)
+   (an empty newkeep: all ones), and keep(i) = newkeep(i) there; the count stays on the device (none is returned). */
+void MaskUpdate(UView<Scalar> keep, UView<const Scalar> newkeep, UView<Int> flag);
+/* the sum of the entries of flag (e.g. the rows recomputed by SpgemmNumericChanged; a host read) */
+Int FlagCount(UView<const Int> flag);
 } // namespace petsckp
 
 namespace petsckp

@@ -210,8 +210,9 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
   }
   PetscCallCXX(H.levels.clear());
   PetscCall(MGCoarseDirectReset(H.coarse));
-  H.device                 = false;
-  H.truncated_refresh_rows = 0;
+  H.device                  = false;
+  H.truncated_refresh_rows  = 0;
+  H.truncated_refresh_level = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -439,42 +440,58 @@ static void KeepValues(PetscKPDeviceMat A, View<Scalar> vals0[2])
 }
 
 /* The Galerkin products below level l after the truncation mask of level l changed at the points flagged in
-   levels[l].tflag (device setup): the rows of A_l P_l^t with a changed point among their columns (or their own), then
-   on every level m the rows of R_m (A_m P_m) reached by changed rows of A_m P_m, which are the changed rows of
-   A_{m+1}; only those rows are recomputed, in the same order of summation as a full refresh. Returns the number of
-   rows recomputed (on all levels, A P and R A P). */
-static PetscErrorCode RefreshCoarseTruncated(MGHierarchy &H, size_t l, PetscInt *nrows)
+   levels[l].tflag (device setup, one process), with no host synchronisation: on level l the rows of A_l P_l^t with a
+   changed point among their columns (or their own) are recomputed, and the rows of R_l^t (A_l P_l^t) with a changed
+   row of A_l P_l^t among their columns (which holds the rows of R_l^t that changed, those with a changed column);
+   on every level m below, the rows of A_m P_m of the changed rows of A_m (flagged by the level above), then the rows
+   of R_m (A_m P_m) they reach, which are the changed rows of A_{m+1}. The flags of each product are found in the
+   kernel that recomputes it (SpgemmNumericChanged): two kernels per level, in the same order of summation as a full
+   refresh. A level below made by aggregation (or stored by the PC) ends the incremental refresh: the full numeric
+   products from there on. The number of coarse rows recomputed is read on request only (MGHierarchyTruncatedRefreshRows). */
+static PetscErrorCode RefreshCoarseTruncated(MGHierarchy &H, size_t l)
 {
-  Int total = 0;
-
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  H.truncated_refresh_level = (PetscInt)l;
+  H.truncated_refresh_full  = 0;
   for (size_t m = l; m + 1 < H.levels.size(); m++) {
-    MGLevel        &F = H.levels[m], &C = H.levels[m + 1];
+    MGLevel &F = H.levels[m], &C = H.levels[m + 1];
+    if (F.aggregated || !F.Pd || !F.Rd || !C.Ad) {
+      /* no interpolation transfers here: the full numeric products from this level on */
+      PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+      PetscCall(RefreshCoarseFrom(H, m));
+      for (size_t q = m + 1; q < H.levels.size(); q++) H.truncated_refresh_full += H.levels[q].nlocal;
+      H.truncated_refresh_last = (PetscInt)m; /* the flags of the levels up to m are those of this refresh */
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     const CsrMatrix A = DeviceMatLocalCsr(F.Ad), P = DeviceMatLocalCsr(F.Pd), R = DeviceMatLocalCsr(F.Rd);
     CsrMatrix       Ac = DeviceMatLocalCsr(C.Ad);
     View<Int>       apflag = F.tflag;
-    Int             nc;
 
     if (C.tflag.extent(0) != (size_t)Ac.nrows) PetscCallCXX(C.tflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg truncation flags")), Ac.nrows));
-    /* rows of A P that change: on level l those next to a changed point of the mask (P^t changed in those rows),
-       below it the changed rows of A_m themselves (flagged by the level above) */
     if (m == l) {
-      Int nap;
+      /* the rows of A P^t next to a changed point of the mask (P^t changed in those rows) */
       if (F.rflag.extent(0) != (size_t)A.nrows) PetscCallCXX(F.rflag = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("mg refresh flags")), A.nrows));
       apflag = F.rflag;
-      PetscCallCXX(nap = CsrFlagRows(A, ucv(F.tflag), true, apflag));
-      if (!nap) break;
-    }
-    PetscCallCXX(nc = CsrFlagRows(R, ucv(apflag), false, C.tflag));
-    if (!nc) break;
-    PetscCallCXX(SpgemmNumeric(A, P, F.rap.AP, ucv(apflag)));
-    PetscCallCXX(SpgemmNumeric(R, F.rap.AP, Ac, ucv(C.tflag)));
-    total += nc;
+      PetscCallCXX(SpgemmNumericChanged(A, P, F.rap.AP, UView<const Int>(), ucv(F.tflag), true, apflag));
+    } else PetscCallCXX(SpgemmNumericChanged(A, P, F.rap.AP, ucv(F.tflag), UView<const Int>(), false, UView<Int>())); /* the changed rows of A_m */
+    PetscCallCXX(SpgemmNumericChanged(R, F.rap.AP, Ac, UView<const Int>(), ucv(apflag), false, C.tflag));
   }
-  PetscCallCXX(exec().fence());
+  H.truncated_refresh_last = (PetscInt)H.levels.size() - 1;
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
-  *nrows = total;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyTruncatedRefreshRows(MGHierarchy &H, PetscInt *rows)
+{
+  PetscFunctionBegin;
+  if (H.truncated_refresh_level >= 0) {
+    PetscInt total = H.truncated_refresh_full;
+    for (PetscInt m = H.truncated_refresh_level + 1; m <= H.truncated_refresh_last && m < (PetscInt)H.levels.size(); m++) PetscCallCXX(total += FlagCount(ucv(H.levels[m].tflag)));
+    H.truncated_refresh_rows  = total;
+    H.truncated_refresh_level = -1;
+  }
+  *rows = H.truncated_refresh_rows;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -489,6 +506,8 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   MGLevel &F = H.levels[l];
   PetscCheck(F.Pd && F.Rd && !F.aggregated, H.comm, PETSC_ERR_SUP, "Level %" PetscInt_FMT ": only interpolation transfers (device CSR P and R) can be truncated", l);
   if (!keep && !F.truncated) PetscFunctionReturn(PETSC_SUCCESS);
+  H.truncated_refresh_rows  = 0;
+  H.truncated_refresh_level = -1;
   if (!F.keep.extent(0) && F.nlocal) {
     /* once: the setup's values of the transfers, and the mask they stand for */
     PetscCallCXX(KeepValues(F.Pd, F.pvals0));
@@ -500,15 +519,27 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   if (!H.device && !F.Ph0) PetscCall(MatDuplicate(F.Ph, MAT_COPY_VALUES, &F.Ph0)); /* collective */
   /* P^t = D P (rows), R^t = R D (columns; the ghost columns of R with the ghost values of keep); keep NULL: D = I */
   if (keep) {
-    PetscCall(DeviceMatGhostUpdate(F.Rd, keep, &g));
-    if (g) PetscCall(gv.Get(g, Access::Read));
+    if (!(H.device && !F.dist.active)) {
+      PetscCall(DeviceMatGhostUpdate(F.Rd, keep, &g));
+      if (g) PetscCall(gv.Get(g, Access::Read));
+    }
     PetscCall(kv.Get(keep, Access::Read));
     PetscCheck(kv.size() == F.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The truncation mask has %" PetscInt_FMT " local entries, level %" PetscInt_FMT " %" PetscInt_FMT " rows", kv.size(), l, (PetscInt)F.nlocal);
+  }
+  if (H.device && !F.dist.active) {
+    /* one process, device setup: no host synchronisation. The points whose mask changed (flags; the mask taken over),
+       the rows of P and R^T of those points rewritten from the setup's values, then the coarse rows that change */
+    PetscCallCXX(MaskUpdate(F.keep, kv.cview(), F.tflag));
+    PetscCall(kv.Restore());
+    PetscCallCXX(CsrScaleValues(DeviceMatLocalCsr(F.Pd), ucv(F.pvals0[0]), ucv(F.keep), UView<const Scalar>(), ucv(F.tflag), UView<const Int>()));
+    PetscCallCXX(CsrScaleValues(DeviceMatLocalCsr(F.Rd), ucv(F.rvals0[0]), UView<const Scalar>(), ucv(F.keep), UView<const Int>(), ucv(F.tflag)));
+    PetscCall(RefreshCoarseTruncated(H, (size_t)l));
+    F.truncated = keep ? true : false;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the points whose mask differs from the one in use (none: nothing to do) */
   PetscCallCXX(nchanged = MaskChanges(ucv(F.keep), kv.cview(), F.tflag));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nchanged, 1, MPIU_INT, MPI_SUM, H.comm));
-  H.truncated_refresh_rows = 0;
   if (nchanged && F.keep.extent(0)) {
     if (keep) PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, kv.cview()));
     else PetscCallCXX(Kokkos::deep_copy(exec(), F.keep, 1.0));
@@ -521,10 +552,9 @@ PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep)
   }
   PetscCall(kv.Restore());
   PetscCall(gv.Restore());
-  /* the coarse operators were those of the last mask: recompute what changed */
-  if (nchanged && H.device && !F.dist.active) PetscCall(RefreshCoarseTruncated(H, (size_t)l, &H.truncated_refresh_rows));
-  else if (nchanged && H.device) {
-    /* under MPI every coarse operator below level l is recomputed (numeric products, ghost rows exchanged) */
+  /* the coarse operators were those of the last mask: every coarse operator below level l is recomputed (under MPI:
+     numeric products, ghost rows exchanged; on the host: MatPtAP with the truncated P) */
+  if (nchanged && H.device) {
     PetscCall(RefreshCoarseFrom(H, (size_t)l));
     for (size_t m = l + 1; m < H.levels.size(); m++) H.truncated_refresh_rows += H.levels[m].nlocal;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &H.truncated_refresh_rows, 1, MPIU_INT, MPI_SUM, H.comm));

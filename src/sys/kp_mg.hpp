@@ -90,6 +90,14 @@
       so that the restriction ignores the residual at active points and the correction leaves them unchanged; the
       coarse operators R^t A P^t follow by the numeric Galerkin products of section 1 (patterns unchanged: the
       truncated entries stay as stored zeros). MGHierarchyUntruncate goes back to the transfers of the setup.
+      Only the transfers of the level given are truncated (the finest one in the truncated monotone multigrid): the
+      coarser levels see the truncated Galerkin operators, and their own transfers stay those of the setup.
+      Cost on one process with the device setup (the refresh when the mask moved, e.g. once per cycle while the
+      active set settles): one kernel for the changed points of the mask, one each for the changed rows of P and of
+      R, two per coarse level for the changed rows of A P and R (A P), each row's flag found in the kernel that
+      recomputes it; no host synchronisation and no copy (the count of rows recomputed stays on the device until
+      MGHierarchyTruncatedRefreshRows asks for it). Under MPI and with the host setup every coarse operator is
+      recomputed (numeric products) when some point of the mask changed, which takes one reduction to know.
 
    Nothing here is specific to one PC: grid geometry, colourings, bounds and monitors stay in the PCs.
 */
@@ -214,7 +222,11 @@ struct MGHierarchy {
   bool                 device = false;      /* coarse operators formed on the device (section 1) */
   MGCoarseDirect       coarse;              /* direct solve of the coarsest level (MGHierarchySetUpCoarseDirect) */
   Real                 coarse_rtol = 1e-13; /* its singularity threshold */
-  PetscInt             truncated_refresh_rows = 0; /* coarse rows recomputed by the last MGHierarchyTruncate (all of them on the host path) */
+  PetscInt             truncated_refresh_rows = 0; /* coarse rows recomputed by the last MGHierarchyTruncate (all of them on the host and MPI paths) */
+  /* the incremental refresh of one process leaves its count on the device (the flags of the levels below
+     truncated_refresh_level, up to truncated_refresh_last, plus truncated_refresh_full rows of full products):
+     MGHierarchyTruncatedRefreshRows reads it; -1: truncated_refresh_rows is up to date */
+  PetscInt truncated_refresh_level = -1, truncated_refresh_last = -1, truncated_refresh_full = 0;
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
@@ -251,9 +263,11 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
 
 /* Truncated transfers (section 6): the rows of P_l and the columns of R_l = P_l^T scaled by keep (a Vec of level l,
    1 at kept and 0 at truncated fine points), from the values of the setup (kept aside at the first call), and the
-   coarse operators below level l made the Galerkin products of the truncated transfers: on the device only the rows
-   that change with the mask since the last call are recomputed (the rows of A_l P_l next to a changed point, the
-   coarse rows they reach, and so on down the levels); on the host (MPI) every level is recomputed. The rows of a
+   coarse operators below level l made the Galerkin products of the truncated transfers: on one process with the
+   device setup only the rows that change with the mask since the last call are recomputed (the rows of A_l P_l next
+   to a changed point, the coarse rows they reach, and so on down the levels), without a host synchronisation (the
+   caller calls only when it knows the mask moved); under MPI and on the host every level is recomputed when some
+   point changed. The rows of a
    coarse function truncated away entirely are zero (the coloured sweeps leave rows with a zero diagonal alone).
    Collective. The transfers of level l must be interpolation matrices (MGHierarchyAddLevelDevice or
    MGHierarchyAddLevelHost). keep NULL: back to the transfers of the setup (and the coarse operators, the same way).
@@ -261,6 +275,9 @@ PetscErrorCode MGHierarchyRefreshCoarse(MGHierarchy &H);
    (MGHierarchySetUpCoarseDirect) is not refactored: a truncated coarsest operator may be singular (zero rows), the
    truncation is for cycles that solve their coarsest level iteratively (projected SOR). */
 PetscErrorCode MGHierarchyTruncate(MGHierarchy &H, PetscInt l, Vec keep);
+/* the number of coarse rows recomputed by the last MGHierarchyTruncate (over all ranks; on one process with the device
+   setup a reduction of the device flags, read from the device only here, e.g. for a monitor) */
+PetscErrorCode MGHierarchyTruncatedRefreshRows(MGHierarchy &H, PetscInt *rows);
 /* restores the transfers of the setup on every level; refresh: the coarse operators too (as MGHierarchyTruncate(H, l,
    NULL)); without refresh the caller must refresh them, e.g. by MGHierarchyRefreshCoarse after new values of the
    fine operator */

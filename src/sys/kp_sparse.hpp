@@ -70,6 +70,11 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted = true);
    view stands for ones. right has A.ncols entries (the ghost values for an off-process block). E.g. the truncation
    of the transfers at the active points of an obstacle problem: P with its rows, R = P^T with its columns scaled. */
 void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right);
+/* The same for the rows that change only: the rows i with rowflag(i) != 0 (left scaling) or with an entry in a column
+   j with colflag(j) != 0 (right scaling) are rewritten from vals0, the other rows keep their values (an empty flag
+   view flags nothing on its side). One kernel, no host synchronisation: the refresh of truncated transfers after a
+   few points of the mask changed (P with its changed rows, R = P^T with its changed columns). */
+void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right, UView<const Int> rowflag, UView<const Int> colflag);
 /* rowflag(i) = 1 when row i of M has an entry in a column j with colflag(j) != 0, or (self, for a square M) when
    colflag(i) != 0 itself; else 0. Returns the number of rows flagged. E.g. the rows of a product M B that change
    when the rows colflag of B change. */

@@ -235,6 +235,25 @@ void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const S
     });
 }
 
+void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right, UView<const Int> rowflag, UView<const Int> colflag)
+{
+  const bool havel = left.extent(0) > 0, haver = right.extent(0) > 0, haverf = rowflag.extent(0) > 0, havecf = colflag.extent(0) > 0;
+  auto       rp = A.rowptr;
+  auto       ci = A.colidx;
+  auto       va = A.vals;
+
+  if (A.nrows == 0 || (!haverf && !havecf)) return;
+  Kokkos::parallel_for(
+    "petsckp::CsrScaleValuesFlagged", range(A.nrows), KOKKOS_LAMBDA(Int i) {
+      bool f = haverf && rowflag(i);
+      for (Int k = rp(i); k < rp(i + 1) && havecf && !f; k++)
+        if (colflag(ci(k))) f = true;
+      if (!f) return;
+      const Scalar l = havel ? left(i) : Scalar(1);
+      for (Int k = rp(i); k < rp(i + 1); k++) va(k) = haver ? l * vals0(k) * right(ci(k)) : l * vals0(k);
+    });
+}
+
 Int CsrFlagRows(const CsrMatrix &M, UView<const Int> colflag, bool self, UView<Int> rowflag)
 {
   auto rp  = M.rowptr;

@@ -3,6 +3,7 @@
 #include "kp_test.hpp"
 #include "kp_galerkin.hpp"
 #include "kp_segsort.hpp"
+#include <algorithm>
 #include <map>
 
 using namespace kptest;
@@ -444,6 +445,90 @@ TEST(Galerkin, FlaggedNumericRefreshesFlaggedRowsOnly)
     /* an empty flag view: every row (the plain numeric phase) */
     SpgemmNumeric(A, B2, C, UView<const Int>());
     ExpectCsrEq(C, ref, 1e-14);
+  }
+}
+
+/* the flagged product with the flags found in the kernel: rows of C recomputed where row i of A changed (rowflag), or
+   where row i of A reaches a changed row of B (bflag; with self also where bflag(i) itself), flagout the rows
+   recomputed; the other rows are left untouched */
+TEST(Galerkin, NumericChangedRefreshesTheRowsThatChange)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int m = n, q = n / 3 + 2;
+    HostCsr   ha = RandomCsr(m, n, 101 + (unsigned)n), hb = RandomCsr(n, q, 103 + (unsigned)n, 5);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), C;
+    ASSERT_TRUE(SpgemmSymbolic(A, B, C));
+    std::vector<Int> af(m, 0), bf(n, 0);
+    for (Int i = 1; i < m; i += 9) af[i] = 1;
+    for (Int i = 0; i < n; i += 13) bf[i] = 1;
+    /* new values in the flagged rows of A and of B */
+    HostCsr ha2 = ha, hb2 = hb;
+    for (Int i = 0; i < m; i++)
+      if (af[i])
+        for (Int k = ha2.rowptr[i]; k < ha2.rowptr[i + 1]; k++) ha2.vals[k] = 3.0 * ha2.vals[k] + 0.25;
+    for (Int i = 0; i < n; i++)
+      if (bf[i])
+        for (Int k = hb2.rowptr[i]; k < hb2.rowptr[i + 1]; k++) hb2.vals[k] = 2.0 * hb2.vals[k] - 0.5;
+    CsrMatrix A2 = MakeDeviceCsr(ha2), B2 = MakeDeviceCsr(hb2);
+    HostCsr   ref = RefProduct(ha2, hb2);
+    auto      crp = ToHost(C.rowptr);
+    for (int mode = 0; mode < 4; mode++)
+      for (bool self : {false, true}) {
+        const bool       userow = mode & 1, useb = mode & 2;
+        std::vector<Int> want(m, 0);
+        for (Int i = 0; i < m; i++) {
+          bool f = (userow && af[i]) || (useb && self && bf[i]);
+          for (Int k = ha.rowptr[i]; k < ha.rowptr[i + 1]; k++)
+            if (useb && bf[ha.colidx[k]]) f = true;
+          want[i] = f ? 1 : 0;
+        }
+        if (C.nnz) Kokkos::deep_copy(C.vals, 1e300);
+        auto dout = ToDevice(std::vector<Int>(m, -1));
+        SpgemmNumericChanged(A2, B2, C, userow ? ucv(ToDevice(af)) : UView<const Int>(), useb ? ucv(ToDevice(bf)) : UView<const Int>(), self, dout);
+        EXPECT_EQ(ToHost(dout), want) << "mode " << mode << " self " << self;
+        auto got = ToHost(C.vals);
+        for (Int i = 0; i < m; i++)
+          for (Int e = crp[i]; e < crp[i + 1]; e++) {
+            if (want[i]) EXPECT_NEAR(got[e], ref.vals[e], 1e-14 * (1 + std::abs(ref.vals[e]))) << "row " << i;
+            else EXPECT_EQ(got[e], 1e300) << "row " << i;
+          }
+        EXPECT_EQ(FlagCount(ucv(dout)), std::count(want.begin(), want.end(), 1));
+      }
+    /* without an output view the same rows are recomputed */
+    if (C.nnz) Kokkos::deep_copy(C.vals, 1e300);
+    SpgemmNumericChanged(A2, B2, C, ucv(ToDevice(af)), UView<const Int>(), false, UView<Int>());
+    auto got = ToHost(C.vals);
+    for (Int i = 0; i < m; i++)
+      for (Int e = crp[i]; e < crp[i + 1]; e++) {
+        if (af[i]) EXPECT_NEAR(got[e], ref.vals[e], 1e-14 * (1 + std::abs(ref.vals[e]))) << "row " << i;
+        else EXPECT_EQ(got[e], 1e300) << "row " << i;
+      }
+  }
+}
+
+/* the mask update: the flags of the changes, the new mask taken over (an empty new mask: all ones) */
+TEST(Galerkin, MaskUpdateMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    std::vector<Scalar> k0(n), k1(n);
+    for (Int i = 0; i < n; i++) k0[i] = i % 3 ? 1.0 : 0.0, k1[i] = i % 5 ? 1.0 : 0.0;
+    for (int ones = 0; ones < 2; ones++) {
+      std::vector<Int>    ref(n);
+      std::vector<Scalar> kref(n);
+      Int                 cnt = 0;
+      for (Int i = 0; i < n; i++) {
+        kref[i] = ones ? 1.0 : k1[i];
+        cnt += ref[i] = k0[i] != kref[i] ? 1 : 0;
+      }
+      auto dk = ToDevice(k0), dn = ToDevice(k1);
+      auto df = ToDevice(std::vector<Int>(n, -1));
+      MaskUpdate(dk, ones ? UView<const Scalar>() : ucv(dn), df);
+      EXPECT_EQ(ToHost(df), ref);
+      EXPECT_EQ(ToHost(dk), kref);
+      EXPECT_EQ(FlagCount(ucv(df)), cnt);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include "kp_test.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
 #include "kp_colour.hpp"
+#include "kp_segsort.hpp" /* ucv, uv */
 #include <petscdmda.h>
 #include <petsckp.h>
 #include <cstring>
@@ -108,6 +109,81 @@ TEST_P(PsormgSizes, ColourSweepMatchesSerialPsor)
         for (Int i = 0; i < n; i++) ASSERT_TRUE(got[i] >= lo[i] && got[i] <= up[i]) << i;
       (void)E;
     }
+}
+
+/* the coarsest-grid projected SOR in one kernel against the serial iteration: pairs of sweeps (colours ascending, then
+   descending), the projected residual tested after every fourth pair; 2 and 4 colours (some empty on tiny grids),
+   with and without bounds, stopped by max_it or by rtol */
+TEST_P(PsormgSizes, CoarsePsorMatchesSerialIteration)
+{
+  const Int  n      = GetParam();
+  const Real acttol = 100 * PETSC_MACHINE_EPSILON;
+  HostCsr    Ah     = Tridiag(n, 2.2);
+  auto       b      = RandomVector(n, 31);
+  auto       x0     = RandomVector(n, 33, -0.1, 0.1);
+  auto       lo     = WithInfinities(RandomVector(n, 34, -0.3, 0.0), -INFINITY, 5);
+  auto       up     = WithInfinities(RandomVector(n, 35, 0.05, 0.3), INFINITY, 7);
+  CsrMatrix  A      = ToDeviceCsr(Ah);
+  auto       pnorm  = [&](const std::vector<Scalar> &x, bool bounded) {
+    double s = 0;
+    for (Int i = 0; i < n; i++) {
+      Scalar ax = 0;
+      for (Int k = Ah.rowptr[i]; k < Ah.rowptr[i + 1]; k++) ax += Ah.vals[k] * x[Ah.colidx[k]];
+      Scalar p = b[i] - ax;
+      if (bounded && std::isfinite(lo[i]) && std::abs(x[i] - lo[i]) <= acttol * std::max(1.0, std::abs(lo[i]))) p = std::max(p, 0.0);
+      else if (bounded && std::isfinite(up[i]) && std::abs(up[i] - x[i]) <= acttol * std::max(1.0, std::abs(up[i]))) p = std::min(p, 0.0);
+      s += p * p;
+    }
+    return std::sqrt(s);
+  };
+  for (Int nc : {2, 4})
+    for (int bounded = 0; bounded < 2; bounded++)
+      for (Int max_it : {8, 500})
+        for (double rtol : {1e-300, 1e-9}) {
+          if (max_it == 500 && rtol == 1e-300 && n > 1000) continue; /* all 250 pairs: the small sizes suffice */
+          SCOPED_TRACE("n " + std::to_string(n) + " colours " + std::to_string(nc) + " bounded " + std::to_string(bounded) + " max_it " + std::to_string(max_it) + " rtol " + std::to_string(rtol));
+          const double     omega = 1.5;
+          std::vector<Int> colour(n);
+          for (Int i = 0; i < n; i++) colour[i] = i % nc;
+          /* reference */
+          std::vector<Scalar> x = x0;
+          auto sweep = [&](bool backward) {
+            for (Int cc = 0; cc < nc; cc++) {
+              const Int c = backward ? nc - 1 - cc : cc;
+              for (Int i = c; i < n; i += nc) {
+                Scalar s = b[i], d = 0;
+                for (Int k = Ah.rowptr[i]; k < Ah.rowptr[i + 1]; k++) {
+                  if (Ah.colidx[k] == i) d += Ah.vals[k];
+                  else s -= Ah.vals[k] * x[Ah.colidx[k]];
+                }
+                Scalar v = (1 - omega) * x[i] + omega * s / d;
+                if (bounded) v = std::min(std::max(v, lo[i]), up[i]);
+                x[i] = v; /* in place: the rows of one colour do not couple */
+              }
+            }
+          };
+          const double p0    = pnorm(x, bounded);
+          Int          pairs = 0;
+          for (Int it = 0; it < max_it && p0 > 0; it += 2) {
+            sweep(false);
+            sweep(true);
+            pairs++;
+            if ((it / 2) % 4 == 3 && pnorm(x, bounded) <= rtol * p0) break;
+          }
+          /* the kernel */
+          ColourPartition P;
+          auto            dc = ToDevice(colour);
+          ASSERT_EQ(ColourPartitionCreate(n, ucv(dc), nc, P), 0);
+          auto dx = ToDevice(x0), db = ToDevice(b), dl = ToDevice(lo), du = ToDevice(up);
+          auto dp = ToDevice(std::vector<Int>(1, -1));
+          CoarsePsor(A, ucv(P.rows), ucv(P.offsets), nc, omega, max_it, rtol, acttol, ucv(db), bounded ? ucv(dl) : UView<const Scalar>(), bounded ? ucv(du) : UView<const Scalar>(), uv(dx), uv(dp));
+          EXPECT_EQ(ToHost(dp)[0], pairs);
+          auto got = ToHost(dx);
+          EXPECT_LE(RelErr(got, x), 1e-13);
+          if (bounded)
+            for (Int i = 0; i < n; i++) ASSERT_TRUE(got[i] >= lo[i] && got[i] <= up[i]) << i;
+          if (max_it == 500 && rtol > 1e-300 && n > 0) EXPECT_LE(pnorm(got, bounded), 1e-9 * p0 * (1 + 1e-10));
+        }
 }
 
 TEST_P(PsormgSizes, RestrictGapMatchesReference)

@@ -149,6 +149,37 @@ TEST_P(SparseSizes, ScaleValuesMatchesReference)
   }
 }
 
+/* the flagged scaling rewrites exactly the rows with rowflag set or with a flagged column, from vals0; the other rows
+   keep what they hold */
+TEST_P(SparseSizes, ScaleValuesFlaggedRewritesChangedRowsOnly)
+{
+  const Int n = GetParam();
+  for (Int ncols : {n, n / 3 + 2}) {
+    HostCsr   h = RandomCsr(n, ncols, 59 + (unsigned)n);
+    CsrMatrix A = MakeDeviceCsr(h);
+    auto      l = RandomVector(n, 19), r = RandomVector(ncols, 23), v0 = RandomVector((Int)h.vals.size(), 29);
+    std::vector<Int> rf(n, 0), cf(ncols, 0);
+    for (Int i = 0; i < n; i += 7) rf[i] = 1;
+    for (Int j = 2; j < ncols; j += 11) cf[j] = 1;
+    auto dl = ToDevice(l), dr = ToDevice(r), dv0 = ToDevice(v0);
+    auto drf = ToDevice(rf), dcf = ToDevice(cf);
+    for (int mode = 0; mode < 4; mode++) {
+      const bool          userow = mode & 1, usecol = mode & 2;
+      std::vector<Scalar> ref(h.vals.size(), -7.0);
+      for (Int i = 0; i < n; i++) {
+        bool f = userow && rf[i];
+        for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
+          if (usecol && cf[h.colidx[k]]) f = true;
+        if (f)
+          for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) ref[k] = l[i] * v0[k] * r[h.colidx[k]];
+      }
+      if (A.nnz) Kokkos::deep_copy(A.vals, -7.0);
+      CsrScaleValues(A, ucv(dv0), ucv(dl), ucv(dr), userow ? ucv(drf) : UView<const Int>(), usecol ? ucv(dcf) : UView<const Int>());
+      EXPECT_LE(RelErr(ToHost(A.vals), ref), 1e-15) << "n " << n << " mode " << mode;
+    }
+  }
+}
+
 /* rowflag(i) = some column of row i flagged (or i itself with self) */
 TEST_P(SparseSizes, FlagRowsMatchesReference)
 {

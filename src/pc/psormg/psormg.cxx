@@ -89,6 +89,7 @@ struct PC_PSORMG {
   Vec       tkeep         = nullptr;
   PetscBool trunc_on      = PETSC_FALSE;
   PetscInt  trunc_changed = 0, trunc_active = 0, trunc_rows = 0;
+  View<Int> coarse_pairs; /* sweep pairs of the last coarsest-grid solve in one kernel (device) */
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
@@ -496,16 +497,18 @@ static PetscErrorCode LevelTruncate(PC pc, Vec x)
   c[0] = info.changed, c[1] = info.active;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c, 2, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
   mg->trunc_changed = c[0], mg->trunc_active = c[1], mg->trunc_rows = 0;
+  /* this read of the two counts is the one host synchronisation of the truncation in a cycle: the refresh itself
+     (MGHierarchyTruncate) stays on the device, and an active set that did not move costs nothing more */
   if (c[0] <= PSORMG_TRUNCATION_SETTLED * c[1]) {
     if (c[0] || !mg->trunc_on) {
       PetscCall(MGHierarchyTruncate(mg->H, 0, mg->tkeep)); /* recomputes what changed */
-      mg->trunc_rows = mg->H.truncated_refresh_rows;
+      if (mg->monitor) PetscCall(MGHierarchyTruncatedRefreshRows(mg->H, &mg->trunc_rows));
     }
     mg->trunc_on = PETSC_TRUE;
   } else if (mg->trunc_on) {
     PetscCall(MGHierarchyTruncate(mg->H, 0, nullptr));
-    mg->trunc_rows = mg->H.truncated_refresh_rows;
-    mg->trunc_on   = PETSC_FALSE;
+    if (mg->monitor) PetscCall(MGHierarchyTruncatedRefreshRows(mg->H, &mg->trunc_rows));
+    mg->trunc_on = PETSC_FALSE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -521,14 +524,39 @@ static PetscErrorCode LevelUntruncate(PC pc, PetscBool refresh)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol */
+/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol. On one
+   process a coarsest grid of at most PSORMG_COARSE_FUSED_MAX points runs the whole iteration in one kernel
+   (psormg::CoarsePsor: the same sweeps and tests, no launch per colour and no host read per test); else a launch per
+   colour and sweep, and a host reduction every fourth pair. */
+#define PSORMG_COARSE_FUSED_MAX 4096
 static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
+  MGLevel            &L  = mg->H.levels[l];
   psormg::LcpMeasures m;
   PetscReal           p0;
+  PetscMPIInt         size;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (size == 1 && L.Ad && DeviceMatGhostCsr(L.Ad).nrows == 0 && L.nlocal <= PSORMG_COARSE_FUSED_MAX) {
+    PSORMGGrid &G = mg->grids[l];
+    DeviceVec   bv, xv, lv, upv;
+
+    PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+    if (!mg->coarse_pairs.extent(0)) PetscCallCXX(mg->coarse_pairs = View<Int>(std::string("psormg coarse pairs"), 1));
+    PetscCall(bv.Get(b, Access::Read));
+    PetscCall(xv.Get(x, Access::ReadWrite));
+    if (mg->havelo) PetscCall(lv.Get(G.lo, Access::Read));
+    if (mg->haveup) PetscCall(upv.Get(G.up, Access::Read));
+    PetscCallCXX(psormg::CoarsePsor(DeviceMatLocalCsr(L.Ad), ucv(G.colours.rows), ucv(G.colours.offsets), G.colours.ncolours, mg->coarse_omega, mg->coarse_max_it, mg->coarse_rtol, 100 * PETSC_MACHINE_EPSILON, bv.cview(), lv.cview(), upv.cview(), xv.view(), uv(mg->coarse_pairs)));
+    PetscCall(upv.Restore());
+    PetscCall(lv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(bv.Restore());
+    PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(LevelMeasures(pc, l, b, x, PETSC_FALSE, &m));
   p0 = PetscSqrtReal(m.pnorm2);
   for (PetscInt it = 0; it < mg->coarse_max_it && p0 > 0; it += 2) {
@@ -1269,9 +1297,10 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    interpolation (Kornhuber 1994, Graeser and Kornhuber 2009) make the coarse problem the exact restriction of the
    fine energy to the truncated coarse space, which is what the monotone convergence argument needs. Their cost is
    kept small: the truncation keeps every pattern (the zeroed entries stay stored), so that on the device only the
-   rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed;
-   under MPI every product is recomputed when the active set changes, which costs about
-   what the saved cycles gain there). A coarse function
+   rows of A P and R A P next to points whose status changed are recomputed (none once the active set is fixed),
+   on one process by two kernels per level that find the changed rows themselves, with no host synchronisation
+   beyond the one read per cycle of the moves of the active set; under MPI every product is recomputed when the
+   active set changes, which costs about what the saved cycles gain there. A coarse function
    truncated away entirely leaves a zero row, which the sweeps leave alone. The truncated cycle starts once the
    active set has settled (moved by at most 10% of its size in a cycle; the first cycles are monotone ones, which
    release the excess of a poor first iterate at once, where truncation could release it only through the
@@ -1764,7 +1793,10 @@ PetscErrorCode PCPSORMGGetSmooths(PC pc, PetscInt *pre, PetscInt *post)
 
   Note:
   The coarsest grid runs symmetric pairs of sweeps (colours forward, then backward) and measures the projected
-  residual every 8 sweeps. To change one of the three values, get all three with `PCPSORMGGetCoarseSolve()` first.
+  residual every 8 sweeps. On one process a coarsest grid of at most 4096 points runs this whole iteration in one
+  device kernel (one team of threads: no launch per colour and sweep, no host read per test), the same sweeps and
+  tests; under MPI each colour of each sweep is a kernel and each test a reduction. To change one of the three
+  values, get all three with `PCPSORMGGetCoarseSolve()` first.
 
 .seealso: `PCPSORMG`, `PCPSORMGGetCoarseSolve()`, `PCPSORMGSetCoarseSize()`, `PCPSORMGSetOmega()`
 @*/

@@ -122,6 +122,75 @@ TruncationInfo TruncationMask(UView<const Scalar> x, UView<const Scalar> lo, UVi
   return info;
 }
 
+void CoarsePsor(const CsrMatrix &A, UView<const Int> rows, UView<const Int> offsets, Int ncolours, Real omega, Int max_it, Real rtol, Real acttol, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x, UView<Int> pairs)
+{
+  using TP          = Kokkos::TeamPolicy<ExecSpace>;
+  const Int  n      = A.nrows;
+  const bool havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;
+  auto       rp     = A.rowptr;
+  auto       ci     = A.colidx;
+  auto       va     = A.vals;
+
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), pairs, 0);
+    return;
+  }
+  const ActiveTest at{x, lo, up, acttol, havelo, haveup};
+  Kokkos::parallel_for(
+    "petsckp::psormg::CoarsePsor", TP(exec(), 1, Kokkos::AUTO), KOKKOS_LAMBDA(const TP::member_type &t) {
+      /* the squared projected residual of x (every thread gets the sum) */
+      auto measure = [&]() {
+        Real s = 0;
+        Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(t, n),
+          [&](Int i, Real &acc) {
+            Scalar ax = 0;
+            for (Int k = rp(i); k < rp(i + 1); k++) ax += va(k) * x(ci(k));
+            Scalar    p = b(i) - ax;
+            const int a = at(i);
+            if (a == 1) p = cm::fmax(p, 0.0);
+            else if (a == 2) p = cm::fmin(p, 0.0);
+            acc += p * p;
+          },
+          s);
+        t.team_barrier();
+        return s;
+      };
+      auto sweep = [&](bool backward) {
+        for (Int cc = 0; cc < ncolours; cc++) {
+          const Int c = backward ? ncolours - 1 - cc : cc;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, offsets(c), offsets(c + 1)), [&](Int q) {
+            const Int i    = rows(q);
+            Scalar    s    = b(i);
+            Scalar    diag = 0;
+            for (Int k = rp(i); k < rp(i + 1); k++) {
+              const Int j = ci(k);
+              if (j == i) diag += va(k);
+              else s -= va(k) * x(j);
+            }
+            if (diag == 0) return;
+            Scalar xi = (1 - omega) * x(i) + omega * s / diag;
+            if (havelo) xi = cm::fmax(xi, lo(i));
+            if (haveup) xi = cm::fmin(xi, up(i));
+            x(i) = xi;
+          });
+          t.team_barrier();
+        }
+      };
+      const Real p0 = cm::sqrt(measure());
+      Int        it = 0;
+      for (; it < max_it && p0 > 0; it += 2) {
+        sweep(false);
+        sweep(true);
+        if ((it / 2) % 4 == 3 && cm::sqrt(measure()) <= rtol * p0) {
+          it += 2;
+          break;
+        }
+      }
+      Kokkos::single(Kokkos::PerTeam(t), [&]() { pairs(0) = it / 2; });
+    });
+}
+
 BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
 {
   const bool   havelo = lo.extent(0) > 0, haveup = up.extent(0) > 0;

@@ -52,6 +52,19 @@ struct TruncationInfo {
 };
 TruncationInfo TruncationMask(UView<const Scalar> x, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, UView<Scalar> keep);
 
+/* The projected SOR solve of the coarsest grid in one kernel (one team of threads; one process): the iteration of
+   PCPSORMG's coarsest-grid solve without a launch per colour and a host read per test, for a grid of a few dozen
+   points, where a GPU would otherwise spend its time launching kernels. A (square, local) with the rows of each colour
+   rows(offsets(c) .. offsets(c+1)-1), c = 0 .. ncolours-1 (ColourPartition); b, bounds lo/up (empty: none) and x
+   (the initial guess on entry). With p(x) the projected residual of x (as ComputeLcpMeasures: r = b - A x, at a point
+   on a bound (acttol) only its sign that leaves the bound counts) and p0 = ||p(x_0)||_2 > 0:
+     for it = 0, 2, 4, ... < max_it: one forward sweep (colours ascending), one backward sweep (descending), each
+       colour's rows x_i = proj_[lo_i, up_i]((1 - omega) x_i + omega (b_i - sum_{j != i} a_ij x_j) / a_ii) at once
+       (rows with a zero diagonal left alone, as ColourSweep); after every fourth pair: stop when
+       ||p(x)||_2 <= rtol p0.
+   pairs(0) receives the number of sweep pairs done (on the device; a read only for tests and monitors). */
+void CoarsePsor(const CsrMatrix &A, UView<const Int> rows, UView<const Int> offsets, Int ncolours, Real omega, Int max_it, Real rtol, Real acttol, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x, UView<Int> pairs);
+
 /* Checks of the bounds of an LCP (local part; lo / up empty = absent): the smallest index with a NaN lower bound,
    a NaN upper bound, a lower bound +inf, an upper bound -inf, and lo_i > up_i (with lo and up there); -1 where
    there is no such index. */
