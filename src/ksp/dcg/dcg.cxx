@@ -5,7 +5,7 @@
    Routines: KSPSetUp_DCG, KSPSolve_DCG, KSPReset_DCG, KSPDestroy_DCG, KSPSetFromOptions_DCG, KSPView_DCG,
    KSPCreate_DCG, KSPDCGSetDeflationSpace, KSPDCGCreateSpaceMat, KSPDCGSet/GetDeflationSpaceType,
    KSPDCGSet/GetSubdomains, KSPDCGSet/GetBlocks, KSPDCGSet/GetCoarseType, KSPDCGSet/GetCoarsePivotRtol,
-   KSPDCGSet/GetFinalCorrection.
+   KSPDCGSet/GetFinalCorrection, KSPDCGSet/GetPipelined.
 */
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
@@ -1221,6 +1221,9 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
                                               (default 1e-13; `KSPDCGSetCoarsePivotRtol()`)
 .  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging;
                                               `KSPDCGSetFinalCorrection()`)
+.  -ksp_dcg_pipelined <bool>                - the single-reduction iteration of Chronopoulos and Gear: one global
+                                              reduction and one host synchronisation per iteration (default false;
+                                              see "Single-reduction iteration" below; `KSPDCGSetPipelined()`)
 -  -ksp_dcg_monitor_projection [ascii[:file]] - print, every iteration, || Z^T r_hat || and the part of r_hat in
                                               range(Z) relative to || r_hat ||, and the true deflated residual
                                               norm where it is computed (see "Rounding" below)
@@ -1280,10 +1283,42 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
    operator product and coarse solve.
 
-   Each iteration runs the operator product, the restriction Z^T w and Z^T r_hat (one team per deflation vector, no
-   atomics), the replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with
-   (w, p), (A p, p) and the drift; x and r updates; (y, r) with the residual norms; p update), each reduction
-   followed by one `MPI_Allreduce()`.
+   Each iteration runs the operator product fused with its inner product (one kernel over the device copy of A that
+   the deflation and `PCNEUMANN` share; `MatMult()` and one more kernel for an operator that is not AIJ), the
+   restriction Z^T w and Z^T r_hat (one team per deflation vector, no atomics), the replicated coarse solve (which
+   also forms a1^T E^-1 a1 and the drift), the x and r update with the deflation w_hat = w - AZ a2 inside it, the
+   preconditioner, (y, r) with the residual norms, and the p update. The deflated product w_hat is never stored:
+   for a symmetric A, (p, P A p) = (p, A p) - (Z^T A p)^T E^-1 (Z^T A p), since (AZ)^T p = Z^T A p (a nonsymmetric E,
+   from a nonsymmetric A, costs one more pass for (p, w_hat)). Every inner product is reduced into device memory and
+   the update reads alpha there; the host reads the sums once per iteration, after the preconditioner, to test the
+   residual. Under MPI the restriction is summed with (p, A p) in one `MPI_Allreduce()`, the residual sums in a second.
+
+   Single-reduction iteration. With -ksp_dcg_pipelined (`KSPDCGSetPipelined()`), DCG runs the CG variant of
+   Chronopoulos and Gear on the same deflated system: per iteration u = M^-1 r_hat, w = A u with (u, A u),
+   gamma = (r_hat, u), (r_hat, r_hat), (u, u) in the same kernel, the restriction Z^T w, Z^T r_hat, and one
+   `MPI_Allreduce()` of the 2 d + 4 values; then the coarse solve a2 = E^-1 a1 with a1^T a2, and from
+   delta = (u, P A u) = (u, A u) - a1^T a2, beta = gamma / gamma_old and alpha = gamma / (delta - beta gamma / alpha_old)
+   one kernel updates s = (w - AZ a2) + beta s (= P A p), p = u + beta p, x_hat += alpha p, r_hat -= alpha s. The
+   deflation therefore costs no reduction of its own: the d values of the restriction travel with the inner
+   products. The residual r_hat_i is tested in iteration i (with the sums it reduces anyway), so a solve that
+   converges in k iterations applies the preconditioner and the operator k + 1 times, like the standard iteration.
+   Per iteration: 9 kernels with deflation and `PCNEUMANN` (2 terms) against the standard iteration's 11, one host
+   synchronisation, one global reduction against two; the same bytes (the s update replaces the separate (y, r) pass).
+   Why this variant, not the pipelined CG of Ghysels and Vanroose: (1) theirs hides the latency of the reduction behind
+   the preconditioner and the operator product of the next iteration, which needs a nonblocking reduction in flight
+   while those kernels run; on one GPU every kernel and the reduction are in one stream and the host must read the
+   scalars before it can launch the update, so nothing is hidden, while the deflated operator would need its own
+   restriction and coarse solve inside the overlap window (a second reduction); (2) it carries four more vector
+   recurrences (z, q, s and w for M^-1 A p, A M^-1 A p, ...), i.e. about 64 more bytes per unknown (a read and a write each) in an iteration
+   that is bandwidth-bound at 256^3, and each of them propagates its local rounding error into the residual gap
+   (Cools et al.), whereas the Chronopoulos-Gear variant has one more recurrence (s) and attains about the accuracy of
+   standard CG (Carson et al.). Accuracy: the convergence of the recursive r_hat is verified with the true deflated
+   residual, and a failed verification restarts from it (residual replacement, see "Rounding"), as in the standard
+   iteration. On the bubbly problems (bench/run_dcg_pipelined.sh; contrasts 1e-1 to 1e-6, rtol 1e-6 and 1e-10,
+   `PCNEUMANN` and `PCJACOBI`, 1 and 2 ranks) both iterations take the same number of iterations and return the same
+   true residual, also at the attainable accuracy of the deflation. When not to use it: with a nonsymmetric operator
+   (both iterations are CG, but the recurrences of this one rely on symmetry and break down earlier: it then stops
+   with `KSP_DIVERGED_BREAKDOWN`), and where a host synchronisation is cheap (CPU runs): it saves nothing there.
 
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).
@@ -1293,10 +1328,23 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    VECPAR 2012, LNCS 7851.
    H. A. van der Vorst, Q. Ye, Residual replacement strategies for Krylov subspace iterative methods for the
    convergence of true residuals, SIAM J. Sci. Comput. 22 (2000).
+   Y. Saad, M. Yeung, J. Erhel, F. Guyomarc'h, A deflated version of the conjugate gradient algorithm, SIAM J. Sci.
+   Comput. 21 (2000).
+   J. M. Tang, R. Nabben, C. Vuik, Y. A. Erlangga, Comparison of two-level preconditioners derived from deflation,
+   domain decomposition and multigrid methods, J. Sci. Comput. 39 (2009).
+   A. T. Chronopoulos, C. W. Gear, s-step iterative methods for symmetric linear systems, J. Comput. Appl. Math. 25
+   (1989).
+   P. Ghysels, W. Vanroose, Hiding global synchronization latency in the preconditioned conjugate gradient
+   algorithm, Parallel Comput. 40 (2014).
+   S. Cools, E. F. Yetkin, E. Agullo, L. Giraud, W. Vanroose, Analyzing the effect of local rounding error
+   propagation on the maximal attainable accuracy of the pipelined conjugate gradient method, SIAM J. Matrix Anal.
+   Appl. 39 (2018).
+   E. Carson, M. Rozloznik, Z. Strakos, P. Tichy, M. Tuma, The numerical stability analysis of pipelined conjugate
+   gradient methods: historical context and methodology, SIAM J. Sci. Comput. 40 (2018).
 
 .seealso: `KSPCreate()`, `KSPSetType()`, `KSPCG`, `PCDEFLATION`, `PCNEUMANN`, `KSPDCGSetDeflationSpace()`,
           `KSPDCGSetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`, `KSPDCGSetCoarseType()`,
-          `KSPDCGSetCoarsePivotRtol()`, `KSPDCGSetFinalCorrection()`, `KSPDCGCreateSpaceMat()`
+          `KSPDCGSetCoarsePivotRtol()`, `KSPDCGSetFinalCorrection()`, `KSPDCGSetPipelined()`, `KSPDCGCreateSpaceMat()`
 M*/
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
 {
