@@ -518,3 +518,92 @@ TEST(DCG, NonsymmetricOperatorComputesTheDeflatedProduct)
   VecDestroy(&x0);
   MatDestroy(&A);
 }
+
+/* the iteration can be switched between two solves with the same KSP (the single-reduction one needs one more work
+   vector): the second solve gives the iterates of a fresh KSP of that kind */
+TEST(DCG, PipelinedSwitchedBetweenSolves)
+{
+  Mat A = Rough2D(24, 20, 1e-2);
+  Vec b, x, x2;
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(x, &x2);
+  VecSet(b, 1.0);
+  for (PetscBool first : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP      ksp = CreateDCG(A, PCNEUMANN), fresh = CreateDCG(A, PCNEUMANN);
+    PetscInt its, its2;
+    KSPDCGSetPipelined(ksp, first);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPDCGSetPipelined(ksp, first ? PETSC_FALSE : PETSC_TRUE);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPDCGSetPipelined(fresh, first ? PETSC_FALSE : PETSC_TRUE);
+    ASSERT_EQ((int)KSPSolve(fresh, b, x2), 0);
+    KSPGetIterationNumber(ksp, &its);
+    KSPGetIterationNumber(fresh, &its2);
+    EXPECT_EQ(its, its2);
+    PetscReal nx, nd;
+    VecNorm(x, NORM_INFINITY, &nx);
+    VecAXPY(x2, -1.0, x);
+    VecNorm(x2, NORM_INFINITY, &nd);
+    EXPECT_LE(nd, 1e-10 * nx);
+    KSPDestroy(&ksp);
+    KSPDestroy(&fresh);
+  }
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&x2);
+  MatDestroy(&A);
+}
+
+namespace
+{
+PetscErrorCode ShellMult(Mat S, Vec x, Vec y)
+{
+  Mat A;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(S, &A));
+  PetscCall(MatMult(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+/* an operator that is not AIJ (a shell; no deflation space, which needs AIJ): the product is MatMult() and its inner
+   products one more kernel; both iterations give the iterates of the AIJ operator */
+TEST(DCG, ShellOperatorWithoutDeflation)
+{
+  Mat      A = Rough2D(24, 20, 1e-2), S;
+  Vec      b, x, x2;
+  PetscInt n;
+  MatGetSize(A, &n, NULL);
+  MatCreateShell(PETSC_COMM_SELF, n, n, n, n, A, &S);
+  MatShellSetOperation(S, MATOP_MULT, (void (*)(void))ShellMult);
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(x, &x2);
+  VecSet(b, 1.0);
+  for (PetscBool pipelined : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP      ks = CreateDCG(S, PCNONE), ka = CreateDCG(A, PCNONE);
+    PetscInt its, its2;
+    for (KSP k : {ks, ka}) {
+      KSPDCGSetDeflationSpaceType(k, KSP_DCG_SPACE_NONE);
+      KSPDCGSetPipelined(k, pipelined);
+      KSPSetTolerances(k, 1e-8, 0.0, PETSC_DEFAULT, 1000);
+    }
+    ASSERT_EQ((int)KSPSolve(ks, b, x), 0);
+    ASSERT_EQ((int)KSPSolve(ka, b, x2), 0);
+    KSPGetIterationNumber(ks, &its);
+    KSPGetIterationNumber(ka, &its2);
+    EXPECT_EQ(its, its2) << (pipelined ? "pipelined" : "standard");
+    PetscReal nx, nd;
+    VecNorm(x, NORM_INFINITY, &nx);
+    VecAXPY(x2, -1.0, x);
+    VecNorm(x2, NORM_INFINITY, &nd);
+    EXPECT_LE(nd, 1e-8 * nx) << (pipelined ? "pipelined" : "standard");
+    KSPDestroy(&ks);
+    KSPDestroy(&ka);
+  }
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&x2);
+  MatDestroy(&S);
+  MatDestroy(&A);
+}

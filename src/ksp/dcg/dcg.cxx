@@ -287,10 +287,10 @@ static PetscErrorCode KSPDCGReadSums(KSP ksp, PetscBool residual, petsckp::Sums4
    nothing when (p, P A p) <= 0 */
 static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar dp, petsckp::dcg::PwMode mode, Vec p, Vec w, Vec x, Vec r)
 {
-  KSP_DCG                    *dcg = (KSP_DCG *)ksp->data;
-  petsckp::DeviceVec          pv, wv, xv, rv;
-  petsckp::CsrMatrix          empty;
-  const bool                  deflate = mode != petsckp::dcg::PwMode::Plain;
+  KSP_DCG                          *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec                pv, wv, xv, rv;
+  petsckp::CsrMatrix                empty;
+  const bool                        deflate = mode != petsckp::dcg::PwMode::Plain;
   petsckp::UView<const PetscScalar> a2;
 
   PetscFunctionBegin;
@@ -315,9 +315,9 @@ static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar dp, petsckp::dcg::PwMo
 /* the single-reduction update: s = (w - AZ a2) + beta s, p = u + beta p, x += alpha p, r -= alpha s */
 static PetscErrorCode KSPDCGPipelinedUpdate(KSP ksp, PetscScalar alpha, PetscScalar beta, Vec u, Vec w, Vec p, Vec s, Vec x, Vec r)
 {
-  KSP_DCG                    *dcg = (KSP_DCG *)ksp->data;
-  petsckp::DeviceVec          uv, wv, pv, sv, xv, rv;
-  petsckp::CsrMatrix          empty;
+  KSP_DCG                          *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec                uv, wv, pv, sv, xv, rv;
+  petsckp::CsrMatrix                empty;
   petsckp::UView<const PetscScalar> a2;
 
   PetscFunctionBegin;
@@ -599,14 +599,14 @@ static PetscErrorCode KSPDCGBreakdown(KSP ksp, PetscInt i, PetscScalar pw, Petsc
      the sums (one synchronisation; under MPI one more MPI_Allreduce); p = y + beta p. */
 static PetscErrorCode KSPDCGStepStandard(KSP ksp, Mat Amat, KSPDCGState *st, KSPDCGStep *step, PetscBool *restart)
 {
-  KSP_DCG               *dcg = (KSP_DCG *)ksp->data;
-  Vec                    X = ksp->vec_sol, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
-  const PetscInt         i = ksp->its;
-  petsckp::dcg::PwMode   mode;
-  petsckp::Sums4         h[petsckp::dcg::NumSlots];
-  PetscScalar            pw, pa, alpha, beta, dpold;
-  PetscReal              drift, measure;
-  PetscBool              reproject;
+  KSP_DCG             *dcg = (KSP_DCG *)ksp->data;
+  Vec                  X = ksp->vec_sol, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
+  const PetscInt       i = ksp->its;
+  petsckp::dcg::PwMode mode;
+  petsckp::Sums4       h[petsckp::dcg::NumSlots];
+  PetscScalar          pw, pa, alpha, beta, dpold;
+  PetscReal            drift, measure;
+  PetscBool            reproject;
 
   PetscFunctionBegin;
   *step    = KSPDCG_STEP_ABORT;
@@ -845,7 +845,7 @@ static PetscErrorCode KSPDCGTrueStep(KSP ksp, Mat Amat, PetscBool restart, KSPDC
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
-  Vec         X = ksp->vec_sol, R = ksp->work[0], Y, P;
+  Vec         X = ksp->vec_sol, R, Y, P;
   Mat         Amat;
   KSPDCGState st;
   KSPDCGStep  step;
@@ -1284,7 +1284,8 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    operator product and coarse solve.
 
    Each iteration runs the operator product fused with its inner product (one kernel over the device copy of A that
-   the deflation and `PCNEUMANN` share; `MatMult()` and one more kernel for an operator that is not AIJ), the
+   the deflation and `PCNEUMANN` share, made here when neither made it, e.g. with `PCJACOBI` and no deflation: the
+   memory of one more copy of A; `MatMult()` and one more kernel for an operator that is not AIJ), the
    restriction Z^T w and Z^T r_hat (one team per deflation vector, no atomics), the replicated coarse solve (which
    also forms a1^T E^-1 a1 and the drift), the x and r update with the deflation w_hat = w - AZ a2 inside it, the
    preconditioner, (y, r) with the residual norms, and the p update. The deflated product w_hat is never stored:
