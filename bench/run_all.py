@@ -45,7 +45,7 @@ TYPES = {
 
 # Bytes moved per unknown in one iteration (8 B scalars, 4 B column indices, 7-point stencil; counted in
 # bench/run_bubbly.sh): the bandwidth model of the time per iteration.
-MODEL = {'spmv': 104, 'dcgblocks': 488, 'dcgplanes': 508, 'adef2': 524, 'cgneu': 448, 'jacobi': 240,
+MODEL = {'spmv': 104, 'dcgblocks': 472, 'dcgplanes': 492, 'adef2': 524, 'cgneu': 448, 'jacobi': 240,
          'lbfgsb': 360}  # lbfgsb: ~45 vector passes of 8 B per iteration (bench/results/lbfgsb_gpu.md)
 
 
@@ -241,6 +241,7 @@ def bubbly_rows(part, n, contrast, quick, timeout):
     P = ['-dim', '3', '-n', str(n), '-geometry', 'bubble8', '-contrast', contrast, '-dm_preallocate_only']
     prob = '3D bubbly flow, 8 bubbles, contrast %s' % contrast
     spec = [('dcg + neumann(2), 8x8x8 blocks', 'ours', 'dcgblocks', ['-ksp_type', 'dcg', '-ksp_dcg_blocks', '8,8,8', '-pc_type', 'neumann', '-pc_neumann_terms', '2'], True),
+            ('dcg (single reduction) + neumann(2), 8x8x8 blocks', 'ours', 'dcgblocks', ['-ksp_type', 'dcg', '-ksp_dcg_pipelined', '-ksp_dcg_blocks', '8,8,8', '-pc_type', 'neumann', '-pc_neumann_terms', '2'], False),
             ('cg + neumann(2) + A-DEF2, 8x8x8 blocks', 'ours', 'adef2', ['-ksp_type', 'cg', '-pc_type', 'neumann', '-pc_neumann_terms', '2', '-pc_neumann_deflation_space', 'blocks', '-pc_neumann_deflation_blocks', '8,8,8'], True),
             ('dcg + neumann(2), planes', 'ours', 'dcgplanes', ['-ksp_type', 'dcg', '-ksp_dcg_space', 'chunks', '-ksp_dcg_subdomains', str(n), '-pc_type', 'neumann', '-pc_neumann_terms', '2'], False),
             ('cg + neumann(2), one level', 'ours', 'cgneu', ['-ksp_type', 'cg', '-pc_type', 'neumann', '-pc_neumann_terms', '2'], False),

@@ -116,14 +116,16 @@ fi
 # neighbours' x values counted once, i.e. served by the caches):
 #   A x (CSR):                          7 x 12 + 4 (row pointer) + 8 (x) + 8 (y)                          = 104
 #   neumann(2) (SELL, 4 fused kernels): 52 + 68 + 52 + 60 (src/pc/neumann/neumann_kernels.cxx)         = 232
-#   dcg vector kernels (fused):         deflate+dot 24, x/r update 48, dot+norm 16, p update 24          = 112
-#   restriction Z^T w (team per vector): 12 (Z^T entry) + 8 (w)                                          =  20
-#   AZ a2 (inside deflate+dot):         12 per AZ entry + 4; AZ has ~1.3 entries per row for 8x8x8 blocks at
+#   dcg vector kernels (fused; (p, A p) inside the product, the deflation inside the update):
+#                                       x/r update 48, dot+norm 16, p update 24                          =  88
+#                                       (single reduction: the r, u sums in the product 8, s/p/x/r update 80)
+#   restriction Z^T w, Z^T r (team per vector): 12 (Z^T entry) + 8 (w) + 8 (r)                           =  28
+#   AZ a2 (inside the x/r update):      12 per AZ entry + 4; AZ has ~1.3 entries per row for 8x8x8 blocks at
 #                                       these sizes (rows on block faces have 2-4), 3 for planes           = 20 / 40
 #   PETSc CG vector work:               2 dots 32, norm 8, 2 axpy 48, aypx 24                             = 112
 #   A-DEF2 coarse correction:           Z^T r 20, (AZ)^T y 24, y += Z a2 32                               =  76
 #   jacobi:                             r, diag, z                                                        =  24
-declare -A MODEL=([dcgblocks]=488 [dcgplanes]=508 [adef2]=524 [cgneu]=448 [jacobi]=240)
+declare -A MODEL=([dcgblocks]=472 [dcgplanes]=492 [adef2]=524 [cgneu]=448 [jacobi]=240)
 START=$(date +%s)
 
 run() { # label, model key, args -> a table row
@@ -177,6 +179,7 @@ run() { # label, model key, args -> a table row
         echo "| solver | iterations | true rel. residual | setup (s) | solve (s) | ms / iteration | model ms / iteration | time to solution (s) | options |"
         echo "|---|---|---|---|---|---|---|---|---|"
         run "dcg + neumann(2), 8x8x8 blocks" dcgblocks $P -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2
+        run "dcg (single reduction) + neumann(2), 8x8x8 blocks" dcgblocks $P -ksp_type dcg -ksp_dcg_pipelined -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2
         run "cg + neumann(2) + A-DEF2, 8x8x8 blocks" adef2 $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2 -pc_neumann_deflation_space blocks -pc_neumann_deflation_blocks 8,8,8
         [ "${BUBBLY_QUICK:-0}" = 1 ] || run "dcg + neumann(2), $n planes (chunks)" dcgplanes $P -ksp_type dcg -ksp_dcg_space chunks -ksp_dcg_subdomains $n -pc_type neumann -pc_neumann_terms 2
         [ "${BUBBLY_QUICK:-0}" = 1 ] || run "cg + neumann(2), one level" cgneu $P -ksp_type cg -pc_type neumann -pc_neumann_terms 2

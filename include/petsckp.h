@@ -95,6 +95,8 @@ PETSC_EXTERN PetscErrorCode KSPDCGSetCoarsePivotRtol(KSP, PetscReal);
 PETSC_EXTERN PetscErrorCode KSPDCGGetCoarsePivotRtol(KSP, PetscReal *);
 PETSC_EXTERN PetscErrorCode KSPDCGSetFinalCorrection(KSP, PetscBool);
 PETSC_EXTERN PetscErrorCode KSPDCGGetFinalCorrection(KSP, PetscBool *);
+PETSC_EXTERN PetscErrorCode KSPDCGSetPipelined(KSP, PetscBool);
+PETSC_EXTERN PetscErrorCode KSPDCGGetPipelined(KSP, PetscBool *);
 /*E
   PCNeumannDeflationSpaceType - the deflation space of the two-level (deflated) variant of `PCNEUMANN`
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The solver benchmarks on the GPU machine, each capped in time so that a part fits in one 10-minute device call.
-#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | dcg-setup | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr | pscr-kernels>
+#   PETSC_DIR=... bench/gpu/bench_solvers.sh <build dir> <output dir> <part: dcg | dcg-setup | dcg-latency | lbfgsb | psormg | psormg+lbfgsb | uaamg | pscr | pscr-kernels>
 # Each solver's script writes its markdown table into <output dir>; copy them to bench/results/.
 set -u
 B=$1; O=$2; PART=$3
@@ -16,6 +16,9 @@ case "$PART" in
     echo "bubbly setup: rc=$?"; cat "$O"/bubbly_setup.md 2>/dev/null
     BUBBLY_QUICK=1 BUBBLY_PAPER=0 BUBBLY_GEOMS=bubble8 BUBBLY_SIZES=${BUBBLY_SIZES:-256} timeout ${BUBBLY_TOTAL:-240} bash bench/run_bubbly.sh "$B" "$O" > "$O/bubbly.log" 2>&1
     echo "bubbly: rc=$?"; cat "$O"/bubbly_gpu.md 2>/dev/null | tail -30 ;;
+  dcg-latency) # ms per iteration at 128^3 and 256^3, standard and single-reduction dcg, against the bandwidth model
+    DCG_LAT_BUILD=0 timeout ${DCG_LAT_TOTAL:-540} bash bench/gpu/dcg_latency.sh "$B" "$O/dcg_latency" > "$O/dcg_latency.log" 2>&1
+    echo "dcg-latency: rc=$?"; cat "$O"/dcg_latency/dcg_latency_gpu.md 2>/dev/null ;;
   lbfgsb)
     LBFGSB_TLIM=${LBFGSB_TLIM:-20} timeout ${LBFGSB_TOTAL:-480} bash bench/run_lbfgsb.sh "$B" "$O/lbfgsb" ${CULBFGSB_RESULTS:-} > "$O/lbfgsb.log" 2>&1
     echo "lbfgsb: rc=$?"; cat "$O/lbfgsb/lbfgsb.md" 2>/dev/null ;;

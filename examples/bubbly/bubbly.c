@@ -576,4 +576,48 @@ int main(int argc, char **argv)
     filter: grep "deflat\|coarse solve\|E: \|type: dcg\|check"
     output_file: output/bubbly_3d_dcg_view.out
 
+  # the single-reduction iteration (-ksp_dcg_pipelined, Chronopoulos-Gear): the same iterates as the standard one
+  # (the PCDEFLATION check compares the residual histories to 1e-10), the same outputs, and at the attainable accuracy
+  # the same safeguards (re-projection, restart from the true residual, best iterate)
+  test:
+    suffix: 2d_pcdeflation_pipelined
+    nsize: {{1 2 4}}
+    args: -n 32 -pc_type jacobi -ksp_dcg_space chunks -ksp_dcg_subdomains 64 -check_pcdeflation -max_its_expected 60 -ksp_dcg_pipelined
+    filter: grep -v "^iterations\|comparison"
+    output_file: output/bubbly_2d_pcdeflation.out
+
+  test:
+    suffix: 3d_bubbles_pipelined
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -ksp_dcg_coarse {{cholesky inverse}} -max_its_expected 80 -ksp_dcg_pipelined
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_3d_bubbles.out
+
+  test:
+    suffix: 3d_planes_pipelined
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 16 -ksp_dcg_space {{chunks none}} -ksp_dcg_subdomains 16 -pc_neumann_terms 2 -max_its_expected 80 -ksp_dcg_pipelined
+    filter: grep -v "^iterations"
+    output_file: output/bubbly_3d_planes.out
+
+  test:
+    suffix: 3d_attainable_neumann_pipelined
+    nsize: {{1 2 4}}
+    args: -dim 3 -n 24 -geometry bubble8 -dirichlet_top -rhs sin -ksp_rtol 1e-8 -pc_type neumann -ksp_dcg_blocks 4,4,4 -compare_pcdeflation 10 -contrast 1e-6 -zero_guess -ksp_dcg_pipelined
+    filter: grep "check"
+    output_file: output/bubbly_3d_attainable.out
+
+  test:
+    suffix: 3d_attainable_jacobi_pipelined
+    args: -dim 3 -n 24 -geometry bubble8 -dirichlet_top -rhs sin -ksp_rtol 1e-8 -pc_type jacobi -user_blocks 4,4,4 -compare_pcdeflation 10 -contrast 1e-6 -ksp_dcg_pipelined
+    filter: grep "check"
+    output_file: output/bubbly_3d_attainable.out
+
+  test:
+    suffix: 3d_dcg_view_pipelined
+    nsize: {{1 2}}
+    args: -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -max_its_expected 80 -ksp_view -ksp_dcg_pipelined
+    filter: grep "deflat\|coarse solve\|E: \|type: dcg\|check"
+    output_file: output/bubbly_3d_dcg_view_pipelined.out
+
 TEST*/

@@ -274,9 +274,10 @@ PetscErrorCode Deflation::FormCoarse(DenseSpdForm form, Real rtol)
     if (asym <= 1e-13 * emax) PetscCallCXX(DenseSymmetrize(d, UView<Scalar>(Edev.data(), Edev.extent(0))));
   }
   PetscCall(DenseSpdSetUpDevice(comm, d, UView<const Scalar>(Edev.data(), Edev.extent(0)), form, rtol, E));
-  PetscCallCXX(a1 = View<Scalar>(std::string("deflation a1"), d));
+  PetscCallCXX(red = View<Scalar>(std::string("deflation a1, s1"), 2 * (size_t)d));
+  PetscCallCXX(a1 = Kokkos::subview(red, Kokkos::make_pair((size_t)0, (size_t)d)));
+  PetscCallCXX(s1 = Kokkos::subview(red, Kokkos::make_pair((size_t)d, 2 * (size_t)d)));
   PetscCallCXX(a2 = View<Scalar>(std::string("deflation a2"), d));
-  PetscCallCXX(s1 = View<Scalar>(std::string("deflation s1"), d));
   PetscCallCXX(hbuf.resize(2 * (size_t)d));
   /* the weights 1 / ||z_j||^2 of the drift measure (a column of Z that is zero on every rank gave E_jj = 0 above) */
   PetscCallCXX(zw = View<Real>(std::string("deflation zw"), d));
@@ -519,17 +520,56 @@ PetscErrorCode Deflation::ReduceSolve(bool pair)
   if (size > 1) {
     PetscMPIInt cnt;
     PetscCall(PetscMPIIntCast(pair ? 2 * d : d, &cnt));
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), d), a1));
-    if (pair) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data() + d, d), s1));
+    const Int len = pair ? 2 * d : d;
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), len), UView<Scalar>(red.data(), len)));
     PetscCallCXX(exec().fence());
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
-    PetscCallCXX(Kokkos::deep_copy(exec(), a1, HostUView<const Scalar>(hbuf.data(), d)));
-    if (pair) PetscCallCXX(Kokkos::deep_copy(exec(), s1, HostUView<const Scalar>(hbuf.data() + d, d)));
+    PetscCallCXX(Kokkos::deep_copy(exec(), UView<Scalar>(red.data(), len), HostUView<const Scalar>(hbuf.data(), len)));
   }
   PetscCall(PetscLogGpuTimeBegin());
   PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogFlops(2.0 * d * d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::RestrictPairReduce(Vec w, Vec r, Scalar *extra, Int nextra)
+{
+  DeviceVec   wv, rv;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(wv.Get(w, Access::Read));
+  PetscCall(rv.Get(r, Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(RestrictLocalPair(Zt, wv.cview(), rv.cview(), UView<Scalar>(a1.data(), d), UView<Scalar>(s1.data(), d)));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(rv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(PetscLogFlops(4.0 * Z.nnz));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    const Int   len = 2 * d + nextra;
+    PetscMPIInt cnt;
+    PetscCall(PetscMPIIntCast(len, &cnt));
+    if ((Int)hbuf.size() < len) PetscCallCXX(hbuf.resize(len));
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), 2 * d), UView<Scalar>(red.data(), 2 * d)));
+    if (nextra) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data() + 2 * d, nextra), UView<Scalar>(extra, nextra)));
+    PetscCallCXX(exec().fence());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+    PetscCallCXX(Kokkos::deep_copy(exec(), UView<Scalar>(red.data(), 2 * d), HostUView<const Scalar>(hbuf.data(), 2 * d)));
+    if (nextra) PetscCallCXX(Kokkos::deep_copy(exec(), UView<Scalar>(extra, nextra), HostUView<const Scalar>(hbuf.data() + 2 * d, nextra)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Deflation::SolveDots(Kokkos::View<Sums4, MemSpace> out)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(DenseSpdSolveDots(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d), UView<const Scalar>(s1.data(), d), UView<const Real>(zw.data(), d), out));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(2.0 * d * d + 5.0 * d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

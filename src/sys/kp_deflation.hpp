@@ -11,6 +11,7 @@
 
 #include "kp_sparse.hpp"
 #include "kp_dense.hpp"
+#include "kp_kcycle.hpp" /* Sums4 */
 #include <petscmat.h>
 #include <petscdm.h>
 #include <vector>
@@ -69,12 +70,14 @@ public:
   bool                azt_ready = false;
   DenseSpd            E;       /* factor or inverse on the device */
   View<Scalar>        Edev;    /* E = Z^T A Z on the device, column-major, replicated (kept for the condition estimate and tests) */
-  View<Scalar>        a1, a2;  /* d-vectors on the device */
-  View<Scalar>        s1;      /* d: Z^T r of the second vector of RestrictPairSolve() (the drift of a deflated residual) */
+  View<Scalar>        red;     /* 2 d: a1 and s1, contiguous, so that one copy takes both to the host under MPI */
+  View<Scalar>        a1, a2;  /* d-vectors on the device (a1: the first half of red) */
+  View<Scalar>        s1;      /* d: Z^T r of the second vector of RestrictPairSolve() (the drift of a deflated residual;
+                                  the second half of red) */
   View<Real>          zw;      /* d: 1 / ||z_j||^2, so that sum_j zw_j (z_j^T r)^2 = ||Z (Z^T Z)^-1 Z^T r||^2 for disjoint
                                   aggregates (the part of r in range(Z)); an estimate for a general Z */
   Real                cond = 0; /* estimate of the 1-norm condition number of E (Hager's estimator of ||E^-1||_1) */
-  std::vector<Scalar> hbuf;    /* staging for the MPI_Allreduce (2 d) */
+  std::vector<Scalar> hbuf;    /* staging for the MPI_Allreduce (2 d and the callers' extra sums) */
   PetscObjectState    Astate = -1;
   Mat                 Aref   = nullptr; /* not referenced; only compared */
 
@@ -89,6 +92,13 @@ public:
   PetscErrorCode RestrictPairSolve(Vec w, Vec r);
   /* a1 <- sum over the ranks of the local a1 (and of s1 when pair), then a2 = E^-1 a1 */
   PetscErrorCode ReduceSolve(bool pair = false);
+  /* a1 = Z^T w and s1 = Z^T r with one restriction pass (no coarse solve); with more than one rank the local a1 and s1
+     and nextra more scalars at extra (device memory: the caller's local sums, e.g. inner products of the same
+     iteration) are summed over the ranks in one MPI_Allreduce, in place */
+  PetscErrorCode RestrictPairReduce(Vec w, Vec r, Scalar *extra, Int nextra);
+  /* a2 = E^-1 a1 and, into out (device memory, no host synchronisation), {a1^T E^-1 a1, sum_j zw_j s1_j^2, 0, 0}:
+     after RestrictPairReduce(A u, r) for a symmetric A, (u, A Z a2) = a1^T a2, and the drift sum of r */
+  PetscErrorCode SolveDots(Kokkos::View<Sums4, MemSpace> out);
   /* s = P w = w - AZ E^-1 Z^T w (s may be w) */
   PetscErrorCode ApplyP(Vec w, Vec s);
   /* x += Q r = Z E^-1 Z^T r */

@@ -167,6 +167,50 @@ void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x)
     DenseTriRowGemv(S.d, false, UView<const Scalar>(S.Mt.data(), S.Mt.extent(0)), UView<const Scalar>(y.data(), S.d), x);
   }
 }
+void DenseSpdSolveDots(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x, UView<const Scalar> s, UView<const Real> zw, Kokkos::View<Sums4, MemSpace> out)
+{
+  using TP     = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = TP::member_type;
+  const Int           d  = S.d;
+  const Int           ns = (Int)s.extent(0);
+  UView<const Scalar> M(S.M.data(), S.M.extent(0));
+
+  if (d == 0) {
+    Kokkos::deep_copy(exec(), out, Sums4());
+    return;
+  }
+  if (S.form == DenseSpdForm::Inverse) {
+    Kokkos::parallel_reduce(
+      "petsckp::DenseGemvDots (device sums)", range(d),
+      KOKKOS_LAMBDA(Int i, Sums4 & acc) {
+        Scalar v = 0;
+        for (Int j = 0; j < d; j++) v += M(i + j * d) * b(j);
+        x(i) = v;
+        acc.v[0] += b(i) * v;
+        if (i < ns) acc.v[1] += zw(i) * s(i) * s(i);
+      },
+      Kokkos::Sum<Sums4, MemSpace>(out));
+    return;
+  }
+  /* y = L^-1 b with b^T E^-1 b = y^T y, then x = L^-T y */
+  UView<Scalar> y(S.work.data(), d);
+  Kokkos::parallel_reduce(
+    "petsckp::DenseTriGemvDots (device sums)", TP(exec(), d, Kokkos::AUTO),
+    KOKKOS_LAMBDA(const Member &t, Sums4 &acc) {
+      const Int i = t.league_rank();
+      Scalar    v = 0;
+      Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(t, 0, i + 1), [&](Int j, Scalar &a) { a += M((size_t)i * d + j) * b(j); }, v);
+      if (t.team_rank() == 0) {
+        y(i) = v;
+        acc.v[0] += v * v;
+        if (i < ns) acc.v[1] += zw(i) * s(i) * s(i);
+      }
+    },
+    Kokkos::Sum<Sums4, MemSpace>(out));
+  DenseTriRowGemv(d, false, UView<const Scalar>(S.Mt.data(), S.Mt.extent(0)), UView<const Scalar>(y.data(), d), x);
+}
+
 /* ---- the factorisation on the device (no host round trip of the d x d matrix) */
 
 Real DenseAsymmetry(Int d, UView<const Scalar> E, Real *emax)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "kp_kokkos.hpp"
+#include "kp_kcycle.hpp" /* Sums4 */
 
 namespace petsckp
 {
@@ -39,6 +40,12 @@ PetscErrorCode DenseSpdSetUp(MPI_Comm comm, Int d, const Scalar *E, DenseSpdForm
    triangular matrix-vector product with one team per output entry (no sequential substitution: the d dependent
    steps of a triangular solve in one team took d barriers per solve); Inverse: one gemv */
 void DenseSpdSolve(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x);
+
+/* DenseSpdSolve() with two sums reduced by the same kernels into out (device memory, no fence):
+   out = {b^T E^-1 b, sum_i zw_i s_i^2, 0, 0}. The first is y^T y for the Cholesky solve's y = L^-1 b (b^T x for the
+   form Inverse), the second runs over the entries of s (empty: 0). The label of the reduction contains "(device
+   sums)". (Deflated CG: b = Z^T A u gives (u, A Z E^-1 Z^T A u), and s = Z^T r the part of r in range(Z).) */
+void DenseSpdSolveDots(const DenseSpd &S, UView<const Scalar> b, UView<Scalar> x, UView<const Scalar> s, UView<const Real> zw, Kokkos::View<Sums4, MemSpace> out);
 
 /* DenseSpdSetUp() for a matrix E on the device (column-major, d*d, not modified), with the same checks and errors:
    Cholesky (and for the form Inverse E^-1 = L^-T L^-1) by the device kernels below; only the pivots and the

@@ -47,6 +47,49 @@ TEST(Dense, CholeskyAndInverseSolve)
   }
 }
 
+/* the solve with the two sums of the deflated CG iteration: {b^T E^-1 b, sum zw_i s_i^2} on the device, x as DenseSpdSolve()
+   gives it, s of length d or empty (the sizes 0, 1, 13, 597 and a large 1024) */
+TEST(Dense, SolveDotsMatchesReference)
+{
+  for (Int d : {0, 1, 13, 597, 1024}) {
+    /* symmetric, diagonally dominant: SPD (O(d^2) to make) */
+    auto                R = RandomVector(d * d, 5 + (unsigned)d);
+    std::vector<Scalar> E((size_t)d * d);
+    for (Int j = 0; j < d; j++)
+      for (Int i = 0; i < d; i++) E[i + (size_t)j * d] = i == j ? 1.0 * d : 0.5 * (R[i + (size_t)j * d] + R[j + (size_t)i * d]);
+    auto b  = RandomVector(d, 12), s = RandomVector(d, 13), zw = RandomVector(d, 14, 0.1, 2.0);
+    auto bd = ToDevice(b), sd = ToDevice(s);
+    auto zd = ToDevice(zw);
+    for (auto form : {DenseSpdForm::Cholesky, DenseSpdForm::Inverse}) {
+      DenseSpd S;
+      ASSERT_EQ((int)DenseSpdSetUp(PETSC_COMM_SELF, d, E.data(), form, 1e-16, S), 0);
+      for (bool withs : {true, false}) {
+        View<Scalar>                   x("x", d), xref("xref", d);
+        Kokkos::View<Sums4, MemSpace> out("out");
+        Kokkos::deep_copy(out, Sums4());
+        DenseSpdSolve(S, UView<const Scalar>(bd.data(), d), UView<Scalar>(xref.data(), d));
+        DenseSpdSolveDots(S, UView<const Scalar>(bd.data(), d), UView<Scalar>(x.data(), d), withs ? UView<const Scalar>(sd.data(), d) : UView<const Scalar>(), UView<const Real>(zd.data(), d), out);
+        auto   hx = ToHost(x);
+        double q = 0, dr = 0, qs = 0;
+        for (Int i = 0; i < d; i++) {
+          q += b[i] * hx[i];
+          qs += std::abs(b[i] * hx[i]);
+          if (withs) dr += zw[i] * s[i] * s[i];
+        }
+        Sums4 h;
+        Kokkos::fence();
+        Kokkos::deep_copy(h, out);
+        const char *name = form == DenseSpdForm::Inverse ? " inverse" : " cholesky";
+        EXPECT_LE(RelErr(hx, ToHost(xref)), 1e-14) << "d = " << d << name;
+        EXPECT_LE(std::abs(h.v[0] - q), 1e-10 * std::max(1.0, qs)) << "d = " << d << name;
+        EXPECT_LE(std::abs(h.v[1] - dr), 1e-12 * std::max(1.0, dr)) << "d = " << d << name;
+        EXPECT_EQ(h.v[2], 0.0);
+        EXPECT_EQ(h.v[3], 0.0);
+      }
+    }
+  }
+}
+
 TEST(Dense, GemvAllSizes)
 {
   for (Int d : {0, 1, 13, 597}) {

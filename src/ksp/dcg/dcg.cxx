@@ -5,7 +5,7 @@
    Routines: KSPSetUp_DCG, KSPSolve_DCG, KSPReset_DCG, KSPDestroy_DCG, KSPSetFromOptions_DCG, KSPView_DCG,
    KSPCreate_DCG, KSPDCGSetDeflationSpace, KSPDCGCreateSpaceMat, KSPDCGSet/GetDeflationSpaceType,
    KSPDCGSet/GetSubdomains, KSPDCGSet/GetBlocks, KSPDCGSet/GetCoarseType, KSPDCGSet/GetCoarsePivotRtol,
-   KSPDCGSet/GetFinalCorrection.
+   KSPDCGSet/GetFinalCorrection, KSPDCGSet/GetPipelined.
 */
 #include "petsckp_types.h" /*I "petsckp.h" I*/
 #include "kp_sys.hpp"
@@ -35,6 +35,10 @@ struct KSP_DCG {
   PetscInt              nreproject       = 0; /* re-projections of r_hat in the last solve */
   PetscInt              nrestart         = 0; /* restarts from the true residual in the last solve */
   PetscInt              best_it          = -1; /* the iteration whose iterate the last solve returned, when not the last */
+  PetscBool             pipelined        = PETSC_FALSE; /* the single-reduction (Chronopoulos-Gear) iteration */
+  PetscKPDeviceMat      Ad               = nullptr; /* the shared device copy of the operator (AIJ), for the fused product */
+  petsckp::dcg::Sums    sums;                       /* the device sums of an iteration (dcg_kernels.hpp) */
+  Kokkos::View<petsckp::Sums4 *, petsckp::KCycleHostSpace> hsums; /* their host mirror */
 };
 
 /* the deflated residual is re-projected, r_hat <- P r_hat, when its part in range(Z) exceeds this fraction of it: a
@@ -106,10 +110,21 @@ static PetscErrorCode KSPDCGSetUpDeflation(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* R, Y (the single-reduction variant's u), P, W, XB, XV, and S for the single-reduction variant */
+static PetscErrorCode KSPDCGWorkVecs(KSP ksp)
+{
+  KSP_DCG       *dcg = (KSP_DCG *)ksp->data;
+  const PetscInt nw  = dcg->pipelined ? 7 : 6;
+
+  PetscFunctionBegin;
+  if (ksp->nwork < nw) PetscCall(KSPSetWorkVecs(ksp, nw));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSetUp_DCG(KSP ksp)
 {
   PetscFunctionBegin;
-  PetscCall(KSPSetWorkVecs(ksp, 6));
+  PetscCall(KSPDCGWorkVecs(ksp));
   PetscCall(KSPDCGSetUpDeflation(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,62 +142,245 @@ static PetscErrorCode KSPDCGDeflate(KSP ksp, Vec w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* w <- P w = w - AZ E^-1 Z^T w (skipped without a space), (p, P A p) and (p, A p) for w = A p, and the drift of r:
-   the norm of the part of r in range(Z), sqrt(sum_j (z_j^T r)^2 / ||z_j||^2), from the restriction Z^T r made in the
-   same pass as Z^T w. One restriction kernel, one MPI_Allreduce of 2 d values, one fused kernel, one MPI_Allreduce. */
-static PetscErrorCode KSPDCGDeflateDot(KSP ksp, Vec w, Vec p, Vec r, PetscScalar *pw, PetscScalar *pa, PetscReal *drift)
+/* the sums of the iteration and their host mirror (page-locked with CUDA: the read is one small transfer) */
+static PetscErrorCode KSPDCGAllocateSums(KSP ksp)
 {
-  KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
-  petsckp::DeviceVec wv, pv;
-  petsckp::dcg::Dots   loc;
-  PetscScalar        sum[3], glob[3];
-  petsckp::CsrMatrix empty;
-  PetscMPIInt        rank;
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, w, p, 0));
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)ksp), &rank));
-  if (dcg->defl) PetscCall(dcg->defl->RestrictPairSolve(w, r)); /* a2 = E^-1 Z^T w, s1 = Z^T r, replicated */
-  PetscCall(wv.Get(w, petsckp::Access::ReadWrite));
-  PetscCall(pv.Get(p, petsckp::Access::Read));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (dcg->defl) {
-    const petsckp::Int ds = rank == 0 ? dcg->defl->d : 0; /* the replicated drift is summed by one rank */
-    PetscCallCXX(loc = petsckp::dcg::DeflateDot(true, dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(dcg->defl->s1.data(), ds), petsckp::UView<const PetscReal>(dcg->defl->zw.data(), ds)));
-  } else PetscCallCXX(loc = petsckp::dcg::DeflateDot(false, empty, petsckp::UView<const PetscScalar>(), wv.view(), pv.cview(), petsckp::UView<const PetscScalar>(), petsckp::UView<const PetscReal>()));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogFlops(4.0 * wv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz + 3.0 * dcg->defl->d : 0.0)));
-  PetscCall(pv.Restore());
-  PetscCall(wv.Restore());
-  sum[0] = loc.pw, sum[1] = loc.pa, sum[2] = loc.drift;
-  PetscCall(MPIU_Allreduce(sum, glob, 3, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
-  *pw    = glob[0];
-  *pa    = glob[1];
-  *drift = PetscSqrtReal(PetscAbsScalar(glob[2]));
-  PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, w, p, 0));
+  if (dcg->sums.extent(0) == (size_t)petsckp::dcg::NumSlots) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCXX(dcg->sums = petsckp::dcg::Sums("petsckp::KSPDCG sums", petsckp::dcg::NumSlots));
+  PetscCallCXX(dcg->hsums = Kokkos::View<petsckp::Sums4 *, petsckp::KCycleHostSpace>("petsckp::KSPDCG sums (host)", petsckp::dcg::NumSlots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x += alpha p, r -= alpha w */
-static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar alpha, Vec p, Vec w, Vec x, Vec r)
+/* the device copy of Amat for the fused operator product: the one shared with the deflation and PCNEUMANN (made by
+   them already in the usual case), its values refreshed when Amat changed; none for an operator that is not AIJ,
+   whose product is then MatMult() */
+static PetscErrorCode KSPDCGGetDeviceMat(KSP ksp, Mat Amat)
 {
-  petsckp::DeviceVec pv, wv, xv, rv;
+  KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
+  PetscBool isaij, ismpiaij;
+
+  PetscFunctionBegin;
+  if (dcg->Ad && dcg->Ad->A == Amat) {
+    PetscCall(PetscKPDeviceMatUpdateValues(dcg->Ad));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscKPDeviceMatDestroy(&dcg->Ad));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)Amat, &isaij, MATSEQAIJ, MATSEQAIJCUSPARSE, MATSEQAIJKOKKOS, MATSEQAIJHIPSPARSE, MATSEQAIJPERM, MATSEQAIJSELL, MATSEQAIJMKL, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)Amat, &ismpiaij, MATMPIAIJ, MATMPIAIJCUSPARSE, MATMPIAIJKOKKOS, MATMPIAIJHIPSPARSE, MATMPIAIJPERM, MATMPIAIJSELL, MATMPIAIJMKL, ""));
+  if (isaij || ismpiaij) PetscCall(petsckp::DeviceMatGetShared(Amat, &dcg->Ad));
+  else PetscCall(PetscInfo(ksp, "DCG: the operator is not an AIJ matrix: MatMult() and a separate reduction for its inner product\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* w = A x, with the sums of slot Product in the same pass: (x, w) and, when r is given, (r, x), (r, r), (x, x). With
+   the device copy of A one kernel (after the ghost exchange under MPI); otherwise MatMult() and one reduction. */
+static PetscErrorCode KSPDCGProduct(KSP ksp, Mat Amat, Vec x, Vec w, Vec r)
+{
+  KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec xv, wv, rv, gv;
+  Vec                ghosts = NULL;
+  petsckp::CsrMatrix empty;
+
+  PetscFunctionBegin;
+  if (dcg->Ad) {
+    PetscCall(PetscLogEventBegin(PETSCKP_SpMV, Amat, x, w, 0));
+    PetscCall(petsckp::DeviceMatGhostUpdate(dcg->Ad, x, &ghosts));
+    if (ghosts) PetscCall(gv.Get(ghosts, petsckp::Access::Read));
+  } else {
+    PetscCall(KSP_MatMult(ksp, Amat, x, w));
+    PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, x, w, 0));
+  }
+  PetscCall(xv.Get(x, petsckp::Access::Read));
+  PetscCall(wv.Get(w, dcg->Ad ? petsckp::Access::Write : petsckp::Access::Read));
+  if (r) PetscCall(rv.Get(r, petsckp::Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::dcg::ProductDots(dcg->Ad ? true : false, dcg->Ad ? petsckp::DeviceMatLocalCsr(dcg->Ad) : empty, ghosts ? petsckp::DeviceMatGhostCsr(dcg->Ad) : empty, gv.cview(), xv.cview(), wv.view(), rv.cview(), dcg->sums, petsckp::dcg::SlotProduct));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops((r ? 8.0 : 2.0) * xv.size() + (dcg->Ad ? 2.0 * (petsckp::DeviceMatLocalCsr(dcg->Ad).nnz + (ghosts ? petsckp::DeviceMatGhostCsr(dcg->Ad).nnz : 0)) : 0.0)));
+  if (r) PetscCall(rv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(xv.Restore());
+  if (ghosts) PetscCall(gv.Restore());
+  if (dcg->Ad) PetscCall(PetscLogEventEnd(PETSCKP_SpMV, Amat, x, w, 0));
+  else PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, x, w, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the sums of slot summed over the ranks, in place on the device (a host round trip and one MPI_Allreduce) */
+static PetscErrorCode KSPDCGAllreduceSlot(KSP ksp, int slot)
+{
+  KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    Kokkos::View<petsckp::Sums4, petsckp::MemSpace> d(dcg->sums.data() + slot);
+    Kokkos::View<petsckp::Sums4, petsckp::KCycleHostSpace> h(dcg->hsums.data() + slot);
+
+    PetscCallCXX(Kokkos::deep_copy(petsckp::exec(), h, d));
+    PetscCallCXX(petsckp::exec().fence());
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, h().v, 4, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+    PetscCallCXX(Kokkos::deep_copy(petsckp::exec(), d, h));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The deflation step on w = A x: a1 = Z^T w and s1 = Z^T r in one restriction pass, summed over the ranks together
+   with the sums of slot Product (one MPI_Allreduce), then a2 = E^-1 a1 with a1^T a2 and the drift sum of r (slot
+   Coarse), all on the device. *mode says how (x, P A x) is obtained: (x, A x) - a1^T a2 for a symmetric operator
+   ((AZ)^T x = Z^T A x), or for a nonsymmetric E by one more pass (slot Direct, and under MPI one more reduction).
+   Without deflation only the sums of slot Product are summed over the ranks. */
+static PetscErrorCode KSPDCGCoarseStep(KSP ksp, Vec x, Vec w, Vec r, petsckp::dcg::PwMode *mode)
+{
+  KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  if (!dcg->defl) {
+    *mode = petsckp::dcg::PwMode::Plain;
+    PetscCall(KSPDCGAllreduceSlot(ksp, petsckp::dcg::SlotProduct));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, w, r, 0));
+  PetscCall(dcg->defl->RestrictPairReduce(w, r, (PetscScalar *)(dcg->sums.data() + petsckp::dcg::SlotProduct), size > 1 ? 4 : 0));
+  PetscCall(dcg->defl->SolveDots(Kokkos::View<petsckp::Sums4, petsckp::MemSpace>(dcg->sums.data() + petsckp::dcg::SlotCoarse)));
+  if (dcg->defl->E.symmetric) *mode = petsckp::dcg::PwMode::Identity;
+  else {
+    petsckp::DeviceVec xv, wv;
+
+    *mode = petsckp::dcg::PwMode::Direct;
+    PetscCall(xv.Get(x, petsckp::Access::Read));
+    PetscCall(wv.Get(w, petsckp::Access::Read));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCallCXX(petsckp::dcg::DeflatedDot(dcg->defl->AZ, petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d), xv.cview(), wv.cview(), dcg->sums, petsckp::dcg::SlotDirect));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogFlops(2.0 * xv.size() + 2.0 * dcg->defl->AZ.nnz));
+    PetscCall(wv.Restore());
+    PetscCall(xv.Restore());
+    PetscCall(KSPDCGAllreduceSlot(ksp, petsckp::dcg::SlotDirect));
+  }
+  PetscCall(PetscLogEventEnd(KSP_DCG_Deflate, ksp, w, r, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the sums of the iteration on the host: the one host synchronisation of an iteration (with residual, the sums of slot
+   Residual are then summed over the ranks: one MPI_Allreduce) */
+static PetscErrorCode KSPDCGReadSums(KSP ksp, PetscBool residual, petsckp::Sums4 h[])
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCallCXX(Kokkos::deep_copy(petsckp::exec(), dcg->hsums, dcg->sums));
+  PetscCallCXX(petsckp::exec().fence());
+  for (int k = 0; k < petsckp::dcg::NumSlots; k++) h[k] = dcg->hsums(k);
+  if (residual) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, h[petsckp::dcg::SlotResidual].v, 4, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x += alpha p, r -= alpha (w - AZ a2) with alpha = dp / (p, P A p), (p, P A p) read from the sums on the device;
+   nothing when (p, P A p) <= 0 */
+static PetscErrorCode KSPDCGUpdateXR(KSP ksp, PetscScalar dp, petsckp::dcg::PwMode mode, Vec p, Vec w, Vec x, Vec r)
+{
+  KSP_DCG                          *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec                pv, wv, xv, rv;
+  petsckp::CsrMatrix                empty;
+  const bool                        deflate = mode != petsckp::dcg::PwMode::Plain;
+  petsckp::UView<const PetscScalar> a2;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, x, r, 0));
+  if (deflate) a2 = petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d);
   PetscCall(pv.Get(p, petsckp::Access::Read));
   PetscCall(wv.Get(w, petsckp::Access::Read));
   PetscCall(xv.Get(x, petsckp::Access::ReadWrite));
   PetscCall(rv.Get(r, petsckp::Access::ReadWrite));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(petsckp::dcg::UpdateXR(alpha, pv.cview(), wv.cview(), xv.view(), rv.view()));
+  PetscCallCXX(petsckp::dcg::UpdateXR(dp, dcg->sums, mode, deflate ? dcg->defl->AZ : empty, a2, pv.cview(), wv.cview(), xv.view(), rv.view()));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogFlops(4.0 * xv.size()));
+  PetscCall(PetscLogFlops(4.0 * xv.size() + (deflate ? 2.0 * dcg->defl->AZ.nnz : 0.0)));
   PetscCall(rv.Restore());
   PetscCall(xv.Restore());
   PetscCall(wv.Restore());
   PetscCall(pv.Restore());
   PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, x, r, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the single-reduction update: s = (w - AZ a2) + beta s, p = u + beta p, x += alpha p, r -= alpha s */
+static PetscErrorCode KSPDCGPipelinedUpdate(KSP ksp, PetscScalar alpha, PetscScalar beta, Vec u, Vec w, Vec p, Vec s, Vec x, Vec r)
+{
+  KSP_DCG                          *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec                uv, wv, pv, sv, xv, rv;
+  petsckp::CsrMatrix                empty;
+  petsckp::UView<const PetscScalar> a2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, x, r, 0));
+  if (dcg->defl) a2 = petsckp::UView<const PetscScalar>(dcg->defl->a2.data(), dcg->defl->d);
+  PetscCall(uv.Get(u, petsckp::Access::Read));
+  PetscCall(wv.Get(w, petsckp::Access::Read));
+  PetscCall(pv.Get(p, petsckp::Access::ReadWrite));
+  PetscCall(sv.Get(s, petsckp::Access::ReadWrite));
+  PetscCall(xv.Get(x, petsckp::Access::ReadWrite));
+  PetscCall(rv.Get(r, petsckp::Access::ReadWrite));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::dcg::PipelinedUpdate(alpha, beta, dcg->defl ? true : false, dcg->defl ? dcg->defl->AZ : empty, a2, uv.cview(), wv.cview(), pv.view(), sv.view(), xv.view(), rv.view()));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(8.0 * xv.size() + (dcg->defl ? 2.0 * dcg->defl->AZ.nnz : 0.0)));
+  PetscCall(rv.Restore());
+  PetscCall(xv.Restore());
+  PetscCall(sv.Restore());
+  PetscCall(pv.Restore());
+  PetscCall(wv.Restore());
+  PetscCall(uv.Restore());
+  PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, x, r, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dp = (y, r), ||r|| = sqrt(rr) and the norm of the KSP's norm type (|| r ||, || y || or sqrt(dp)) from the sums
+   {(y, r), (r, r), (y, y)} */
+static void KSPDCGNormsFrom(KSP ksp, const PetscScalar s[3], PetscScalar *dp, PetscReal *rnorm, PetscReal *r2norm)
+{
+  *dp     = s[0];
+  *r2norm = PetscSqrtReal(PetscAbsScalar(s[1]));
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    *rnorm = PetscSqrtReal(PetscAbsScalar(s[2]));
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    *rnorm = *r2norm;
+    break;
+  case KSP_NORM_NATURAL:
+    *rnorm = PetscSqrtReal(PetscAbsScalar(s[0]));
+    break;
+  default:
+    *rnorm = 0;
+  }
+}
+
+/* (y, r), (r, r), (y, y) into slot Residual on the device */
+static PetscErrorCode KSPDCGDotNormDevice(KSP ksp, Vec y, Vec r)
+{
+  KSP_DCG           *dcg = (KSP_DCG *)ksp->data;
+  petsckp::DeviceVec yv, rv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_DCG_VecOps, ksp, y, r, 0));
+  PetscCall(yv.Get(y, petsckp::Access::Read));
+  PetscCall(rv.Get(r, petsckp::Access::Read));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCXX(petsckp::dcg::DotNorm(yv.cview(), rv.cview(), dcg->sums, petsckp::dcg::SlotResidual));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogFlops(6.0 * yv.size()));
+  PetscCall(rv.Restore());
+  PetscCall(yv.Restore());
+  PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, y, r, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -204,21 +402,7 @@ static PetscErrorCode KSPDCGDotNorm(KSP ksp, Vec y, Vec r, PetscScalar *dp, Pets
   PetscCall(rv.Restore());
   PetscCall(yv.Restore());
   PetscCall(MPIU_Allreduce(loc, glob, 3, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
-  *dp     = glob[0];
-  *r2norm = PetscSqrtReal(PetscAbsScalar(glob[1]));
-  switch (ksp->normtype) {
-  case KSP_NORM_PRECONDITIONED:
-    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[2]));
-    break;
-  case KSP_NORM_UNPRECONDITIONED:
-    *rnorm = *r2norm;
-    break;
-  case KSP_NORM_NATURAL:
-    *rnorm = PetscSqrtReal(PetscAbsScalar(glob[0]));
-    break;
-  default:
-    *rnorm = 0;
-  }
+  KSPDCGNormsFrom(ksp, glob, dp, rnorm, r2norm);
   PetscCall(PetscLogEventEnd(KSP_DCG_VecOps, ksp, y, r, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -346,31 +530,339 @@ static PetscErrorCode KSPDCGSelectBest(KSP ksp, Mat Amat, PetscBool cur_true, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* what the loop of KSPSolve_DCG() does after a step */
+typedef enum {
+  KSPDCG_STEP_NEXT,  /* the iteration went on: next step */
+  KSPDCG_STEP_TRUE,  /* compute the true deflated residual (verification of a converged recursive residual, or restart) */
+  KSPDCG_STEP_STOP,  /* the solve ends (ksp->reason set, or max_it): the best iterate and the final correction */
+  KSPDCG_STEP_ABORT, /* KSPCheckDot()/KSPCheckNorm() set a NaN/Inf reason and returned: the solve returns at once */
+} KSPDCGStep;
+
+/* the state of one solve, shared by both iterations */
+struct KSPDCGState {
+  PetscScalar dp = 0;                       /* (r_hat, M^-1 r_hat) of the current residual */
+  PetscReal   rnorm = 0, r2norm = 0;        /* its norm of the KSP's norm type, and || r_hat || */
+  PetscReal   best = PETSC_MAX_REAL;        /* the smallest recursive norm since the last restart (of iteration best_it) */
+  PetscReal   bestv = PETSC_MAX_REAL;       /* the smallest true norm of a restart point (iteration bestv_it, kept in XV) */
+  PetscReal   last_true = 0;                /* the true norm at the last restart (or the start) */
+  PetscInt    best_it = -1, bestv_it = -1, last_reproject = -2;
+  PetscBool   coarse_valid = PETSC_TRUE;    /* a2 holds E^-1 Z^T (b - A x_hat) of the current iterate */
+  PetscBool   best_in_x    = PETSC_TRUE;    /* X is the best iterate by the recursive norm (else XB is) */
+  /* the single-reduction iteration */
+  PetscScalar alpha_old = 0, gamma_old = 0; /* alpha and gamma = (r_hat, u) of the previous iteration */
+  PetscBool   first       = PETSC_TRUE;     /* beta = 0: the first iteration, or one after a restart */
+  PetscBool   have_u      = PETSC_FALSE;    /* Y holds u = M^-1 r_hat already (after a true residual) */
+  PetscBool   just_tested = PETSC_FALSE;    /* the current residual was tested already (a true residual) */
+  PetscBool   initial     = PETSC_TRUE;     /* the residual of x_0 is still to be tested */
+};
+
+/* the recursive norm of iteration it has been accepted: the best-iterate bookkeeping (x_it - alpha p is kept in XB when
+   the iteration moves off the best iterate; alpha p: the last step, which produced x_it) */
+static PetscErrorCode KSPDCGTrackBest(KSP ksp, KSPDCGState *st, PetscInt it, PetscReal measure, PetscScalar alpha)
+{
+  Vec X = ksp->vec_sol, P = ksp->work[2], XB = ksp->work[4];
+
+  PetscFunctionBegin;
+  if (measure < st->best) {
+    st->best      = measure; /* x_it is the best iterate so far */
+    st->best_it   = it;
+    st->best_in_x = PETSC_TRUE;
+  } else if (st->best_in_x) {
+    PetscCall(VecWAXPY(XB, -alpha, P, X)); /* moving off the best iterate: keep x_it-1 = x_it - alpha p_it-1 */
+    st->best_in_x = PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the breakdown (x, P A x) <= 0: an indefinite operator when (x, A x) <= 0 too (*step STOP), otherwise rounding in
+   the deflation (*step TRUE: restart from the true residual) */
+static PetscErrorCode KSPDCGBreakdown(KSP ksp, PetscInt i, PetscScalar pw, PetscScalar pa, KSPDCGStep *step, PetscBool *restart)
+{
+  PetscFunctionBegin;
+  if (PetscRealPart(pa) <= 0) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the operator is not positive definite: (p, A p) = %g", (double)PetscRealPart(pa));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+    *step       = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* A p is fine, P A p lost it: rounding in the deflation */
+  PetscCall(PetscInfo(ksp, "DCG: breakdown at iteration %" PetscInt_FMT ": (p, P A p) = %g <= 0 although (p, A p) = %g > 0: the deflation lost the positive definiteness of P A in rounding; restarting from the true residual\n", i, (double)PetscRealPart(pw), (double)PetscRealPart(pa)));
+  *restart = PETSC_TRUE;
+  *step    = KSPDCG_STEP_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One iteration of DEF1, all inner products on the device and read by the host once:
+     w = A p with (p, A p); a1 = Z^T w, s1 = Z^T r_hat (one MPI_Allreduce with (p, A p)); a2 = E^-1 a1 with a1^T a2
+     and the drift of r_hat; x_hat += alpha p, r_hat -= alpha (w - AZ a2) with alpha = (r_hat, y) / (p, P A p) read on
+     the device (skipped when (p, P A p) <= 0); y = M^-1 r_hat and (y, r_hat), (r_hat, r_hat), (y, y); the host reads
+     the sums (one synchronisation; under MPI one more MPI_Allreduce); p = y + beta p. */
+static PetscErrorCode KSPDCGStepStandard(KSP ksp, Mat Amat, KSPDCGState *st, KSPDCGStep *step, PetscBool *restart)
+{
+  KSP_DCG             *dcg = (KSP_DCG *)ksp->data;
+  Vec                  X = ksp->vec_sol, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
+  const PetscInt       i = ksp->its;
+  petsckp::dcg::PwMode mode;
+  petsckp::Sums4       h[petsckp::dcg::NumSlots];
+  PetscScalar          pw, pa, alpha, beta, dpold;
+  PetscReal            drift, measure;
+  PetscBool            reproject;
+
+  PetscFunctionBegin;
+  *step    = KSPDCG_STEP_ABORT;
+  *restart = PETSC_FALSE;
+  PetscCall(KSPDCGProduct(ksp, Amat, P, W, NULL));    /* 3: w = A p, (p, A p) */
+  PetscCall(KSPDCGCoarseStep(ksp, P, W, R, &mode));  /* a1 = Z^T w, s1 = Z^T r_hat, a2 = E^-1 a1, a1^T a2, drift */
+  st->coarse_valid = PETSC_FALSE;                     /* a2 is now E^-1 Z^T A p; below, the current norms become recursive */
+  PetscCall(KSPDCGUpdateXR(ksp, st->dp, mode, P, W, X, R)); /* 4-6: x_hat += alpha p, r_hat -= alpha P A p */
+  PetscCall(KSP_PCApply(ksp, R, Y));                 /* 7: y = M^-1 r_hat */
+  PetscCall(KSPDCGDotNormDevice(ksp, Y, R));          /* (r_hat, y) and the residual norms */
+  PetscCall(KSPDCGReadSums(ksp, PETSC_TRUE, h));
+  pa    = h[petsckp::dcg::SlotProduct].v[0];
+  pw    = petsckp::dcg::DeflatedPw(h[petsckp::dcg::SlotProduct], h[petsckp::dcg::SlotCoarse], h[petsckp::dcg::SlotDirect], mode);
+  drift = dcg->defl ? PetscSqrtReal(PetscAbsScalar(h[petsckp::dcg::SlotCoarse].v[1])) : 0;
+  KSPCheckDot(ksp, pw);
+  reproject = dcg->defl && drift > KSPDCG_DRIFT_RTOL * st->r2norm ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(KSPDCGMonitorProjection(ksp, i, drift, st->r2norm, reproject));
+  if (PetscRealPart(pw) <= 0) { /* the update was not applied: x_hat and r_hat are those of iteration i */
+    PetscCall(KSPDCGBreakdown(ksp, i, pw, pa, step, restart));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reproject && st->last_reproject == i - 1) {
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is again %g ||r_hat|| one iteration after a re-projection: the coarse solves cannot keep the residual deflated at this level; restarting from the true residual\n", i, (double)(drift / st->r2norm)));
+    *restart = PETSC_TRUE;
+    *step    = KSPDCG_STEP_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  alpha = st->dp / pw; /* 4: alpha = (r_hat, y) / (p, w_hat), as the update kernel computed it */
+  dpold = st->dp;
+  if (reproject) {
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is %g ||r_hat||, re-projecting r_hat <- P r_hat\n", i, (double)(drift / st->r2norm)));
+    PetscCall(KSPDCGDeflate(ksp, R));
+    dcg->nreproject++;
+    st->last_reproject = i;
+    PetscCall(KSP_PCApply(ksp, R, Y));
+    PetscCall(KSPDCGDotNorm(ksp, Y, R, &st->dp, &st->rnorm, &st->r2norm));
+  } else KSPDCGNormsFrom(ksp, h[petsckp::dcg::SlotResidual].v, &st->dp, &st->rnorm, &st->r2norm);
+  measure = ksp->normtype == KSP_NORM_NONE ? st->r2norm : st->rnorm;
+  PetscCall(KSPDCGTrackBest(ksp, st, i + 1, measure, alpha));
+  KSPCheckDot(ksp, st->dp);
+  if (PetscRealPart(st->dp) < 0) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(st->dp));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+    ksp->its    = i + 1;
+    *step       = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  KSPCheckNorm(ksp, st->rnorm);
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its   = i + 1;
+  ksp->rnorm = st->rnorm;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  PetscCall(KSPLogResidualHistory(ksp, st->rnorm));
+  PetscCall(KSPMonitor(ksp, i + 1, st->rnorm));
+  PetscCall((*ksp->converged)(ksp, i + 1, st->rnorm, &ksp->reason, ksp->cnvP));
+  if (!ksp->reason) {
+    beta = st->dp / dpold;                     /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
+    PetscCall(KSPDCGUpdateP(ksp, beta, Y, P)); /* 9: p = y + beta p */
+    *step = KSPDCG_STEP_NEXT;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!dcg->defl || (ksp->reason != KSP_CONVERGED_RTOL && ksp->reason != KSP_CONVERGED_ATOL)) {
+    *step = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  ksp->reason = KSP_CONVERGED_ITERATING; /* the recursive residual passed the test: verify with the true one */
+  *step       = KSPDCG_STEP_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One iteration of the single-reduction variant (Chronopoulos and Gear) of DEF1, for the residual r_hat_i:
+     u = M^-1 r_hat; w = A u with (u, A u), gamma = (r_hat, u), (r_hat, r_hat), (u, u); a1 = Z^T w, s1 = Z^T r_hat
+     (one MPI_Allreduce with the four sums: the only global reduction); a2 = E^-1 a1 with a1^T a2 and the drift; the
+     host reads the sums (one synchronisation), tests r_hat_i, and with delta = (u, P A u) = (u, A u) - a1^T a2,
+     beta = gamma / gamma_old, alpha = gamma / (delta - beta gamma / alpha_old) updates in one pass
+     s = P A u + beta s (= P A p), p = u + beta p, x_hat += alpha p, r_hat -= alpha s. */
+static PetscErrorCode KSPDCGStepPipelined(KSP ksp, Mat Amat, KSPDCGState *st, KSPDCGStep *step, PetscBool *restart)
+{
+  KSP_DCG             *dcg = (KSP_DCG *)ksp->data;
+  Vec                  X = ksp->vec_sol, R = ksp->work[0], U = ksp->work[1], P = ksp->work[2], W = ksp->work[3], S = ksp->work[6];
+  const PetscInt       i = ksp->its;
+  petsckp::dcg::PwMode mode;
+  petsckp::Sums4       h[petsckp::dcg::NumSlots];
+  PetscScalar          gamma, uw, delta, denom, alpha, beta, res[3];
+  PetscReal            drift, measure;
+  PetscBool            reproject;
+
+  PetscFunctionBegin;
+  *step    = KSPDCG_STEP_ABORT;
+  *restart = PETSC_FALSE;
+  if (!st->have_u) PetscCall(KSP_PCApply(ksp, R, U)); /* u = M^-1 r_hat */
+  st->have_u = PETSC_FALSE;
+  PetscCall(KSPDCGProduct(ksp, Amat, U, W, R));      /* w = A u and the four sums */
+  PetscCall(KSPDCGCoarseStep(ksp, U, W, R, &mode));  /* a1 = Z^T w, s1 = Z^T r_hat, a2 = E^-1 a1, a1^T a2, drift */
+  st->coarse_valid = PETSC_FALSE;
+  PetscCall(KSPDCGReadSums(ksp, PETSC_FALSE, h));
+  uw     = h[petsckp::dcg::SlotProduct].v[0];
+  gamma  = h[petsckp::dcg::SlotProduct].v[1];
+  res[0] = gamma, res[1] = h[petsckp::dcg::SlotProduct].v[2], res[2] = h[petsckp::dcg::SlotProduct].v[3];
+  delta  = petsckp::dcg::DeflatedPw(h[petsckp::dcg::SlotProduct], h[petsckp::dcg::SlotCoarse], h[petsckp::dcg::SlotDirect], mode);
+  drift  = dcg->defl ? PetscSqrtReal(PetscAbsScalar(h[petsckp::dcg::SlotCoarse].v[1])) : 0;
+  KSPDCGNormsFrom(ksp, res, &st->dp, &st->rnorm, &st->r2norm);
+  KSPCheckDot(ksp, gamma);
+  if (PetscRealPart(gamma) < 0) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(gamma));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+    *step       = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!st->just_tested) {
+    measure = ksp->normtype == KSP_NORM_NONE ? st->r2norm : st->rnorm;
+    PetscCall(KSPDCGTrackBest(ksp, st, i, measure, st->alpha_old));
+    KSPCheckNorm(ksp, st->rnorm);
+    PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+    ksp->rnorm = st->rnorm;
+    PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+    PetscCall(KSPLogResidualHistory(ksp, st->rnorm));
+    PetscCall(KSPMonitor(ksp, i, st->rnorm));
+    if (st->initial) {
+      /* as in the standard iteration: the first test is relative to || b || (see KSPSolve_DCG()) */
+      PetscBool gz = ksp->guess_zero;
+      if (dcg->defl) ksp->guess_zero = PETSC_FALSE;
+      PetscCall((*ksp->converged)(ksp, i, st->rnorm, &ksp->reason, ksp->cnvP));
+      ksp->guess_zero = gz;
+      st->initial     = PETSC_FALSE;
+      st->last_true   = measure;
+    } else PetscCall((*ksp->converged)(ksp, i, st->rnorm, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) {
+      if (!dcg->defl || (ksp->reason != KSP_CONVERGED_RTOL && ksp->reason != KSP_CONVERGED_ATOL) || i == 0) {
+        *step = KSPDCG_STEP_STOP;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      ksp->reason = KSP_CONVERGED_ITERATING; /* the recursive residual passed the test: verify with the true one */
+      *step       = KSPDCG_STEP_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  st->just_tested = PETSC_FALSE;
+  if (i >= ksp->max_it) {
+    *step = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  KSPCheckDot(ksp, delta);
+  reproject = dcg->defl && drift > KSPDCG_DRIFT_RTOL * st->r2norm ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(KSPDCGMonitorProjection(ksp, i, drift, st->r2norm, reproject));
+  beta  = st->first ? 0.0 : gamma / st->gamma_old;
+  denom = st->first ? delta : delta - beta * gamma / st->alpha_old; /* (p, P A p) with p = u + beta p_old */
+  if (PetscRealPart(delta) <= 0 || PetscRealPart(denom) <= 0) {
+    PetscCall(KSPDCGBreakdown(ksp, i, PetscRealPart(delta) <= 0 ? delta : denom, uw, step, restart));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reproject && st->last_reproject == i - 1) {
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is again %g ||r_hat|| one iteration after a re-projection: the coarse solves cannot keep the residual deflated at this level; restarting from the true residual\n", i, (double)(drift / st->r2norm)));
+    *restart = PETSC_TRUE;
+    *step    = KSPDCG_STEP_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  alpha = gamma / denom;
+  PetscCall(KSPDCGPipelinedUpdate(ksp, alpha, beta, U, W, P, S, X, R));
+  st->alpha_old = alpha;
+  st->gamma_old = gamma;
+  st->first     = PETSC_FALSE;
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its = i + 1;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  if (reproject) {
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is %g ||r_hat||, re-projecting r_hat <- P r_hat\n", i, (double)(drift / st->r2norm)));
+    PetscCall(KSPDCGDeflate(ksp, R));
+    dcg->nreproject++;
+    st->last_reproject = i;
+  }
+  *step = KSPDCG_STEP_NEXT;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r_hat <- P (b - A x_hat) with y = M^-1 r_hat: when the recursive residual converged (verification), or a restart
+   after a breakdown or a drift, or stagnation. *step: NEXT (restarted from it), STOP or ABORT */
+static PetscErrorCode KSPDCGTrueStep(KSP ksp, Mat Amat, PetscBool restart, KSPDCGState *st, KSPDCGStep *step)
+{
+  KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
+  Vec       X = ksp->vec_sol, Y = ksp->work[1], P = ksp->work[2], XV = ksp->work[5];
+  PetscReal measure;
+
+  PetscFunctionBegin;
+  *step = KSPDCG_STEP_ABORT;
+  PetscCheck(dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPDCG: restart without deflation");
+  PetscCall(KSPDCGTrueResidual(ksp, Amat, &st->dp, &st->rnorm, &st->r2norm));
+  st->coarse_valid = PETSC_TRUE;
+  KSPCheckDot(ksp, st->dp);
+  KSPCheckNorm(ksp, st->rnorm);
+  ksp->rnorm = st->rnorm;
+  PetscCall(petsckp::MonitorPrintf((PetscObject)ksp, dcg->monitor, "%3" PetscInt_FMT " DCG true deflated residual norm %g (%s)\n", ksp->its, (double)st->rnorm, restart ? "breakdown or drift" : "the recursive residual converged"));
+  PetscCall((*ksp->converged)(ksp, ksp->its, st->rnorm, &ksp->reason, ksp->cnvP));
+  if (ksp->reason) {
+    *step = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  measure = ksp->normtype == KSP_NORM_NONE ? st->r2norm : st->rnorm;
+  if (!(measure < 0.5 * st->last_true)) {
+    /* (with -ksp_error_if_not_converged, KSPSolve() raises the error after the best iterate has been selected) */
+    PetscCall(PetscInfo(ksp, "DCG: stagnation at iteration %" PetscInt_FMT ": the true deflated residual norm %g is not below half of %g, that of the last restart: attainable accuracy of the deflation reached\n", ksp->its, (double)measure, (double)st->last_true));
+    ksp->reason = KSP_DIVERGED_BREAKDOWN;
+    *step       = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": restart from the true deflated residual, norm %g (smallest recursive norm before: %g)\n", ksp->its, (double)measure, (double)st->best));
+  if (measure < st->bestv) {
+    st->bestv    = measure; /* the best iterate whose true residual is known */
+    st->bestv_it = ksp->its;
+    PetscCall(VecCopy(X, XV));
+  }
+  st->last_true      = measure;
+  st->best           = measure; /* the recursive norms before are not comparable: x_hat now is the best known */
+  st->best_it        = ksp->its;
+  st->best_in_x      = PETSC_TRUE;
+  st->last_reproject = -2;
+  dcg->nrestart++;
+  if (dcg->pipelined) {
+    st->first       = PETSC_TRUE; /* p = u = M^-1 r_hat (in Y) */
+    st->have_u      = PETSC_TRUE;
+    st->just_tested = PETSC_TRUE;
+  } else PetscCall(VecCopy(Y, P)); /* p = M^-1 r_hat */
+  *step = KSPDCG_STEP_NEXT;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
    DEF1 with safeguards against rounding (see "Rounding" in the KSPDCG page), each of which leaves a run that does not
    need it unchanged: r_hat re-projected when its measured part in range(Z) exceeds KSPDCG_DRIFT_RTOL ||r_hat||;
    convergence of the recursive r_hat verified with the true deflated residual of the corrected iterate, which
    otherwise replaces r_hat (restart), as after a breakdown in rounding; a restart without progress ends the solve
-   (KSP_DIVERGED_BREAKDOWN); the best iterate returned when the solve does not converge.
+   (KSP_DIVERGED_BREAKDOWN); the best iterate returned when the solve does not converge. The standard iteration
+   (KSPDCGStepStandard()) tests the residual it has just updated; the single-reduction one (KSPDCGStepPipelined())
+   tests r_hat_i inside iteration i, with the inner products it reduces anyway.
 */
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
-  Vec         X = ksp->vec_sol, R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2], W = ksp->work[3], XB = ksp->work[4], XV = ksp->work[5];
+  Vec         X = ksp->vec_sol, R, Y, P;
   Mat         Amat;
-  PetscScalar dp = 0, dpold, pw = 0, pa = 0, alpha, beta;
-  PetscReal   rnorm = 0, r2norm = 0, drift = 0, best = PETSC_MAX_REAL, bestv = PETSC_MAX_REAL, measure, last_true;
-  PetscInt    best_it = -1, bestv_it = -1, last_reproject = -2;
-  PetscBool   reproject, coarse_valid, best_in_x = PETSC_TRUE; /* best_in_x: X is the best iterate (else XB is) */
+  KSPDCGState st;
+  KSPDCGStep  step;
+  PetscBool   restart;
 
   PetscFunctionBegin;
   PetscCall(KSPDCGSetUpDeflation(ksp)); /* no-op unless the operator changed */
+  PetscCall(KSPDCGWorkVecs(ksp));
+  PetscCall(KSPDCGAllocateSums(ksp));
+  R = ksp->work[0], Y = ksp->work[1], P = ksp->work[2];
   PetscCall(PCGetOperators(ksp->pc, &Amat, NULL));
+  PetscCall(KSPDCGGetDeviceMat(ksp, Amat));
   ksp->its        = 0;
   dcg->nreproject = 0;
   dcg->nrestart   = 0;
   dcg->best_it    = -1;
-  /* 1: r0 = b - A x0, r_hat0 = P r0, y0 = M^-1 r_hat0, p0 = y0 */
+  /* 1: r0 = b - A x0, r_hat0 = P r0 */
   if (!ksp->guess_zero) {
     PetscCall(KSP_MatMult(ksp, Amat, X, R));
     PetscCall(VecAYPX(R, -1.0, ksp->vec_rhs));
@@ -379,129 +871,46 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
     PetscCall(VecSet(X, 0.0));
   }
   PetscCall(KSPDCGDeflate(ksp, R));
-  coarse_valid = PETSC_TRUE;                                 /* a2 = E^-1 Z^T (b - A x0) */
-  PetscCall(KSP_PCApply(ksp, R, Y));                         /* y <- M^-1 r_hat */
-  PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm, &r2norm)); /* dp = r_hat' M^-1 r_hat */
-  KSPCheckDot(ksp, dp);
-  KSPCheckNorm(ksp, rnorm);
-  ksp->rnorm = rnorm;
-  PetscCall(KSPLogResidualHistory(ksp, rnorm));
-  PetscCall(KSPMonitor(ksp, 0, rnorm));
-  {
-    /* with a zero guess r_hat0 = P b, not b: mark the guess nonzero for the first test, so that the default test is
-       relative to || b || (the paper's criterion, and that of KSPCG + PCDEFLATION), not to || P b || */
-    PetscBool gz = ksp->guess_zero;
-    if (dcg->defl) ksp->guess_zero = PETSC_FALSE;
-    PetscCall((*ksp->converged)(ksp, 0, rnorm, &ksp->reason, ksp->cnvP));
-    ksp->guess_zero = gz;
+  st.coarse_valid = PETSC_TRUE; /* a2 = E^-1 Z^T (b - A x0) */
+  if (!dcg->pipelined) {
+    /* y0 = M^-1 r_hat0, p0 = y0 */
+    PetscCall(KSP_PCApply(ksp, R, Y));                                     /* y <- M^-1 r_hat */
+    PetscCall(KSPDCGDotNorm(ksp, Y, R, &st.dp, &st.rnorm, &st.r2norm)); /* dp = r_hat' M^-1 r_hat */
+    KSPCheckDot(ksp, st.dp);
+    KSPCheckNorm(ksp, st.rnorm);
+    ksp->rnorm = st.rnorm;
+    PetscCall(KSPLogResidualHistory(ksp, st.rnorm));
+    PetscCall(KSPMonitor(ksp, 0, st.rnorm));
+    {
+      /* with a zero guess r_hat0 = P b, not b: mark the guess nonzero for the first test, so that the default test is
+         relative to || b || (the paper's criterion, and that of KSPCG + PCDEFLATION), not to || P b || */
+      PetscBool gz = ksp->guess_zero;
+      if (dcg->defl) ksp->guess_zero = PETSC_FALSE;
+      PetscCall((*ksp->converged)(ksp, 0, st.rnorm, &ksp->reason, ksp->cnvP));
+      ksp->guess_zero = gz;
+    }
+    st.last_true = st.best = ksp->normtype == KSP_NORM_NONE ? st.r2norm : st.rnorm;
+    st.best_it             = 0;
+    PetscCall(VecCopy(Y, P));
   }
-  last_true = best = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
-  best_it         = 0;
-  PetscCall(VecCopy(Y, P));
-  while (!ksp->reason && ksp->its < ksp->max_it) {
-    const PetscInt i       = ksp->its;
-    PetscBool      restart = PETSC_FALSE;
-
-    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* 3: w_hat = P A p, 4: (p, w_hat), fused; the drift of r_hat_i */
-    PetscCall(KSPDCGDeflateDot(ksp, W, P, R, &pw, &pa, &drift));
-    coarse_valid = PETSC_FALSE; /* a2 is now E^-1 Z^T A p; below, the current norms become recursive */
-    KSPCheckDot(ksp, pw);
-    reproject = dcg->defl && drift > KSPDCG_DRIFT_RTOL * r2norm ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(KSPDCGMonitorProjection(ksp, i, drift, r2norm, reproject));
-    if (PetscRealPart(pw) <= 0) {
-      if (PetscRealPart(pa) <= 0) {
-        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the operator is not positive definite: (p, A p) = %g", (double)PetscRealPart(pa));
-        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-        break;
-      }
-      /* A p is fine, P A p lost it: rounding in the deflation */
-      PetscCall(PetscInfo(ksp, "DCG: breakdown at iteration %" PetscInt_FMT ": (p, P A p) = %g <= 0 although (p, A p) = %g > 0: the deflation lost the positive definiteness of P A in rounding; restarting from the true residual\n", i, (double)PetscRealPart(pw), (double)PetscRealPart(pa)));
-      restart = PETSC_TRUE;
-    } else if (reproject && last_reproject == i - 1) {
-      PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is again %g ||r_hat|| one iteration after a re-projection: the coarse solves cannot keep the residual deflated at this level; restarting from the true residual\n", i, (double)(drift / r2norm)));
-      restart = PETSC_TRUE;
-    } else {
-      alpha = dp / pw;                                   /* 4: alpha = (r_hat, y) / (p, w_hat) */
-      PetscCall(KSPDCGUpdateXR(ksp, alpha, P, W, X, R)); /* 5, 6: x_hat += alpha p, r_hat -= alpha w_hat */
-      if (reproject) {
-        PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the part of r_hat in range(Z) is %g ||r_hat||, re-projecting r_hat <- P r_hat\n", i, (double)(drift / r2norm)));
-        PetscCall(KSPDCGDeflate(ksp, R));
-        dcg->nreproject++;
-        last_reproject = i;
-      }
-      PetscCall(KSP_PCApply(ksp, R, Y)); /* 7: y = M^-1 r_hat */
-      dpold = dp;
-      PetscCall(KSPDCGDotNorm(ksp, Y, R, &dp, &rnorm, &r2norm)); /* (r_hat, y) and the residual norms, one reduction */
-      measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
-      if (measure < best) {
-        best      = measure; /* x_i+1 is the best iterate so far */
-        best_it   = i + 1;
-        best_in_x = PETSC_TRUE;
-      } else if (best_in_x) {
-        PetscCall(VecWAXPY(XB, -alpha, P, X)); /* moving off the best iterate: keep x_i = x_i+1 - alpha p_i */
-        best_in_x = PETSC_FALSE;
-      }
-      KSPCheckDot(ksp, dp);
-      if (PetscRealPart(dp) < 0) {
-        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the preconditioner is not positive definite: (r, M^-1 r) = %g", (double)PetscRealPart(dp));
-        ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-        ksp->its    = i + 1;
-        break;
-      }
-      KSPCheckNorm(ksp, rnorm);
-      PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
-      ksp->its   = i + 1;
-      ksp->rnorm = rnorm;
-      PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
-      PetscCall(KSPLogResidualHistory(ksp, rnorm));
-      PetscCall(KSPMonitor(ksp, i + 1, rnorm));
-      PetscCall((*ksp->converged)(ksp, i + 1, rnorm, &ksp->reason, ksp->cnvP));
-      if (!ksp->reason) {
-        beta = dp / dpold;                         /* 8: beta = (r_hat_new, y_new) / (r_hat, y) */
-        PetscCall(KSPDCGUpdateP(ksp, beta, Y, P)); /* 9: p = y + beta p */
-        continue;
-      }
-      if (!dcg->defl || (ksp->reason != KSP_CONVERGED_RTOL && ksp->reason != KSP_CONVERGED_ATOL)) break;
-      ksp->reason = KSP_CONVERGED_ITERATING; /* the recursive residual passed the test: verify with the true one */
-    }
-    PetscCheck(dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPDCG: restart without deflation");
-    /* r_hat <- P (b - A x_hat): converged, a restart, or stagnation */
-    PetscCall(KSPDCGTrueResidual(ksp, Amat, &dp, &rnorm, &r2norm));
-    coarse_valid = PETSC_TRUE;
-    KSPCheckDot(ksp, dp);
-    KSPCheckNorm(ksp, rnorm);
-    ksp->rnorm = rnorm;
-    PetscCall(petsckp::MonitorPrintf((PetscObject)ksp, dcg->monitor, "%3" PetscInt_FMT " DCG true deflated residual norm %g (%s)\n", ksp->its, (double)rnorm, restart ? "breakdown or drift" : "the recursive residual converged"));
-    PetscCall((*ksp->converged)(ksp, ksp->its, rnorm, &ksp->reason, ksp->cnvP));
-    if (ksp->reason) break;
-    measure = ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm;
-    if (!(measure < 0.5 * last_true)) {
-      /* (with -ksp_error_if_not_converged, KSPSolve() raises the error after the best iterate has been selected) */
-      PetscCall(PetscInfo(ksp, "DCG: stagnation at iteration %" PetscInt_FMT ": the true deflated residual norm %g is not below half of %g, that of the last restart: attainable accuracy of the deflation reached\n", ksp->its, (double)measure, (double)last_true));
-      ksp->reason = KSP_DIVERGED_BREAKDOWN;
-      break;
-    }
-    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": restart from the true deflated residual, norm %g (smallest recursive norm before: %g)\n", ksp->its, (double)measure, (double)best));
-    if (measure < bestv) {
-      bestv    = measure; /* the best iterate whose true residual is known */
-      bestv_it = ksp->its;
-      PetscCall(VecCopy(X, XV));
-    }
-    last_true      = measure;
-    best           = measure; /* the recursive norms before are not comparable: x_hat now is the best known */
-    best_it        = ksp->its;
-    best_in_x      = PETSC_TRUE;
-    last_reproject = -2;
-    dcg->nrestart++;
-    PetscCall(VecCopy(Y, P)); /* p = M^-1 r_hat */
+  while (!ksp->reason) {
+    if (!dcg->pipelined && ksp->its >= ksp->max_it) break;
+    if (dcg->pipelined) PetscCall(KSPDCGStepPipelined(ksp, Amat, &st, &step, &restart));
+    else PetscCall(KSPDCGStepStandard(ksp, Amat, &st, &step, &restart));
+    if (step == KSPDCG_STEP_ABORT) PetscFunctionReturn(PETSC_SUCCESS);
+    if (step == KSPDCG_STEP_STOP) break;
+    if (step == KSPDCG_STEP_NEXT) continue;
+    PetscCall(KSPDCGTrueStep(ksp, Amat, restart, &st, &step)); /* r_hat <- P (b - A x_hat) */
+    if (step == KSPDCG_STEP_ABORT) PetscFunctionReturn(PETSC_SUCCESS);
+    if (step == KSPDCG_STEP_STOP) break;
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
   /* not converged: return the best iterate seen */
-  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, coarse_valid, ksp->normtype == KSP_NORM_NONE ? r2norm : rnorm, best, best_in_x ? -1 : best_it, bestv, bestv_it, &coarse_valid));
+  if (ksp->reason < 0) PetscCall(KSPDCGSelectBest(ksp, Amat, st.coarse_valid, ksp->normtype == KSP_NORM_NONE ? st.r2norm : st.rnorm, st.best, st.best_in_x ? -1 : st.best_it, st.bestv, st.bestv_it, &st.coarse_valid));
   /* 11: x = Q b + P^T x_hat = x_hat + Z E^-1 Z^T (b - A x_hat), reusing the coarse solve of the last true residual;
      otherwise x_hat is corrected twice (the second correction removes the coarse solve's error of the first) */
   if (dcg->defl && dcg->final_correction) {
-    const PetscBool reuse = coarse_valid;
+    const PetscBool reuse = st.coarse_valid;
 
     if (!reuse) PetscCall(KSPDCGCorrect(ksp, Amat)); /* x_hat += Q (b - A x_hat), R = b - A x_hat */
     PetscCall(PetscLogEventBegin(KSP_DCG_Deflate, ksp, X, 0, 0));
@@ -514,12 +923,15 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
 
 static PetscErrorCode KSPReset_DCG(KSP ksp)
 {
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
   PetscFunctionBegin;
   PetscCall(KSPDCGResetSpace(ksp));
+  PetscCall(PetscKPDeviceMatDestroy(&dcg->Ad));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const KSPDCGComposed[] = {"KSPDCGSetDeflationSpace_C", "KSPDCGCreateSpaceMat_C", "KSPDCGSetDeflationSpaceType_C", "KSPDCGGetDeflationSpaceType_C", "KSPDCGSetSubdomains_C", "KSPDCGGetSubdomains_C", "KSPDCGSetBlocks_C", "KSPDCGGetBlocks_C", "KSPDCGSetCoarseType_C", "KSPDCGGetCoarseType_C", "KSPDCGSetCoarsePivotRtol_C", "KSPDCGGetCoarsePivotRtol_C", "KSPDCGSetFinalCorrection_C", "KSPDCGGetFinalCorrection_C"};
+static const char *const KSPDCGComposed[] = {"KSPDCGSetDeflationSpace_C", "KSPDCGCreateSpaceMat_C", "KSPDCGSetDeflationSpaceType_C", "KSPDCGGetDeflationSpaceType_C", "KSPDCGSetSubdomains_C", "KSPDCGGetSubdomains_C", "KSPDCGSetBlocks_C", "KSPDCGGetBlocks_C", "KSPDCGSetCoarseType_C", "KSPDCGGetCoarseType_C", "KSPDCGSetCoarsePivotRtol_C", "KSPDCGGetCoarsePivotRtol_C", "KSPDCGSetFinalCorrection_C", "KSPDCGGetFinalCorrection_C", "KSPDCGSetPipelined_C", "KSPDCGGetPipelined_C"};
 
 static PetscErrorCode KSPDestroy_DCG(KSP ksp)
 {
@@ -707,6 +1119,24 @@ static PetscErrorCode KSPDCGGetFinalCorrection_DCG(KSP ksp, PetscBool *flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode KSPDCGSetPipelined_DCG(KSP ksp, PetscBool flg)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  dcg->pipelined = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDCGGetPipelined_DCG(KSP ksp, PetscBool *flg)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+
+  PetscFunctionBegin;
+  *flg = dcg->pipelined;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* options go through the setters, which rebuild the space (at the next setup) only when a value changes */
 static PetscErrorCode KSPSetFromOptions_DCG(KSP ksp, PETSCKP_OPTIONS_ARG)
 {
@@ -737,6 +1167,8 @@ static PetscErrorCode KSPSetFromOptions_DCG(KSP ksp, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(KSPDCGSetCoarsePivotRtol(ksp, rtol));
   PetscCall(PetscOptionsBool("-ksp_dcg_final_correction", "Apply the final correction x = Q b + P^T x_hat (off only for debugging)", "KSPDCGSetFinalCorrection", dcg->final_correction, &fc, &flg));
   if (flg) PetscCall(KSPDCGSetFinalCorrection(ksp, fc));
+  PetscCall(PetscOptionsBool("-ksp_dcg_pipelined", "Single-reduction (Chronopoulos-Gear) iteration: one global reduction per iteration", "KSPDCGSetPipelined", dcg->pipelined, &fc, &flg));
+  if (flg) PetscCall(KSPDCGSetPipelined(ksp, fc));
   PetscCall(petsckp::MonitorSetFromOptions(PetscOptionsObject, "-ksp_dcg_monitor_projection", "Print || Z^T r_hat || and the part of r_hat in range(Z) every iteration", "KSPDCG", &dcg->monitor));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -751,7 +1183,7 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "deflated CG (DEF1, final correction %s)\n", dcg->final_correction ? "on" : "off"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "deflated CG (DEF1%s, final correction %s)\n", dcg->pipelined ? ", single-reduction (Chronopoulos-Gear) iteration" : "", dcg->final_correction ? "on" : "off"));
   if (dcg->have_built) {
     char blk[128] = "";
     if (dcg->built == KSP_DCG_SPACE_BLOCKS) PetscCall(PetscSNPrintf(blk, sizeof(blk), " %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT, dcg->built_blocks[0], dcg->built_blocks[1], dcg->built_blocks[2]));
@@ -789,6 +1221,9 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
                                               (default 1e-13; `KSPDCGSetCoarsePivotRtol()`)
 .  -ksp_dcg_final_correction <bool>         - x = Q b + P^T x_hat at the end (default true; off only for debugging;
                                               `KSPDCGSetFinalCorrection()`)
+.  -ksp_dcg_pipelined <bool>                - the single-reduction iteration of Chronopoulos and Gear: one global
+                                              reduction and one host synchronisation per iteration (default false;
+                                              see "Single-reduction iteration" below; `KSPDCGSetPipelined()`)
 -  -ksp_dcg_monitor_projection [ascii[:file]] - print, every iteration, || Z^T r_hat || and the part of r_hat in
                                               range(Z) relative to || r_hat ||, and the true deflated residual
                                               norm where it is computed (see "Rounding" below)
@@ -848,10 +1283,43 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
    operator product and coarse solve.
 
-   Each iteration runs the operator product, the restriction Z^T w and Z^T r_hat (one team per deflation vector, no
-   atomics), the replicated coarse solve, and four fused vector kernels with two device reductions (w - AZ a2 with
-   (w, p), (A p, p) and the drift; x and r updates; (y, r) with the residual norms; p update), each reduction
-   followed by one `MPI_Allreduce()`.
+   Each iteration runs the operator product fused with its inner product (one kernel over the device copy of A that
+   the deflation and `PCNEUMANN` share, made here when neither made it, e.g. with `PCJACOBI` and no deflation: the
+   memory of one more copy of A; `MatMult()` and one more kernel for an operator that is not AIJ), the
+   restriction Z^T w and Z^T r_hat (one team per deflation vector, no atomics), the replicated coarse solve (which
+   also forms a1^T E^-1 a1 and the drift), the x and r update with the deflation w_hat = w - AZ a2 inside it, the
+   preconditioner, (y, r) with the residual norms, and the p update. The deflated product w_hat is never stored:
+   for a symmetric A, (p, P A p) = (p, A p) - (Z^T A p)^T E^-1 (Z^T A p), since (AZ)^T p = Z^T A p (a nonsymmetric E,
+   from a nonsymmetric A, costs one more pass for (p, w_hat)). Every inner product is reduced into device memory and
+   the update reads alpha there; the host reads the sums once per iteration, after the preconditioner, to test the
+   residual. Under MPI the restriction is summed with (p, A p) in one `MPI_Allreduce()`, the residual sums in a second.
+
+   Single-reduction iteration. With -ksp_dcg_pipelined (`KSPDCGSetPipelined()`), DCG runs the CG variant of
+   Chronopoulos and Gear on the same deflated system: per iteration u = M^-1 r_hat, w = A u with (u, A u),
+   gamma = (r_hat, u), (r_hat, r_hat), (u, u) in the same kernel, the restriction Z^T w, Z^T r_hat, and one
+   `MPI_Allreduce()` of the 2 d + 4 values; then the coarse solve a2 = E^-1 a1 with a1^T a2, and from
+   delta = (u, P A u) = (u, A u) - a1^T a2, beta = gamma / gamma_old and alpha = gamma / (delta - beta gamma / alpha_old)
+   one kernel updates s = (w - AZ a2) + beta s (= P A p), p = u + beta p, x_hat += alpha p, r_hat -= alpha s. The
+   deflation therefore costs no reduction of its own: the d values of the restriction travel with the inner
+   products. The residual r_hat_i is tested in iteration i (with the sums it reduces anyway), so a solve that
+   converges in k iterations applies the preconditioner and the operator k + 1 times, like the standard iteration.
+   Per iteration: 9 kernels with deflation and `PCNEUMANN` (2 terms) against the standard iteration's 11, one host
+   synchronisation, one global reduction against two; the same bytes (the s update replaces the separate (y, r) pass).
+   Why this variant, not the pipelined CG of Ghysels and Vanroose: (1) theirs hides the latency of the reduction behind
+   the preconditioner and the operator product of the next iteration, which needs a nonblocking reduction in flight
+   while those kernels run; on one GPU every kernel and the reduction are in one stream and the host must read the
+   scalars before it can launch the update, so nothing is hidden, while the deflated operator would need its own
+   restriction and coarse solve inside the overlap window (a second reduction); (2) it carries four more vector
+   recurrences (z, q, s and w for M^-1 A p, A M^-1 A p, ...), i.e. about 64 more bytes per unknown (a read and a write each) in an iteration
+   that is bandwidth-bound at 256^3, and each of them propagates its local rounding error into the residual gap
+   (Cools et al.), whereas the Chronopoulos-Gear variant has one more recurrence (s) and attains about the accuracy of
+   standard CG (Carson et al.). Accuracy: the convergence of the recursive r_hat is verified with the true deflated
+   residual, and a failed verification restarts from it (residual replacement, see "Rounding"), as in the standard
+   iteration. On the bubbly problems (bench/run_dcg_pipelined.sh; contrasts 1e-1 to 1e-6, rtol 1e-6 and 1e-10,
+   `PCNEUMANN` and `PCJACOBI`, 1 and 2 ranks) both iterations take the same number of iterations and return the same
+   true residual, also at the attainable accuracy of the deflation. When not to use it: with a nonsymmetric operator
+   (both iterations are CG, but the recurrences of this one rely on symmetry and break down earlier: it then stops
+   with `KSP_DIVERGED_BREAKDOWN`), and where a host synchronisation is cheap (CPU runs): it saves nothing there.
 
    With the same Z and M, `KSPCG` with `PCDEFLATION` produces the same iterates (`KSPDCGCreateSpaceMat()` gives Z as a
    matrix for `PCDeflationSetSpace()`).
@@ -861,10 +1329,23 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
    VECPAR 2012, LNCS 7851.
    H. A. van der Vorst, Q. Ye, Residual replacement strategies for Krylov subspace iterative methods for the
    convergence of true residuals, SIAM J. Sci. Comput. 22 (2000).
+   Y. Saad, M. Yeung, J. Erhel, F. Guyomarc'h, A deflated version of the conjugate gradient algorithm, SIAM J. Sci.
+   Comput. 21 (2000).
+   J. M. Tang, R. Nabben, C. Vuik, Y. A. Erlangga, Comparison of two-level preconditioners derived from deflation,
+   domain decomposition and multigrid methods, J. Sci. Comput. 39 (2009).
+   A. T. Chronopoulos, C. W. Gear, s-step iterative methods for symmetric linear systems, J. Comput. Appl. Math. 25
+   (1989).
+   P. Ghysels, W. Vanroose, Hiding global synchronization latency in the preconditioned conjugate gradient
+   algorithm, Parallel Comput. 40 (2014).
+   S. Cools, E. F. Yetkin, E. Agullo, L. Giraud, W. Vanroose, Analyzing the effect of local rounding error
+   propagation on the maximal attainable accuracy of the pipelined conjugate gradient method, SIAM J. Matrix Anal.
+   Appl. 39 (2018).
+   E. Carson, M. Rozloznik, Z. Strakos, P. Tichy, M. Tuma, The numerical stability analysis of pipelined conjugate
+   gradient methods: historical context and methodology, SIAM J. Sci. Comput. 40 (2018).
 
 .seealso: `KSPCreate()`, `KSPSetType()`, `KSPCG`, `PCDEFLATION`, `PCNEUMANN`, `KSPDCGSetDeflationSpace()`,
           `KSPDCGSetDeflationSpaceType()`, `KSPDCGSetSubdomains()`, `KSPDCGSetBlocks()`, `KSPDCGSetCoarseType()`,
-          `KSPDCGSetCoarsePivotRtol()`, `KSPDCGSetFinalCorrection()`, `KSPDCGCreateSpaceMat()`
+          `KSPDCGSetCoarsePivotRtol()`, `KSPDCGSetFinalCorrection()`, `KSPDCGSetPipelined()`, `KSPDCGCreateSpaceMat()`
 M*/
 PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
 {
@@ -900,6 +1381,8 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetCoarsePivotRtol_C", KSPDCGGetCoarsePivotRtol_DCG));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetFinalCorrection_C", KSPDCGSetFinalCorrection_DCG));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetFinalCorrection_C", KSPDCGGetFinalCorrection_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetPipelined_C", KSPDCGSetPipelined_DCG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGGetPipelined_C", KSPDCGGetPipelined_DCG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1265,5 +1748,59 @@ PetscErrorCode KSPDCGGetFinalCorrection(KSP ksp, PetscBool *flg)
   PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
   PetscKPAssertPointer(flg, 2);
   PetscUseMethod(ksp, "KSPDCGGetFinalCorrection_C", (KSP, PetscBool *), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGSetPipelined - chooses the single-reduction (Chronopoulos-Gear) iteration of `KSPDCG`: one global reduction
+  and one host synchronisation per iteration
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the `KSPDCG` solver
+- flg - `PETSC_TRUE` for the single-reduction iteration, `PETSC_FALSE` (default) for the standard one
+
+  Options Database Key:
+. -ksp_dcg_pipelined <bool> - use the single-reduction iteration
+
+  Level: intermediate
+
+  Note:
+  See the `KSPDCG` page ("Single-reduction iteration") for what it changes, why it is the variant of Chronopoulos and
+  Gear rather than the pipelined CG of Ghysels and Vanroose, and when not to use it.
+
+.seealso: `KSPDCG`, `KSPDCGGetPipelined()`, `KSPCGSetSingleReduction()`
+@*/
+PetscErrorCode KSPDCGSetPipelined(KSP ksp, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(ksp, flg, 2);
+  PetscTryMethod(ksp, "KSPDCGSetPipelined_C", (KSP, PetscBool), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPDCGGetPipelined - whether `KSPDCG` uses the single-reduction (Chronopoulos-Gear) iteration
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the `KSPDCG` solver
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when it does
+
+  Level: intermediate
+
+.seealso: `KSPDCG`, `KSPDCGSetPipelined()`
+@*/
+PetscErrorCode KSPDCGGetPipelined(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscKPAssertPointer(flg, 2);
+  PetscUseMethod(ksp, "KSPDCGGetPipelined_C", (KSP, PetscBool *), (ksp, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
