@@ -257,11 +257,12 @@ static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, 
     *res = sbgnrm;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecWAXPY(lb->work, -1.0, tao->gradient, tao->solution));
-  PetscCall(VecPointwiseMax(lb->work, lb->work, XL));
-  PetscCall(VecPointwiseMin(lb->work, lb->work, XU));
-  PetscCall(VecAXPY(lb->work, -1.0, tao->solution));
-  PetscCall(VecNorm(lb->work, NORM_2, res));
+  /* in lb->z, free between the line search and the next subspace step (lb->work holds the next Cauchy point's d) */
+  PetscCall(VecWAXPY(lb->z, -1.0, tao->gradient, tao->solution));
+  PetscCall(VecPointwiseMax(lb->z, lb->z, XL));
+  PetscCall(VecPointwiseMin(lb->z, lb->z, XU));
+  PetscCall(VecAXPY(lb->z, -1.0, tao->solution));
+  PetscCall(VecNorm(lb->z, NORM_2, res));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -860,7 +861,7 @@ static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool ski
   vals[gram ? nprod + 1 : 1] = full ? 0.0 : cnt[1];
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, vals.data(), (PetscMPIInt)vals.size(), MPIU_REAL, MPIU_SUM, comm));
   *nfree = (PetscInt)vals[gram ? nprod : 0];
-  lb->ngramchanged += (PetscInt)vals[gram ? nprod + 1 : 1];
+  if (gram) lb->ngramchanged += (PetscInt)vals[nprod + 1]; /* the rows the blocks were corrected for */
   if (gram) {
     const PetscReal keep = full ? 0.0 : 1.0; /* full: set; incremental: add the corrections */
     PetscInt        q    = 0;
