@@ -236,6 +236,16 @@ TEST(Lbfgsb, BreakpointsSelectionAndCauchyFinish)
     for (Int i = 0; i < n; i++)
       if (tref[i] > lo && tref[i] <= hi && tref[i] < lb::kNoBreak) ASSERT_EQ(idxh[ref++], i);
     EXPECT_EQ(cnt, ref);
+    /* the same with the count left on the device, whole and capped */
+    for (Int cap : {cnt, cnt / 2}) {
+      View<Int> idx2("idx2", n), cd("count", 1);
+      Kokkos::deep_copy(idx2, -7);
+      Kokkos::deep_copy(cd, -1);
+      lb::SelectBreakpointsCount(t, lo, hi, idx2, cap, cd);
+      auto i2h = ToHost(idx2);
+      EXPECT_EQ(ToHost(cd)[0], cnt) << "n " << n;
+      for (Int k = 0; k < n; k++) ASSERT_EQ(i2h[k], k < cap ? idxh[k] : -7) << "n " << n << " k " << k;
+    }
     /* records and the gather */
     const Int    stride = 5;
     View<Scalar> rec("rec", std::max<Int>(1, cnt * stride));

@@ -6,15 +6,18 @@
    (kp_launches.hpp); the objective's own kernel (label "test::") is left out.
 
    A host synchronisation here is: a PETSc vector reduction, a Kokkos reduction or scan with its result in a host scalar
-   (every reduction but the one of the breakpoint scan that leaves its result on the device), a deep_copy (Kokkos 3,
-   which reports no fences: an upper bound, since the small copies to the device are counted too) or an explicit fence
-   (Kokkos 4). The counts per iteration are the difference between two solves of K1 and
-   K2 iterations from the same start, divided by K2 - K1 (the setup cancels).
+   (every reduction but the one of the breakpoint scan that leaves its result on the device, every scan but FreeSetList
+   and SelectBreakpointsCount, which leave their counts on the device), a deep_copy (Kokkos 3, which reports no fences:
+   an upper bound, since the small copies to the device are counted too) or a fence (Kokkos 4; not the global fences
+   Kokkos adds around every kernel while a profiling tool such as this counter is attached, see kp_launches.hpp). The
+   counts per iteration are the difference between two solves of K1 and K2 iterations from the same start, divided by
+   K2 - K1 (the setup cancels). The memory traffic is a model (Words()): the bytes each kernel must move over the
+   n-vectors, so that times on a GPU can be set against the bandwidth.
 
    Problem: f(x) = 1/2 sum (x_(i+1) - x_i)^2 + 1/200 sum x_i^2 + sum b_i x_i, b random in [-1, 1], on one process,
    with the box [-1, 1] (bounded: a large part of the variables ends on a bound) or without bounds. The size is an
    option of the test binary, -lbfgsb_launch_n <n> (default 20000); the counts are printed, with
-   PETSCKP_LAUNCH_LABELS=1 per label. */
+   PETSCKP_LAUNCH_LABELS=1 per label (kernels, "(deep_copy)", "(fence) <Kokkos' label>"). */
 #include "kp_test.hpp"
 #include "kp_launches.hpp"
 #include "kp_vec.hpp"
@@ -53,7 +56,7 @@ double Words(const std::string &label, int m, bool bounded)
   if (label == "lbfgsb::FreeSetList") return 2 * 2 * I;                 /* iwhere, gfree, in both passes of the scan */
   if (label == "lbfgsb::SubspaceStepStartGcp") return 4 + I + 2 * c + 4; /* l, u, x, g, iwhere, the pairs; x_new, d, x_old, g_old */
   if (label == "lbfgsb::BreakpointHistogram") return 1;                 /* t */
-  if (label == "lbfgsb::SelectBreakpoints") return 2;                   /* t, in both passes of the scan */
+  if (label == "lbfgsb::SelectBreakpoints" || label == "lbfgsb::SelectBreakpointsCount") return 2; /* t, in both passes of the scan */
   /* the kernels of the other paths (first iteration, option variants, earlier passes) */
   if (label == "lbfgsb::CauchyInitDots") return 4 + 2 * c + 2 + I;
   if (label == "lbfgsb::CauchyInit") return 4 + 2 + I;
@@ -162,8 +165,8 @@ void Solve(PetscInt n, bool bounded, PetscInt maxit, Chain *ch, Counts *c)
   KP_OK(TaoSetUp(tao));
   Kokkos::fence();
   /* the reductions of the breakpoint scan that stay on the device; every scan returns its total to the host but
-     FreeSetList's, which leaves its counts on the device */
-  StartCounting(LaunchRules{"test::", "BreakpointStopSegmentFirst", true, "FreeSetList"});
+     FreeSetList's and SelectBreakpointsCount's, which leave their counts on the device */
+  StartCounting(LaunchRules{"test::", "BreakpointStopSegmentFirst", true, "FreeSetList|SelectBreakpointsCount"});
   const Counts c0 = Snapshot(8, bounded);
   KP_OK(TaoSolve(tao));
   Kokkos::fence();
@@ -240,21 +243,24 @@ TEST(LbfgsbLaunches, PerIteration)
 #endif
     std::cout << std::fixed << std::setprecision(2) << "  " << (bounded ? "bounded  " : "unbounded") << " n=" << std::left << std::setw(7) << n << std::right << std::setw(4) << k2 << std::setw(12) << c.kernels << std::setw(18) << c.vecops << std::setw(15) << c.syncs << " (" << c.vecreductions << ", " << c.host_reductions << ", " << c.deep_copies << ", " << c.fences << ")" << std::setw(28) << 8 * c.words << "\n";
     /* budgets (before the fused passes, same problem: bounded 41.5 kernels, 5 PETSc Vec operations and 11.8 reductions
-       read by the host per iteration, unbounded 10, 5 and 5; before the end pass and the described Cauchy point: bounded
-       21 kernels, 6 reads, 15 deep copies and 127 modelled words per variable, unbounded 6, 3, 4 and 68) */
+       read by the host per iteration, unbounded 10, 5 and 5; before the end pass and the described Cauchy point, at 1M
+       variables: bounded 21 kernels, 5 reads, 15 deep copies and 127 modelled words per variable, unbounded 6, 3, 4
+       and 68; now 16, 2, 10 and 57.5, unbounded 3, 2, 3 and 50) */
     if (bounded) {
-      EXPECT_LE(c.kernels, 18.0);
-      EXPECT_LE(c.vecreductions + c.host_reductions, 3.5);
-      EXPECT_LE(c.deep_copies, 12.0);
-      EXPECT_LE(c.words, 62.0);
+      EXPECT_LE(c.kernels, 17.0);
+      EXPECT_LE(c.vecreductions + c.host_reductions, 2.5);
+      EXPECT_LE(c.deep_copies, 11.0);
+      EXPECT_LE(c.words, 60.0);
     } else {
       EXPECT_LE(c.kernels, 3.0);
-      EXPECT_LE(c.vecreductions + c.host_reductions, 2.1);
+      EXPECT_LE(c.vecreductions + c.host_reductions, 2.2);
       EXPECT_LE(c.deep_copies, 3.0);
       EXPECT_LE(c.words, 51.0);
     }
 #if KOKKOS_VERSION >= 40000
-    EXPECT_LE(c.fences, bounded ? 10.0 : 3.0);
+    /* the explicit waits: bounded the end pass, the free set with the Gram corrections, and per scan the histogram and
+       per round the segment state; unbounded the end pass */
+    EXPECT_LE(c.fences, bounded ? 7.0 : 1.5);
 #endif
     EXPECT_LE(c.vecops, 2.5);
   }

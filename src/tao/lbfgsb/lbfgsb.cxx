@@ -71,6 +71,8 @@ struct TAO_LBFGSB {
   View<Real>                                           pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
   View<Real>                                           hedges;                /* histogram of the breakpoints: edges and counts */
   View<Int>                                            hcounts;
+  View<Int>                                            selcount; /* the device count of a chunk's selection (one rank) */
+  View<Real>                                           scanin;   /* M, p0 and carry of the device scan (Mdev, p0dev, carry view into it) */
   std::vector<PetscReal> gyy, gss, gszy, gsay, gszs; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (full), s'AA'y (strictly lower), s'ZZ's */
   std::vector<VecPtr>    gptr;                         /* the pointers last copied into gvecs (the copy is skipped while they stay the same) */
   PetscInt               gprods_col = -1;              /* the memory size the products in gprods were listed for */
@@ -282,7 +284,9 @@ static PetscErrorCode LBFGSBSortBreakpoints(TAO_LBFGSB *lb)
 }
 
 /* the records (breakpoint, index, gradient, gap, and the W rows) of this rank's breakpoints in (lo, hi] */
-static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscInt col, PetscInt stride, PetscReal lo, PetscReal hi, PetscInt *nsel)
+/* (expect >= 0: the number of this rank's breakpoints in (lo, hi], known from the histograms: the selection leaves its
+   count in lb->selcount for the caller to check later instead of being read now) */
+static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscInt col, PetscInt stride, PetscReal lo, PetscReal hi, PetscInt expect, PetscInt *nsel)
 {
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
 
@@ -294,7 +298,11 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
     PetscCall(x.Get(tao->solution, Access::Read));
     PetscCall(d.Get(lb->d, Access::Read));
     PetscCall(t.Get(lb->t, Access::Read));
-    PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
+    if (expect >= 0) {
+      if (!lb->selcount.extent(0)) PetscCallCXX(lb->selcount = View<Int>(std::string("lbfgsb::selcount"), 1));
+      PetscCallCXX(lbfgsb::SelectBreakpointsCount(t.cview(), lo, hi, lb->idx, expect, lb->selcount));
+      *nsel = expect;
+    } else PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
     if ((PetscInt)lb->records.extent(0) < *nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), *nsel * stride));
     std::vector<DeviceVec> dv(2 * col);
     PetscCall(LBFGSBPairsGet(lb, dv));
@@ -496,7 +504,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
         }
         PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
       }
-      PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
+      PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, -1, &nsel));
       host.resize((size_t)nsel * stride);
       if (nsel) PetscCallCXX(Kokkos::deep_copy(HostUView<Real>(host.data(), host.size()), Kokkos::subview(lb->records, std::make_pair((PetscInt)0, nsel * stride))));
       PetscCallCXX(exec().fence());
@@ -679,15 +687,19 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  if ((PetscInt)lb->Mdev.extent(0) < col2 * col2 + 1) PetscCallCXX(lb->Mdev = View<Real>(std::string("lbfgsb::M"), col2 * col2 + 1));
-  if ((PetscInt)lb->p0dev.extent(0) < col2 + 1) PetscCallCXX(lb->p0dev = View<Real>(std::string("lbfgsb::p0"), col2 + 1));
-  if ((PetscInt)lb->carry.extent(0) < ncol) PetscCallCXX(lb->carry = View<Real>(std::string("lbfgsb::carry"), ncol));
-  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
-  if (col2) {
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->Mdev, std::make_pair((PetscInt)0, col2 * col2)), HostUView<Real>(Mh.data(), col2 * col2)));
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->p0dev, std::make_pair((PetscInt)0, col2)), HostUView<Real>(scan.p.data(), col2)));
+  /* M, p0 and the zero carry of the prefix sums in one buffer, one copy to the device */
+  {
+    const PetscInt         nm = col2 * col2 + 1, np = col2 + 1, nin = nm + np + ncol;
+    std::vector<PetscReal> in(nin, 0.0);
+    std::copy(Mh.begin(), Mh.begin() + col2 * col2, in.begin());
+    std::copy(scan.p.begin(), scan.p.begin() + col2, in.begin() + nm);
+    if ((PetscInt)lb->scanin.extent(0) < nin) PetscCallCXX(lb->scanin = View<Real>(std::string("lbfgsb::scanin"), nin));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->scanin, std::make_pair((PetscInt)0, nin)), HostUView<const Real>(in.data(), nin)));
+    lb->Mdev  = Kokkos::subview(lb->scanin, std::make_pair((PetscInt)0, nm));
+    lb->p0dev = Kokkos::subview(lb->scanin, std::make_pair(nm, nm + np));
+    lb->carry = Kokkos::subview(lb->scanin, std::make_pair(nm + np, nin));
   }
-  PetscCallCXX(Kokkos::deep_copy(exec(), lb->carry, 0.0));
+  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
   sc.col2   = col2;
   sc.theta  = lb->mem.theta;
   sc.S0     = -scan.f1;
@@ -695,12 +707,15 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   sc.epsmch = scan.epsmch;
   if (!approx) PetscCall(LBFGSBChunkerStart(tao, tmin, tmax, chunker));
   while (PETSC_TRUE) {
-    PetscReal  hi = lbfgsb::kNoBreak;
-    PetscInt   nsel, cnt;
-    View<Real> R;
+    PetscReal      hi = lbfgsb::kNoBreak;
+    PetscInt       nsel, cnt, expect = -1;
+    const PetscInt before = chunker.done;
+    const PetscReal lo0    = lo;
+    View<Real>     R;
     if (approx) hi = tmin;
     else PetscCall(LBFGSBChunkerNext(tao, chunker, chunk, &hi));
-    PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
+    if (size == 1 && !approx) expect = chunker.done - before; /* one rank: the chunk's size from the histograms */
+    PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, expect, &nsel));
     lo = hi;
     if (size > 1) { /* every rank gets the chunk's records in global index order and runs the same scan */
       PetscMPIInt mycount = (PetscMPIInt)(nsel * stride), total = 0;
@@ -734,7 +749,12 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     /* the first segment holding the minimiser and its state, read by the host once */
     PetscCallCXX(lbfgsb::BreakpointStopSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, lb->segout, lb->carry));
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 6 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 6 + ncol))));
-    PetscCallCXX(exec().fence());
+    if (expect >= 0) { /* with the selection's own count, in the same wait */
+      Int sel = -1;
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&sel, 1), Kokkos::subview(lb->selcount, std::make_pair((PetscInt)0, (PetscInt)1))));
+      PetscCallCXX(exec().fence());
+      PetscCheck(sel == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The breakpoint histogram counted %" PetscInt_FMT " breakpoints in (%g, %g] but the selection found %" PetscInt_FMT, expect, (double)lo0, (double)hi, (PetscInt)sel);
+    } else PetscCallCXX(exec().fence());
     kstop = (PetscInt)out[5 + ncol];
     passed += kstop;
     const bool found = kstop < cnt, last = !found && passed == nbreak;
@@ -1354,6 +1374,8 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->hedges = View<Real>());
   PetscCallCXX(lb->hcounts = View<Int>());
   PetscCallCXX(lb->fscount = View<Int>());
+  PetscCallCXX(lb->selcount = View<Int>());
+  PetscCallCXX(lb->scanin = View<Real>());
   lb->gprods_col = -1;
   lb->gptr.clear();
   lb->cready = lb->cstate = lb->fsready = lb->gcpready = PETSC_FALSE;

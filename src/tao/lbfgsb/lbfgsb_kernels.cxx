@@ -200,6 +200,24 @@ Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx)
   return cnt;
 }
 
+void SelectBreakpointsCount(ConstView t, Real lo, Real hi, View<Int> idx, Int cap, View<Int> count)
+{
+  const Int n = (Int)t.extent(0);
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), Kokkos::subview(count, std::make_pair((Int)0, (Int)1)), (Int)0);
+    return;
+  }
+  Kokkos::parallel_scan(
+    "lbfgsb::SelectBreakpointsCount", range(n), KOKKOS_LAMBDA(const Int i, Int &upd, const bool final) {
+      const bool sel = t(i) > lo && t(i) <= hi && t(i) < kNoBreak;
+      if (sel) {
+        if (final && upd < cap) idx(upd) = i;
+        upd++;
+      }
+      if (final && i == n - 1) count(0) = upd;
+    });
+}
+
 void BreakpointRecords(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, View<Scalar> out, Int stride)
 {
   Kokkos::parallel_for(

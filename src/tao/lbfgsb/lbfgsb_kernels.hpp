@@ -81,6 +81,9 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
 
 /* number of breakpoints with lo < t_i <= hi, and their local indices in idx (idx must have room) */
 Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx);
+/* the same with the number into the device scalar count(0) (no host synchronisation), for a caller that knows it
+   already (from a histogram); only the first cap indices are stored */
+void SelectBreakpointsCount(ConstView t, Real lo, Real hi, View<Int> idx, Int cap, View<Int> count);
 
 /* the first four fields of the breakpoint records out(k * stride + 0..3) = (t, global index, d, bound - x) of the
    selected variables idx(k), k < cnt */
