@@ -14,13 +14,15 @@ namespace kptest
 {
 struct LaunchRules {
   const char *ignore_prefix    = nullptr; /* labels starting with it are not counted (e.g. a test's own kernels) */
-  const char *device_reduction = nullptr; /* reductions whose label contains it leave their result on the device */
-  bool        scan_to_host     = false;   /* every scan returns its total to the host */
+  const char *device_reduction = nullptr; /* reductions whose label contains it (or one of its '|'-separated parts) leave their result on the device */
+  bool        scan_to_host     = false;   /* every scan returns its total to the host ... */
+  const char *device_scan      = nullptr; /* ... but those whose label contains it (or one of its '|'-separated parts) */
 };
 
 struct KokkosCounts {
   long                        launches = 0, host_reductions = 0, deep_copies = 0, fences = 0;
-  std::map<std::string, long> labels;
+  long                        tool_fences = 0; /* the fences Kokkos adds around the callbacks of a tool (not the code's own) */
+  std::map<std::string, long> labels;          /* launches per kernel label, "(deep_copy)", "(fence) <label>" per fence label */
 };
 
 namespace launches_detail
@@ -29,6 +31,18 @@ inline KokkosCounts g_counts;
 inline LaunchRules  g_rules;
 
 inline bool Ignored(const char *name) { return g_rules.ignore_prefix && std::strncmp(name, g_rules.ignore_prefix, std::strlen(g_rules.ignore_prefix)) == 0; }
+/* whether name contains one of the '|'-separated parts of list */
+inline bool Matches(const char *name, const char *list)
+{
+  if (!list) return false;
+  std::string l(list);
+  for (size_t b = 0, e; b <= l.size(); b = e + 1) {
+    e = l.find('|', b);
+    if (e == std::string::npos) e = l.size();
+    if (e > b && std::strstr(name, l.substr(b, e - b).c_str())) return true;
+  }
+  return false;
+}
 inline void Launch(const char *name)
 {
   g_counts.launches++;
@@ -44,14 +58,14 @@ inline void BeginReduce(const char *name, const uint32_t, uint64_t *id)
   *id = 0;
   if (Ignored(name)) return;
   Launch(name);
-  if (!g_rules.device_reduction || !std::strstr(name, g_rules.device_reduction)) g_counts.host_reductions++;
+  if (!Matches(name, g_rules.device_reduction)) g_counts.host_reductions++;
 }
 inline void BeginScan(const char *name, const uint32_t, uint64_t *id)
 {
   *id = 0;
   if (Ignored(name)) return;
   Launch(name);
-  if (g_rules.scan_to_host) g_counts.host_reductions++;
+  if (g_rules.scan_to_host && !Matches(name, g_rules.device_scan)) g_counts.host_reductions++;
 }
 inline void BeginDeepCopy(Kokkos_Profiling_SpaceHandle, const char *, const void *, Kokkos_Profiling_SpaceHandle, const char *, const void *, uint64_t)
 {
@@ -61,10 +75,20 @@ inline void BeginDeepCopy(Kokkos_Profiling_SpaceHandle, const char *, const void
 inline void BeginFence(const char *name, const uint32_t, uint64_t *id)
 {
   *id = 0;
-  /* the fences of a deep_copy or of a reduction into a host scalar are counted there */
-  if (std::strstr(name, "deep_copy") || std::strstr(name, "result being value")) return;
+  /* Kokkos 4 fences globally before and after every callback of a loaded tool that may need it (kernel begin/end:
+     "Kokkos Profile Tool Fence", once per execution space), unless the tool asks otherwise: these are the counting's
+     own, not the code's, and absent when nothing is profiling */
+  if (std::strstr(name, "Profile Tool Fence")) {
+    g_counts.tool_fences++;
+    return;
+  }
+  /* the fences of a deep_copy (Kokkos 4 labels "Kokkos::deep_copy: ...") are counted with the copy, those of a reduction
+     or scan into a host value (Kokkos 4: "fence due to result being value, not view", "... being a value, not a view",
+     the CUDA backend's "Result Not Device Accessible", the combined reducers' "fence after copying values back") with the
+     reduction */
+  if (std::strstr(name, "deep_copy") || std::strstr(name, "fence due to result being") || std::strstr(name, "Result Not Device Accessible") || std::strstr(name, "fence after copying values back")) return;
   g_counts.fences++;
-  g_counts.labels["(fence)"]++;
+  g_counts.labels[std::string("(fence) ") + name]++;
 }
 inline void EndAny(uint64_t) { }
 } // namespace launches_detail

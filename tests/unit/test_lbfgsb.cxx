@@ -236,6 +236,16 @@ TEST(Lbfgsb, BreakpointsSelectionAndCauchyFinish)
     for (Int i = 0; i < n; i++)
       if (tref[i] > lo && tref[i] <= hi && tref[i] < lb::kNoBreak) ASSERT_EQ(idxh[ref++], i);
     EXPECT_EQ(cnt, ref);
+    /* the same with the count left on the device, whole and capped */
+    for (Int cap : {cnt, cnt / 2}) {
+      View<Int> idx2("idx2", n), cd("count", 1);
+      Kokkos::deep_copy(idx2, -7);
+      Kokkos::deep_copy(cd, -1);
+      lb::SelectBreakpointsCount(t, lo, hi, idx2, cap, cd);
+      auto i2h = ToHost(idx2);
+      EXPECT_EQ(ToHost(cd)[0], cnt) << "n " << n;
+      for (Int k = 0; k < n; k++) ASSERT_EQ(i2h[k], k < cap ? idxh[k] : -7) << "n " << n << " k " << k;
+    }
     /* records and the gather */
     const Int    stride = 5;
     View<Scalar> rec("rec", std::max<Int>(1, cnt * stride));
@@ -614,14 +624,24 @@ TEST(Lbfgsb, MaskedGramMatchesSerial)
     Kokkos::deep_copy(pv, Kokkos::View<lb::VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), nv));
     Kokkos::deep_copy(qv, Kokkos::View<lb::GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), prods.size()));
     Kokkos::View<Real **, Kokkos::LayoutRight, petsckp::MemSpace> partial("partial", 64, prods.size());
-    View<Real>                                                    out("out", prods.size());
+    View<Real>                                                    out("out", prods.size() + 2);
     std::vector<Int> gfh(n);
     for (Int i = 0; i < n; i++) gfh[i] = (i % 4 == 0) ? 7 : (i % 2); /* 7: a value no listed row keeps */
     auto gfree = ToDevice(gfh.empty() ? std::vector<Int>(1, 0) : gfh);
-    for (int listed = 0; listed < 2; listed++) {
+    /* the number of rows on the device (FreeSetList's counts), n only an upper bound: the counts come back in out */
+    std::vector<Int> ch = {12345, (Int)list.size()};
+    auto             counts = ToDevice(ch);
+    for (int mode = 0; mode < 3; mode++) {
+      const int listed = mode > 0;
+      if (n) Kokkos::deep_copy(gfree, HostUView<Int>(gfh.data(), n));
       Kokkos::deep_copy(out, 7.0);
-      lb::MaskedGram(pv, listed ? (Int)list.size() : n, listed ? rows : View<Int>(), iw, qv, partial, out, gfree);
+      if (mode == 2) lb::MaskedGram(pv, n, rows, iw, qv, partial, out, gfree, counts);
+      else lb::MaskedGram(pv, listed ? (Int)list.size() : n, listed ? rows : View<Int>(), iw, qv, partial, out, gfree);
       auto oh = ToHost(out);
+      if (mode == 2) {
+        EXPECT_EQ(oh[prods.size()], 12345.0) << "n " << n;
+        EXPECT_EQ(oh[prods.size() + 1], (double)list.size()) << "n " << n;
+      }
       /* with the rows listed, their free flags are the new state; the other flags stay */
       auto gh = ToHost(gfree);
       for (Int i = 0; i < n; i++) {
@@ -1038,6 +1058,85 @@ TEST(LbfgsbApi, NewSolutionOfAnotherSize)
   TaoDestroy(&tao);
 }
 
+/* -tao_lbfgsb_gnorm 2 changes the measure given to TAO's tests, not the iterates: on a coupled problem whose bounds
+   bind, the same iterations give the same x with either norm (the 2-norm's work vector must not be one the next iteration
+   reads) */
+namespace
+{
+PetscErrorCode ChainFG(Tao, Vec X, PetscReal *f, Vec G, void *)
+{
+  const PetscScalar *x;
+  PetscScalar       *g;
+  PetscInt           n;
+  PetscReal          s = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(G, &g));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal b = 1.5 * PetscSinReal(0.37 * i + 0.2);
+    g[i]              = 0.01 * x[i] + b;
+    s += 0.005 * x[i] * x[i] + b * x[i];
+    if (i > 0) g[i] += x[i] - x[i - 1];
+    if (i + 1 < n) {
+      g[i] -= x[i + 1] - x[i];
+      s += 0.5 * (x[i + 1] - x[i]) * (x[i + 1] - x[i]);
+    }
+  }
+  PetscCall(VecRestoreArray(G, &g));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  *f = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+TEST(LbfgsbApi, GNorm2KeepsTheIterates)
+{
+  const PetscInt         n = 200;
+  std::vector<PetscReal> sol[2];
+  PetscInt               its[2];
+  for (int k = 0; k < 2; k++) {
+    Tao tao;
+    Vec x, xl, xu;
+    ASSERT_EQ((int)VecCreateSeq(PETSC_COMM_SELF, n, &x), 0);
+    VecSetFromOptions(x);
+    VecDuplicate(x, &xl);
+    VecDuplicate(x, &xu);
+    VecSet(xl, -1.0);
+    VecSet(xu, 1.0);
+    VecSet(x, 0.0);
+    TaoCreate(PETSC_COMM_SELF, &tao);
+    TaoSetType(tao, TAOLBFGSB);
+    TaoSetSolution(tao, x);
+    TaoSetVariableBounds(tao, xl, xu);
+    TaoSetObjectiveAndGradient(tao, nullptr, ChainFG, nullptr);
+    TaoSetTolerances(tao, 0, 0, 0);
+    TaoSetMaximumIterations(tao, 25);
+    TaoLBFGSBSetFactr(tao, 0.0);
+    TaoLBFGSBSetMemory(tao, 5);
+    TaoLBFGSBSetGNormType(tao, k ? TAO_LBFGSB_GNORM_2 : TAO_LBFGSB_GNORM_INF);
+    ASSERT_EQ((int)TaoSolve(tao), 0);
+    TaoGetIterationNumber(tao, &its[k]);
+    const PetscScalar *a;
+    VecGetArrayRead(x, &a);
+    sol[k].assign(a, a + n);
+    VecRestoreArrayRead(x, &a);
+    TaoDestroy(&tao);
+    VecDestroy(&x);
+    VecDestroy(&xl);
+    VecDestroy(&xu);
+  }
+  EXPECT_GE(its[0], 15);
+  EXPECT_EQ(its[1], its[0]);
+  Int nbound = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    ASSERT_EQ(sol[0][i], sol[1][i]) << "i " << i;
+    nbound += std::abs(sol[0][i]) == 1.0;
+  }
+  EXPECT_GT(nbound, 10); /* the bounds bind */
+}
+
 TEST(LbfgsbApi, EmptyProblem)
 {
   QuadraticProblem   p(0);
@@ -1161,53 +1260,64 @@ TEST(LbfgsbFused, CauchyInitDotsMatchesSerial)
   }
 }
 
-TEST(LbfgsbFused, CauchyFinishFreeSetMatchesSerial)
+/* the free set at a described Cauchy point (no breakpoint passed, or the first third of them) and the point itself */
+TEST(LbfgsbFused, FreeSetListMatchesSerial)
 {
   for (Int n : Sizes()) {
-    Problem p = MakeProblem(n, 71);
-    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
-    auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
-    View<Int>    iw("iw", n), rows("rows", n > 0 ? n : 1), iw2("iw2", n), rows2("rows2", n > 0 ? n : 1);
-    View<Scalar> d("d", n), t("t", n), xcp("xcp", n), xcp2("xcp2", n);
-    lb::Active(l, u, x, iw, kInf);
-    lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
-    Kokkos::deep_copy(iw2, iw);
-    auto             iw0 = ToHost(iw);
-    auto             dh = ToHost(d), th = ToHost(t);
-    std::vector<Int> gf(n);
-    for (Int i = 0; i < n; i++) gf[i] = (i % 3 == 0) ? 0 : 1;
-    auto gfree = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf), gfree2 = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf);
-    std::vector<Real> sorted;
-    for (Real v : th)
-      if (v < lb::kNoBreak) sorted.push_back(v);
-    std::sort(sorted.begin(), sorted.end());
-    const Real tstar = sorted.empty() ? -1 : sorted[sorted.size() / 3], tsum = tstar < 0 ? 0.1 : tstar;
-    const Int  gidstar = 5 + n / 2, rstart = 3;
-    const auto info    = lb::CauchyFinishFreeSet(l, u, x, d, t, iw, xcp, tstar, gidstar, rstart, tsum, gfree, rows);
-    /* serial reference */
-    Int              nfree = 0;
-    std::vector<Int> chg;
-    auto             xh  = ToHost(xcp);
-    auto             iwh = ToHost(iw), rh = ToHost(rows), gh = ToHost(gfree);
-    for (Int i = 0; i < n; i++) {
-      const bool passed = th[i] < lb::kNoBreak && (th[i] < tstar || (th[i] == tstar && rstart + i <= gidstar));
-      const Int  iwr    = passed ? (dh[i] > 0 ? 2 : 1) : iw0[i];
-      ASSERT_EQ(iwh[i], iwr) << "n " << n << " i " << i;
-      if (passed) ASSERT_EQ(xh[i], dh[i] > 0 ? p.u[i] : p.l[i]) << i;
-      else ASSERT_NEAR(xh[i], p.x[i] + tsum * dh[i], 4 * DBL_EPSILON * (std::abs(p.x[i]) + std::abs(tsum * dh[i]))) << i;
-      nfree += iwr <= 0;
-      if ((iwr <= 0 ? 1 : 0) != gf[i]) chg.push_back(i);
-      ASSERT_EQ(gh[i], gf[i]); /* gfree is left to MaskedGram */
+    for (int passed = 0; passed < 2; passed++) {
+      Problem p = MakeProblem(n, 71);
+      for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+      auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+      View<Int>    iw("iw", n), rows("rows", n > 0 ? n : 1), iw2("iw2", n), rows2("rows2", n > 0 ? n : 1), counts("counts", 2);
+      View<Scalar> d("d", n), t("t", n), xcp("xcp", n), xcp2("xcp2", n);
+      lb::Active(l, u, x, iw, kInf);
+      lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
+      Kokkos::deep_copy(iw2, iw);
+      Kokkos::deep_copy(counts, -1);
+      auto             iw0 = ToHost(iw);
+      auto             dh = ToHost(d), th = ToHost(t);
+      std::vector<Int> gf(n);
+      for (Int i = 0; i < n; i++) gf[i] = (i % 3 == 0) ? 0 : 1;
+      auto gfree = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf), gfree2 = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf);
+      std::vector<Real> sorted;
+      for (Real v : th)
+        if (v < lb::kNoBreak) sorted.push_back(v);
+      std::sort(sorted.begin(), sorted.end());
+      lb::CauchyPointDesc cp;
+      cp.passed  = passed && !sorted.empty();
+      cp.tstar   = cp.passed ? sorted[sorted.size() / 3] : -1;
+      cp.tsum    = cp.passed ? cp.tstar : 0.1;
+      cp.gidstar = 5 + n / 2;
+      cp.rstart  = 3;
+      lb::FreeSetList(t, d, iw, gfree, cp, rows, counts);
+      /* serial reference */
+      Int              nfree = 0;
+      std::vector<Int> chg;
+      auto             iwh = ToHost(iw), rh = ToHost(rows), gh = ToHost(gfree), ch = ToHost(counts);
+      for (Int i = 0; i < n; i++) {
+        const bool pass = cp.passed && th[i] < lb::kNoBreak && (th[i] < cp.tstar || (th[i] == cp.tstar && cp.rstart + i <= cp.gidstar));
+        const Int  iwr  = pass ? (dh[i] > 0 ? 2 : 1) : iw0[i];
+        ASSERT_EQ(iwh[i], iwr) << "n " << n << " i " << i;
+        nfree += iwr <= 0;
+        if ((iwr <= 0 ? 1 : 0) != gf[i]) chg.push_back(i);
+        ASSERT_EQ(gh[i], gf[i]); /* gfree is left to MaskedGram */
+      }
+      EXPECT_EQ(ch[0], nfree) << "n " << n;
+      ASSERT_EQ(ch[1], (Int)chg.size()) << "n " << n;
+      for (size_t k = 0; k < chg.size(); k++) ASSERT_EQ(rh[k], chg[k]);
+      /* against the kernels it replaces: CauchyFinish (x^c and iwhere), CountFree, FreeSetChanges */
+      lb::CauchyFinish(l, u, x, d, t, iw2, xcp2, cp.passed ? cp.tstar : -1.0, cp.gidstar, cp.rstart, cp.tsum);
+      EXPECT_EQ(lb::CountFree(iw2), nfree);
+      EXPECT_EQ(lb::FreeSetChanges(iw2, gfree2, rows2), (Int)chg.size());
+      /* the point on the fly, as CauchyFinish's to the last bit */
+      lb::CauchyPointVec(l, u, x, g, t, iw, cp, xcp);
+      auto x1 = ToHost(xcp), x2 = ToHost(xcp2);
+      auto i2 = ToHost(iw2);
+      for (Int i = 0; i < n; i++) {
+        ASSERT_EQ(x1[i], x2[i]) << "n " << n << " i " << i;
+        ASSERT_EQ(i2[i], iwh[i]) << i;
+      }
     }
-    EXPECT_EQ(info.nfree, nfree) << "n " << n;
-    ASSERT_EQ(info.nchanged, (Int)chg.size()) << "n " << n;
-    for (size_t k = 0; k < chg.size(); k++) ASSERT_EQ(rh[k], chg[k]);
-    /* against the kernels it replaces */
-    lb::CauchyFinish(l, u, x, d, t, iw2, xcp2, tstar, gidstar, rstart, tsum);
-    EXPECT_EQ(lb::CountFree(iw2), info.nfree);
-    EXPECT_EQ(lb::FreeSetChanges(iw2, gfree2, rows2), info.nchanged);
-    auto x2 = ToHost(xcp2);
-    for (Int i = 0; i < n; i++) ASSERT_EQ(x2[i], xh[i]) << i;
   }
 }
 
@@ -1285,32 +1395,184 @@ TEST(LbfgsbFused, SubspaceStepStartMatchesSerial)
   }
 }
 
-TEST(LbfgsbFused, ProjGradAndChangeMatchesSerial)
+/* the subspace step with the Cauchy point formed on the fly, against SubspaceStepStart from the stored point (bit for
+   bit) */
+TEST(LbfgsbFused, SubspaceStepStartGcpMatchesStoredPoint)
 {
   for (Int n : Sizes()) {
-    Problem p = MakeProblem(n, 91);
-    for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
-    auto       goh = RandomVector(n, 92);
-    auto       l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g), go = ToDevice(goh);
-    View<Real> r("r", n);
-    Real       rr;
-    const Real nrm = lb::ProjGradAndChange(l, u, x, g, go, r, kInf, &rr);
-    auto       rh  = ToHost(r);
-    double     ref = 0, rref = 0;
-    for (Int i = 0; i < n; i++) {
-      const double pg = std::min(std::max(p.x[i] - p.g[i], p.l[i]), p.u[i]) - p.x[i];
-      ref             = std::max(ref, std::abs(pg));
-      ASSERT_EQ(rh[i], p.g[i] - goh[i]);
-      rref += rh[i] * rh[i];
+    for (int col : {1, 3}) {
+      for (int passed = 0; passed < 2; passed++) {
+        for (int maxstep = 0; maxstep < 2; maxstep++) {
+          Problem p = MakeProblem(n, 181 + col);
+          for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+          Pairs        P(n, col, 600 + col);
+          auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g);
+          View<Int>    iw("iw", n), rows("rows", n > 0 ? n : 1), counts("counts", 2), gfree("gfree", n > 0 ? n : 1);
+          View<Scalar> d("d", n), t("t", n), z("z", n), dsub("dsub", n);
+          View<Scalar> xn("xn", n), dd("dd", n), xo("xo", n), go("go", n), xn2("xn2", n), dd2("dd2", n), xo2("xo2", n), go2("go2", n);
+          lb::Active(l, u, x, iw, kInf);
+          lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
+          auto              th = ToHost(t);
+          std::vector<Real> sorted;
+          for (Real v : th)
+            if (v < lb::kNoBreak) sorted.push_back(v);
+          std::sort(sorted.begin(), sorted.end());
+          lb::CauchyPointDesc cp;
+          cp.passed  = passed && !sorted.empty();
+          cp.tstar   = cp.passed ? sorted[sorted.size() / 2] : -1;
+          cp.tsum    = cp.passed ? cp.tstar : 0.05;
+          cp.gidstar = n / 3;
+          lb::FreeSetList(t, d, iw, gfree, cp, rows, counts);
+          lb::CauchyPointVec(l, u, x, g, t, iw, cp, z);
+          std::vector<double> coef(2 * col);
+          for (int j = 0; j < 2 * col; j++) coef[j] = 0.3 * (j + 1) * (j % 2 ? -1 : 1);
+          auto       cd    = ToDevice(coef);
+          const Real scale = 0.7, c0 = -0.9;
+          const auto si    = lb::SubspaceStepStartGcp(l, u, iw, t, cp, x, g, scale, c0, P.table, col, cd, xn, dd, xo, go, kInf, maxstep != 0, 1e10);
+          const auto s2    = lb::SubspaceStepStart(l, u, iw, z, x, g, dsub, scale, c0, g, P.table, col, cd, xn2, dd2, xo2, go2, kInf, maxstep != 0, 1e10);
+          EXPECT_EQ(si.iword, s2.iword) << "n " << n;
+          EXPECT_EQ(si.dtd, s2.dtd) << "n " << n;
+          EXPECT_EQ(si.gtd, s2.gtd) << "n " << n;
+          EXPECT_EQ(si.stpmax, s2.stpmax) << "n " << n;
+          auto a1 = ToHost(xn), a2 = ToHost(xn2), b1 = ToHost(dd), b2 = ToHost(dd2), c1 = ToHost(xo), c2 = ToHost(xo2), e1 = ToHost(go), e2 = ToHost(go2);
+          for (Int i = 0; i < n; i++) ASSERT_TRUE(a1[i] == a2[i] && b1[i] == b2[i] && c1[i] == c2[i] && e1[i] == e2[i]) << "n " << n << " i " << i;
+          /* the stored-point kernel is checked against a serial reference in SubspaceStepStartMatchesSerial; here a
+             spot check of x^c itself: passed variables on their bound */
+          auto zh = ToHost(z);
+          for (Int i = 0; i < n; i++)
+            if (cp.passed && th[i] < lb::kNoBreak && th[i] < cp.tstar) ASSERT_EQ(zh[i], p.g[i] < 0 ? p.u[i] : p.l[i]) << i;
+        }
+      }
     }
-    EXPECT_NEAR(nrm, ref, 1e-15 * (1 + ref)) << "n " << n;
-    EXPECT_EQ(nrm, lb::ProjGradNormInf(l, u, x, g, kInf));
-    EXPECT_NEAR(rr, rref, 1e-13 * (1 + rref));
-    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-      if (n == 0) continue;
-      auto gb = p.g;
-      gb[n / 2] = bad;
-      EXPECT_EQ(lb::ProjGradAndChange(l, u, x, ToDevice(gb), go, r, kInf, &rr), std::numeric_limits<double>::infinity()) << "n " << n;
+  }
+}
+
+/* the end pass of an iteration: projected gradient, gradient change, the update's products with the new pair formed on
+   the fly, the next Cauchy point's first pass and W^T d, against serial loops and the kernels it replaces */
+TEST(LbfgsbFused, EndPassMatchesSerial)
+{
+  for (Int n : Sizes()) {
+    for (int pcol : {0, 1, 3, 8}) {
+      for (int newpair = 0; newpair < 2; newpair++) {
+        if (newpair && pcol == 0) continue;
+        for (int state = 0; state < 2; state++) {
+          for (double stp : {1.0, 0.7}) {
+            if (stp != 1.0 && !newpair) continue;
+            const int nold = newpair ? pcol - 1 : pcol;
+            Problem   p    = MakeProblem(n, 91 + pcol);
+            for (Int i = 0; i < n; i++) p.x[i] = std::min(std::max(p.x[i], p.l[i]), p.u[i]);
+            auto             goh = RandomVector(n, 92), dsh = RandomVector(n, 93);
+            std::vector<Int> gf(n);
+            for (Int i = 0; i < n; i++) gf[i] = (i % 4 == 1) ? 0 : 1;
+            Pairs P(n, nold, 700 + pcol);
+            /* the table: the kept pairs, then (newpair) pointers to NaN vectors: the new pair must never be read */
+            View<Real>              nan("nan", n);
+            std::vector<lb::VecPtr> ptr(2 * pcol);
+            Kokkos::deep_copy(nan, std::numeric_limits<double>::quiet_NaN());
+            for (int j = 0; j < nold; j++) ptr[j].p = P.yd[j].data(), ptr[pcol + j].p = P.sd[j].data();
+            if (newpair) ptr[pcol - 1].p = ptr[2 * pcol - 1].p = nan.data();
+            Kokkos::View<lb::VecPtr *, petsckp::MemSpace> table("table", 2 * pcol);
+            Kokkos::deep_copy(table, Kokkos::View<lb::VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * pcol));
+            auto         l = ToDevice(p.l), u = ToDevice(p.u), x = ToDevice(p.x), g = ToDevice(p.g), go = ToDevice(goh), ds = ToDevice(dsh);
+            auto         gfree = ToDevice(gf);
+            View<Real>   r("r", n), sn("sn", n), dn("dn", n), t("t", n), scratch("scratch", lb::EndScratch(pcol)), out("out", lb::EndOutSize(pcol, newpair));
+            View<Int>    iw("iw", n);
+            Kokkos::deep_copy(iw, 77);
+            Kokkos::deep_copy(dn, 5.0);
+            const bool scaled = newpair && stp != 1.0;
+            lb::EndPass(l, u, x, g, go, r, ds, stp, scaled ? lb::MutView(sn) : lb::MutView(), newpair != 0, gfree, state != 0, iw, state ? lb::MutView(dn) : lb::MutView(), state ? lb::MutView(t) : lb::MutView(), kInf, table, pcol, scratch, out);
+            auto       oh = ToHost(out), rh = ToHost(r), snh = ToHost(sn), dnh = ToHost(dn), thh = ToHost(t);
+            auto       iwh = ToHost(iw);
+            const Int  so  = lb::EndScalars(pcol, newpair != 0);
+            const auto ci  = lb::CauchyInitDotsInfo(oh.data() + so);
+            /* serial reference */
+            double              f1 = 0, tmin = lb::kNoBreak, tmax = 0, rr = 0, pg = 0;
+            Int                 nb = 0, nm = 0, nf = 0, nfz = 0;
+            std::vector<double> dots(2 * pcol, 0.0), upd(6 * pcol, 0.0), mag(pcol, 0.0);
+            for (Int i = 0; i < n; i++) {
+              Int  iwr;
+              Real dr, tr;
+              RefCauchyVar(p.l[i], p.u[i], p.x[i], p.g[i], iwr, dr, tr);
+              const double ri = p.g[i] - goh[i], si = stp != 1.0 ? stp * dsh[i] : dsh[i];
+              ASSERT_EQ(rh[i], ri) << "n " << n << " i " << i;
+              if (scaled) ASSERT_EQ(snh[i], stp * dsh[i]);
+              if (state) ASSERT_TRUE(iwh[i] == iwr && dnh[i] == dr && thh[i] == tr) << "n " << n << " i " << i;
+              else ASSERT_TRUE(iwh[i] == 77 && dnh[i] == 5.0);
+              rr += ri * ri;
+              pg = std::max(pg, std::abs(std::min(std::max(p.x[i] - p.g[i], p.l[i]), p.u[i]) - p.x[i]));
+              const bool brk = tr < lb::kNoBreak, mv = iwr == 0 || iwr == -1;
+              f1 -= dr * dr;
+              nb += brk;
+              nm += mv;
+              nf += mv && !brk;
+              nfz += mv && !brk && dr != 0;
+              tmin = std::min(tmin, tr);
+              if (brk) tmax = std::max(tmax, tr);
+              const double z = gf[i] ? 1 : 0, a = 1 - z;
+              for (int j = 0; j < pcol; j++) {
+                const bool   last = newpair && j == pcol - 1;
+                const double yj = last ? ri : P.y[j][i], sj = last ? si : P.s[j][i];
+                dots[j] += dr * yj, dots[pcol + j] += dr * sj;
+                mag[j] += (std::abs(dr) + std::abs(ri) + std::abs(si)) * (std::abs(yj) + std::abs(sj));
+                if (newpair) {
+                  upd[0 * pcol + j] += z * ri * yj;
+                  upd[1 * pcol + j] += a * si * sj;
+                  upd[2 * pcol + j] += a * si * yj;
+                  upd[3 * pcol + j] += z * sj * ri;
+                  upd[4 * pcol + j] += z * si * yj;
+                  upd[5 * pcol + j] += z * si * sj;
+                }
+              }
+            }
+            EXPECT_NEAR(ci.f1, f1, 1e-12 * (1 + std::abs(f1))) << "n " << n;
+            EXPECT_EQ(ci.nbreak, nb);
+            EXPECT_EQ(ci.nmoving, nm);
+            EXPECT_EQ(ci.nfreenb, nf);
+            EXPECT_EQ(ci.nfreenb_nonzero, nfz);
+            EXPECT_EQ(ci.tmin, tmin);
+            EXPECT_EQ(ci.tmax, tmax);
+            EXPECT_NEAR(oh[so + 7], rr, 1e-12 * (1 + rr)) << "n " << n;
+            EXPECT_NEAR(oh[so + 8], pg, 1e-15 * (1 + pg)) << "n " << n;
+            for (int j = 0; j < pcol; j++) {
+              EXPECT_NEAR(oh[j], dots[j], 1e-13 * (1 + mag[j])) << "n " << n << " pcol " << pcol;
+              EXPECT_NEAR(oh[pcol + j], dots[pcol + j], 1e-13 * (1 + mag[j])) << "n " << n << " pcol " << pcol;
+              for (int q = 0; newpair && q < 6; q++) EXPECT_NEAR(oh[(2 + q) * pcol + j], upd[q * pcol + j], 1e-13 * (1 + mag[j])) << "n " << n << " q " << q;
+            }
+            /* against the kernels it replaces, with the new pair stored: the projected-gradient norm, CauchyInitDots
+               (d, t, iwhere, the counts and W^T d bit for bit) and UpdateProducts (bit for bit) */
+            EXPECT_EQ(oh[so + 8], lb::ProjGradNormInf(l, u, x, g, kInf));
+            if (pcol == 0) continue;
+            View<Real> sv = scaled ? sn : ds;
+            if (newpair) ptr[pcol - 1].p = r.data(), ptr[2 * pcol - 1].p = sv.data();
+            Kokkos::deep_copy(table, Kokkos::View<lb::VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * pcol));
+            View<Int>  iw2("iw2", n);
+            View<Real> d2("d2", n), t2("t2", n), out2("out2", 2 * pcol + 7), out3("out3", 6 * pcol);
+            lb::Active(l, u, x, iw2, kInf);
+            lb::CauchyInitDots(l, u, x, g, iw2, d2, t2, kInf, table, pcol, scratch, out2);
+            auto o2 = ToHost(out2);
+            for (int k = 0; k < 2 * pcol; k++) ASSERT_EQ(oh[k], o2[k]) << "n " << n << " k " << k;
+            for (int k = 0; k < 7; k++) ASSERT_EQ(oh[so + k], o2[2 * pcol + k]) << "n " << n << " k " << k;
+            if (state) {
+              auto d2h = ToHost(d2), t2h = ToHost(t2);
+              auto i2h = ToHost(iw2);
+              for (Int i = 0; i < n; i++) ASSERT_TRUE(d2h[i] == dnh[i] && t2h[i] == thh[i] && i2h[i] == iwh[i]) << i;
+            }
+            if (newpair) {
+              lb::UpdateProducts(table, pcol, r, sv, gfree, scratch, out3);
+              auto o3 = ToHost(out3);
+              for (int k = 0; k < 6 * pcol; k++) ASSERT_EQ(oh[2 * pcol + k], o3[k]) << "n " << n << " k " << k;
+            }
+            /* a NaN or infinite gradient entry: the norm is +infinity */
+            if (n > 0) {
+              auto gb = p.g;
+              gb[n / 2] = std::numeric_limits<double>::infinity();
+              auto gbd = ToDevice(gb);
+              lb::EndPass(l, u, x, gbd, go, r, ds, stp, lb::MutView(), false, gfree, false, iw, lb::MutView(), lb::MutView(), kInf, table, pcol, scratch, out);
+              EXPECT_EQ(ToHost(out)[lb::EndScalars(pcol, false) + 8], std::numeric_limits<double>::infinity()) << "n " << n;
+            }
+          }
+        }
+      }
     }
   }
 }

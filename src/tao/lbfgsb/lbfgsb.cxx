@@ -71,11 +71,23 @@ struct TAO_LBFGSB {
   View<Real>                                           pscratch, pout, pcoef; /* products with the stored pairs: scratch, results, combination coefficients */
   View<Real>                                           hedges;                /* histogram of the breakpoints: edges and counts */
   View<Int>                                            hcounts;
-  std::vector<PetscReal> gyy, gss, gszy, gsay; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (upper), s'AA'y (strictly lower) */
-  std::vector<VecPtr>    gptr;                   /* the pointers last copied into gvecs (the copy is skipped while they stay the same) */
-  lbfgsb::FreeSetInfo    fs;                     /* free set at this iteration's Cauchy point and its changes against gfree (in chg) */
-  PetscBool              fsready = PETSC_FALSE;  /* fs is this iteration's (CauchyFinishFreeSet ran) */
-  PetscInt               nlocal = 0, rstart = 0;
+  View<Int>                                            selcount; /* the device count of a chunk's selection (one rank) */
+  View<Real>                                           scanin;   /* M, p0 and carry of the device scan (Mdev, p0dev, carry view into it) */
+  std::vector<PetscReal> gyy, gss, gszy, gsay, gszs; /* Gram blocks (m x m, chronological): y'ZZ'y, s'AA's, s'ZZ'y (full), s'AA'y (strictly lower), s'ZZ's */
+  std::vector<VecPtr>    gptr;                         /* the pointers last copied into gvecs (the copy is skipped while they stay the same) */
+  PetscInt               gprods_col = -1;              /* the memory size the products in gprods were listed for */
+  View<Int>              fscount;                      /* FreeSetList's counts on the device: free variables, changes against gfree (in chg) */
+  PetscBool              fsready = PETSC_FALSE;        /* fscount and chg are this iteration's (FreeSetList ran) */
+  /* the first pass of the next Cauchy point, made by the end pass of the iteration before (LBFGSBEndPass) */
+  PetscBool              cready = PETSC_FALSE, cstate = PETSC_FALSE; /* cinfo and cdots hold it; iwhere, d and t too (cstate) */
+  PetscInt               ccol = 0, cnbreak = 0;                      /* the memory size of cdots; this rank's breakpoints */
+  lbfgsb::CauchyInitInfo cinfo;                                      /* summed over the ranks */
+  std::vector<PetscReal> cdots;                                      /* Y^T d and S^T d (not scaled by theta), summed over the ranks */
+  /* the Cauchy point of this iteration, described instead of stored: x^c is formed on the fly by the kernels that need it */
+  PetscBool               gcpready = PETSC_FALSE; /* gcp and gcpp describe it (else lb->z holds it) */
+  lbfgsb::CauchyPointDesc gcp;
+  std::vector<PetscReal>  gcpp; /* W^T Z d at the Cauchy point: the scan's p (S part scaled by theta) */
+  PetscInt                nlocal = 0, rstart = 0;
   /* limited-memory state */
   Memory    mem;
   PetscInt  head = 0, iupdat = 0;
@@ -97,28 +109,46 @@ static void LBFGSBChrono(TAO_LBFGSB *lb, Vec *Sc, Vec *Yc)
   }
 }
 
-/* the device pointers of the stored pairs, chronological (y_0..y_col-1, s_0..s_col-1), into lb->gvecs; dv (2 col
-   entries) keeps the arrays until LBFGSBPairsRestore() */
-static PetscErrorCode LBFGSBPairsGet(TAO_LBFGSB *lb, std::vector<DeviceVec> &dv)
+/* ptr (2 col entries) into lb->gvecs, unless they are the pointers copied last */
+static PetscErrorCode LBFGSBPairsUpload(TAO_LBFGSB *lb, const std::vector<VecPtr> &ptr)
 {
-  const PetscInt      col = lb->mem.col;
-  Vec                 Sc[64], Yc[64];
+  const PetscInt n    = (PetscInt)ptr.size();
+  bool           same = lb->gptr.size() == ptr.size();
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; same && k < n; k++) same = lb->gptr[k].p == ptr[k].p;
+  if (n && !same) {
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, n)), Kokkos::View<const VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), n)));
+    lb->gptr = ptr;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device pointers of the pairs (Yc[j], Sc[j]), j < col, chronological (y_0..y_col-1, s_0..s_col-1), into
+   lb->gvecs; dv (2 col entries) keeps the arrays until LBFGSBPairsRestore() */
+static PetscErrorCode LBFGSBPairsGetList(TAO_LBFGSB *lb, PetscInt col, const Vec *Yc, const Vec *Sc, std::vector<DeviceVec> &dv)
+{
   std::vector<VecPtr> ptr(2 * col);
 
   PetscFunctionBegin;
-  LBFGSBChrono(lb, Sc, Yc);
   for (PetscInt j = 0; j < col; j++) {
     PetscCall(dv[j].Get(Yc[j], Access::Read));
     PetscCall(dv[col + j].Get(Sc[j], Access::Read));
     ptr[j].p       = dv[j].cview().data();
     ptr[col + j].p = dv[col + j].cview().data();
   }
-  bool same = lb->gptr.size() == ptr.size();
-  for (PetscInt k = 0; same && k < 2 * col; k++) same = lb->gptr[k].p == ptr[k].p;
-  if (col && !same) {
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * col)), Kokkos::View<VecPtr *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ptr.data(), 2 * col)));
-    lb->gptr = ptr;
-  }
+  PetscCall(LBFGSBPairsUpload(lb, ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the stored pairs (LBFGSBPairsGetList of the memory) */
+static PetscErrorCode LBFGSBPairsGet(TAO_LBFGSB *lb, std::vector<DeviceVec> &dv)
+{
+  Vec Sc[64], Yc[64];
+
+  PetscFunctionBegin;
+  LBFGSBChrono(lb, Sc, Yc);
+  PetscCall(LBFGSBPairsGetList(lb, lb->mem.col, Yc, Sc, dv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,33 +248,6 @@ static PetscErrorCode LBFGSBProjGradNorm(Tao tao, Vec XL, Vec XU, PetscReal *nrm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* LBFGSBProjGradNorm at a new iterate, with the gradient change r = g - g_old of the update and *rr = r^T r (summed
-   over the ranks) in the same pass */
-static PetscErrorCode LBFGSBProjGradNormChange(Tao tao, Vec XL, Vec XU, PetscReal *nrm, PetscReal *rr)
-{
-  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
-  DeviceVec   l, u, x, g, go, r;
-  PetscReal   loc;
-
-  PetscFunctionBegin;
-  PetscCall(l.Get(XL, Access::Read));
-  PetscCall(u.Get(XU, Access::Read));
-  PetscCall(x.Get(tao->solution, Access::Read));
-  PetscCall(g.Get(tao->gradient, Access::Read));
-  PetscCall(go.Get(lb->gold, Access::Read));
-  PetscCall(r.Get(lb->r, Access::Write));
-  PetscCallCXX(loc = lbfgsb::ProjGradAndChange(l.cview(), u.cview(), x.cview(), g.cview(), go.cview(), r.view(), PETSC_INFINITY, rr));
-  PetscCall(l.Restore());
-  PetscCall(u.Restore());
-  PetscCall(x.Restore());
-  PetscCall(g.Restore());
-  PetscCall(go.Restore());
-  PetscCall(r.Restore());
-  PetscCallMPI(MPI_Allreduce(&loc, nrm, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)tao)));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rr, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the residual given to TAO's convergence test and monitors: L-BFGS-B's ||P(x - g) - x||_inf, or its 2-norm (the
    norm of TAO BLMVM's projected gradient) with -tao_lbfgsb_gnorm 2 */
 static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, PetscReal *res)
@@ -256,11 +259,12 @@ static PetscErrorCode LBFGSBResidual(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, 
     *res = sbgnrm;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecWAXPY(lb->work, -1.0, tao->gradient, tao->solution));
-  PetscCall(VecPointwiseMax(lb->work, lb->work, XL));
-  PetscCall(VecPointwiseMin(lb->work, lb->work, XU));
-  PetscCall(VecAXPY(lb->work, -1.0, tao->solution));
-  PetscCall(VecNorm(lb->work, NORM_2, res));
+  /* in lb->z, free between the line search and the next subspace step (lb->work holds the next Cauchy point's d) */
+  PetscCall(VecWAXPY(lb->z, -1.0, tao->gradient, tao->solution));
+  PetscCall(VecPointwiseMax(lb->z, lb->z, XL));
+  PetscCall(VecPointwiseMin(lb->z, lb->z, XU));
+  PetscCall(VecAXPY(lb->z, -1.0, tao->solution));
+  PetscCall(VecNorm(lb->z, NORM_2, res));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,17 +274,19 @@ static PetscErrorCode LBFGSBSortBreakpoints(TAO_LBFGSB *lb)
   DeviceVec t;
 
   PetscFunctionBegin;
+  if ((PetscInt)lb->tsort.extent(0) != lb->nlocal) PetscCallCXX(lb->tsort = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::tsort")), lb->nlocal)); /* the host scan only */
   PetscCall(t.Get(lb->t, Access::Read));
   auto tv = t.cview();
   PetscCallCXX(Kokkos::deep_copy(exec(), lb->tsort, tv));
   PetscCall(t.Restore());
-  PetscCallCXX(exec().fence());
-  PetscCallCXX(Kokkos::sort(lb->tsort));
+  PetscCallCXX(lbfgsb::SortOnExec(lb->tsort));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the records (breakpoint, index, gradient, gap, and the W rows) of this rank's breakpoints in (lo, hi] */
-static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscInt col, PetscInt stride, PetscReal lo, PetscReal hi, PetscInt *nsel)
+/* (expect >= 0: the number of this rank's breakpoints in (lo, hi], known from the histograms: the selection leaves its
+   count in lb->selcount for the caller to check later instead of being read now) */
+static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *Yc, PetscInt col, PetscInt stride, PetscReal lo, PetscReal hi, PetscInt expect, PetscInt *nsel)
 {
   TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
 
@@ -292,7 +298,11 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
     PetscCall(x.Get(tao->solution, Access::Read));
     PetscCall(d.Get(lb->d, Access::Read));
     PetscCall(t.Get(lb->t, Access::Read));
-    PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
+    if (expect >= 0) {
+      if (!lb->selcount.extent(0)) PetscCallCXX(lb->selcount = View<Int>(std::string("lbfgsb::selcount"), 1));
+      PetscCallCXX(lbfgsb::SelectBreakpointsCount(t.cview(), lo, hi, lb->idx, expect, lb->selcount));
+      *nsel = expect;
+    } else PetscCallCXX(*nsel = lbfgsb::SelectBreakpoints(t.cview(), lo, hi, lb->idx));
     if ((PetscInt)lb->records.extent(0) < *nsel * stride) PetscCallCXX(lb->records = View<Real>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::records")), *nsel * stride));
     std::vector<DeviceVec> dv(2 * col);
     PetscCall(LBFGSBPairsGet(lb, dv));
@@ -306,30 +316,27 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
 
 static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscReal, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
 
-/* The generalised Cauchy point (reference `cauchy`): z = x^c, c = W^T (x^c - x); *info != 0 on a singular bmv */
-static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, std::vector<PetscReal> &c, PetscInt *info)
+/* The first pass of `cauchy` at (x, g): d, t, iwhere on the device and, summed over the ranks, its counts (ci) and the
+   products p = (Y^T d, S^T d) (2 col entries, not scaled by theta). Taken from the end pass of the iteration before
+   when it made them (LBFGSBEndPass), else one pass with W^T d in it and one read. */
+static PetscErrorCode LBFGSBCauchyInit(Tao tao, Vec XL, Vec XU, lbfgsb::CauchyInitInfo *ci, PetscInt *nbreak_local, std::vector<PetscReal> &p)
 {
-  TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
-  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
-  const PetscInt           col = lb->mem.col, col2 = 2 * col;
-  lbfgsb::CauchyInitInfo   ci;
-  CauchyScan               scan;
-  std::vector<PetscScalar> p(col2 > 0 ? col2 : 1);
-  Vec                      Sc[64], Yc[64];
-  PetscInt                 cnt[6], gcnt[6];
-  PetscReal                tmin, tmax;
-  PetscMPIInt              size;
+  TAO_LBFGSB    *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt col = lb->mem.col, col2 = 2 * col;
+  PetscInt       cnt[4], gcnt[4];
+  PetscReal      f1, tmin, tmax;
 
   PetscFunctionBegin;
-  *info       = 0;
-  lb->fsready = PETSC_FALSE;
-  c.assign(col2, 0.0);
-  if (sbgnrm <= 0) {
-    PetscCall(VecCopy(tao->solution, lb->z));
+  p.assign(col2, 0.0);
+  if (lb->cready && lb->cstate && (lb->ccol == col || col == 0)) {
+    lb->cready = PETSC_FALSE;
+    *ci           = lb->cinfo;
+    *nbreak_local = lb->cnbreak;
+    for (PetscInt j = 0; j < col2; j++) p[j] = lb->cdots[j];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscLogEventBegin(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
+  lb->cready = PETSC_FALSE;
   {
     DeviceVec l, u, x, g, d, t;
     PetscCall(l.Get(XL, Access::Read));
@@ -347,34 +354,118 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
       PetscCallCXX(exec().fence());
       PetscCall(LBFGSBPairsRestore(dv));
       for (PetscInt j = 0; j < col2; j++) p[j] = vals[j];
-      ci = lbfgsb::CauchyInitDotsInfo(vals.data() + col2);
-    } else PetscCallCXX(ci = lbfgsb::CauchyInit(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY));
+      *ci = lbfgsb::CauchyInitDotsInfo(vals.data() + col2);
+    } else PetscCallCXX(*ci = lbfgsb::CauchyInit(l.cview(), u.cview(), x.cview(), g.cview(), lb->iwhere, d.view(), t.view(), PETSC_INFINITY));
   }
-  cnt[0] = ci.nbreak;
-  cnt[1] = ci.nmoving;
-  cnt[2] = ci.nfreenb;
-  cnt[3] = ci.nfreenb_nonzero;
+  *nbreak_local = ci->nbreak;
+  cnt[0]        = ci->nbreak;
+  cnt[1]        = ci->nmoving;
+  cnt[2] = ci->nfreenb;
+  cnt[3] = ci->nfreenb_nonzero;
   PetscCallMPI(MPI_Allreduce(cnt, gcnt, 4, MPIU_INT, MPI_SUM, comm));
-  {
-    PetscReal loc[1] = {ci.f1}, glob[1];
-    PetscCallMPI(MPI_Allreduce(loc, glob, 1, MPIU_REAL, MPIU_SUM, comm));
-    ci.f1 = glob[0];
+  PetscCallMPI(MPI_Allreduce(&ci->f1, &f1, 1, MPIU_REAL, MPIU_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&ci->tmin, &tmin, 1, MPIU_REAL, MPIU_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&ci->tmax, &tmax, 1, MPIU_REAL, MPIU_MAX, comm));
+  if (col2) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p.data(), (PetscMPIInt)col2, MPIU_SCALAR, MPIU_SUM, comm));
+  ci->nbreak          = gcnt[0];
+  ci->nmoving         = gcnt[1];
+  ci->nfreenb         = gcnt[2];
+  ci->nfreenb_nonzero = gcnt[3];
+  ci->f1              = f1;
+  ci->tmin            = tmin;
+  ci->tmax            = tmax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the free set at the Cauchy point lb->gcp (FreeSetList: iwhere of the passed variables, the changes against gfree in
+   lb->chg, the counts on the device, no read) */
+static PetscErrorCode LBFGSBCauchyFreeSet(Tao tao)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+  DeviceVec   d, t;
+
+  PetscFunctionBegin;
+  PetscCall(d.Get(lb->d, Access::Read));
+  PetscCall(t.Get(lb->t, Access::Read));
+  PetscCallCXX(lbfgsb::FreeSetList(t.cview(), d.cview(), lb->iwhere, lb->gfree, lb->gcp, lb->chg, lb->fscount));
+  PetscCall(t.Restore());
+  PetscCall(d.Restore());
+  lb->fsready  = PETSC_TRUE;
+  lb->gcpready = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lb->z := the Cauchy point that lb->gcp describes (the rare paths that read it as a vector) */
+static PetscErrorCode LBFGSBCauchyPointVec(Tao tao, Vec XL, Vec XU)
+{
+  TAO_LBFGSB *lb = (TAO_LBFGSB *)tao->data;
+  DeviceVec   l, u, x, g, t, z;
+
+  PetscFunctionBegin;
+  PetscCall(l.Get(XL, Access::Read));
+  PetscCall(u.Get(XU, Access::Read));
+  PetscCall(x.Get(tao->solution, Access::Read));
+  PetscCall(g.Get(tao->gradient, Access::Read));
+  PetscCall(t.Get(lb->t, Access::Read));
+  PetscCall(z.Get(lb->z, Access::Write));
+  PetscCallCXX(lbfgsb::CauchyPointVec(l.cview(), u.cview(), x.cview(), g.cview(), t.cview(), lb->iwhere, lb->gcp, z.view()));
+  PetscCall(z.Restore());
+  PetscCall(t.Restore());
+  PetscCall(g.Restore());
+  PetscCall(x.Restore());
+  PetscCall(u.Restore());
+  PetscCall(l.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscReal, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
+
+/* The generalised Cauchy point (reference `cauchy`): described by lb->gcp (x^c is not stored: see CauchyPointDesc) with
+   its free set (LBFGSBCauchyFreeSet), lb->gcpp = W^T Z d and c = W^T (x^c - x); *info != 0 on a singular bmv. When the
+   projected gradient is zero, lb->z = x instead (lb->gcpready false) */
+static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, std::vector<PetscReal> &c, PetscInt *info)
+{
+  TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
+  const PetscInt           col = lb->mem.col, col2 = 2 * col;
+  lbfgsb::CauchyInitInfo   ci;
+  CauchyScan               scan;
+  std::vector<PetscScalar> p;
+  Vec                      Sc[64], Yc[64];
+  PetscReal                tmin, tmax;
+  PetscInt                 nbreak_local;
+  PetscMPIInt              size;
+
+  PetscFunctionBegin;
+  *info        = 0;
+  lb->fsready  = PETSC_FALSE;
+  lb->gcpready = PETSC_FALSE;
+  c.assign(col2, 0.0);
+  if (sbgnrm <= 0) {
+    lb->cready = PETSC_FALSE;
+    PetscCall(VecCopy(tao->solution, lb->z));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCallMPI(MPI_Allreduce(&ci.tmin, &tmin, 1, MPIU_REAL, MPIU_MIN, comm));
-  PetscCallMPI(MPI_Allreduce(&ci.tmax, &tmax, 1, MPIU_REAL, MPIU_MAX, comm));
-  const PetscInt nbreak = gcnt[0], nmoving = gcnt[1];
-  const bool     bnded  = gcnt[3] == 0;
+  PetscCall(PetscLogEventBegin(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(LBFGSBCauchyInit(tao, XL, XU, &ci, &nbreak_local, p));
+  tmin = ci.tmin;
+  tmax = ci.tmax;
+  const PetscInt nbreak = ci.nbreak, nmoving = ci.nmoving;
+  const bool     bnded  = ci.nfreenb_nonzero == 0;
   PetscInt       N;
   PetscCall(VecGetSize(tao->solution, &N));
-  if (nmoving == 0) { /* d = 0 */
-    PetscCall(VecCopy(tao->solution, lb->z));
+  lb->gcp        = lbfgsb::CauchyPointDesc();
+  lb->gcp.rstart = lb->rstart;
+  if (nmoving == 0) { /* d = 0: x^c = x, W^T Z d = 0 */
+    lb->gcpp.assign(col2, 0.0);
+    PetscCall(LBFGSBCauchyFreeSet(tao));
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* p = W^T d with W = [Y, theta S], summed over the ranks */
+  /* p = W^T d with W = [Y, theta S] */
   if (col > 0) {
     LBFGSBChrono(lb, Sc, Yc);
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, p.data(), (PetscMPIInt)col2, MPIU_SCALAR, MPIU_SUM, comm));
     for (PetscInt j = 0; j < col; j++) p[col + j] *= lb->mem.theta;
   }
   if (lbfgsb::CauchyScanStart(lb->mem, scan, p.data(), ci.f1, PETSC_MACHINE_EPSILON)) {
@@ -393,7 +484,7 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
        host with the reference recurrences (-tao_lbfgsb_cauchy_scan host) */
     const bool       approx = lb->cauchy == TAO_LBFGSB_CAUCHY_APPROXIMATE;
     const PetscInt   stride = 4 + col2;
-    PetscInt         nsorted = ci.nbreak, pos = 0, chunk = lb->chunk;
+    PetscInt         nsorted = nbreak_local, pos = 0, chunk = lb->chunk;
     PetscReal        lo      = -1.0;
     std::vector<PetscReal> host, all;
     std::vector<Breakpoint> bp;
@@ -408,11 +499,12 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
       if (approx) hi = tmin;
       else {
         if (chunk <= nsorted - pos) { /* pos + chunk - 1 < nsorted, without overflow for a huge chunk */
-          PetscCallCXX(Kokkos::deep_copy(cand, Kokkos::subview(lb->tsort, pos + chunk - 1)));
+          PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(&cand, 1), Kokkos::subview(lb->tsort, std::make_pair(pos + chunk - 1, pos + chunk))));
+          PetscCallCXX(exec().fence());
         }
         PetscCallMPI(MPI_Allreduce(&cand, &hi, 1, MPIU_REAL, MPIU_MIN, comm));
       }
-      PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
+      PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, -1, &nsel));
       host.resize((size_t)nsel * stride);
       if (nsel) PetscCallCXX(Kokkos::deep_copy(HostUView<Real>(host.data(), host.size()), Kokkos::subview(lb->records, std::make_pair((PetscInt)0, nsel * stride))));
       PetscCallCXX(exec().fence());
@@ -451,17 +543,14 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   }
   if (!*info) {
     lbfgsb::CauchyScanFinish(scan);
-    DeviceVec l, u, x, d, t, z;
-    PetscCall(l.Get(XL, Access::Read));
-    PetscCall(u.Get(XU, Access::Read));
-    PetscCall(x.Get(tao->solution, Access::Read));
-    PetscCall(d.Get(lb->d, Access::Read));
-    PetscCall(t.Get(lb->t, Access::Read));
-    PetscCall(z.Get(lb->z, Access::Write));
-    /* with the free-set count and the list of the variables whose free/active state changed since the Gram blocks */
-    PetscCallCXX(lb->fs = lbfgsb::CauchyFinishFreeSet(l.cview(), u.cview(), x.cview(), d.cview(), t.cview(), lb->iwhere, z.view(), scan.tstar, scan.gidstar, lb->rstart, scan.tsum, lb->gfree, lb->chg));
-    lb->fsready = PETSC_TRUE;
-    c           = scan.c;
+    lb->gcp.tsum    = scan.tsum;
+    lb->gcp.tstar   = scan.tstar;
+    lb->gcp.gidstar = scan.gidstar;
+    lb->gcp.passed  = scan.gidstar >= 0;
+    lb->gcpp        = scan.p;
+    /* the free-set count and the list of the variables whose free/active state changed since the Gram blocks */
+    PetscCall(LBFGSBCauchyFreeSet(tao));
+    c = scan.c;
   }
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -598,15 +687,19 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  if ((PetscInt)lb->Mdev.extent(0) < col2 * col2 + 1) PetscCallCXX(lb->Mdev = View<Real>(std::string("lbfgsb::M"), col2 * col2 + 1));
-  if ((PetscInt)lb->p0dev.extent(0) < col2 + 1) PetscCallCXX(lb->p0dev = View<Real>(std::string("lbfgsb::p0"), col2 + 1));
-  if ((PetscInt)lb->carry.extent(0) < ncol) PetscCallCXX(lb->carry = View<Real>(std::string("lbfgsb::carry"), ncol));
-  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
-  if (col2) {
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->Mdev, std::make_pair((PetscInt)0, col2 * col2)), HostUView<Real>(Mh.data(), col2 * col2)));
-    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->p0dev, std::make_pair((PetscInt)0, col2)), HostUView<Real>(scan.p.data(), col2)));
+  /* M, p0 and the zero carry of the prefix sums in one buffer, one copy to the device */
+  {
+    const PetscInt         nm = col2 * col2 + 1, np = col2 + 1, nin = nm + np + ncol;
+    std::vector<PetscReal> in(nin, 0.0);
+    std::copy(Mh.begin(), Mh.begin() + col2 * col2, in.begin());
+    std::copy(scan.p.begin(), scan.p.begin() + col2, in.begin() + nm);
+    if ((PetscInt)lb->scanin.extent(0) < nin) PetscCallCXX(lb->scanin = View<Real>(std::string("lbfgsb::scanin"), nin));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->scanin, std::make_pair((PetscInt)0, nin)), HostUView<const Real>(in.data(), nin)));
+    lb->Mdev  = Kokkos::subview(lb->scanin, std::make_pair((PetscInt)0, nm));
+    lb->p0dev = Kokkos::subview(lb->scanin, std::make_pair(nm, nm + np));
+    lb->carry = Kokkos::subview(lb->scanin, std::make_pair(nm + np, nin));
   }
-  PetscCallCXX(Kokkos::deep_copy(exec(), lb->carry, 0.0));
+  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
   sc.col2   = col2;
   sc.theta  = lb->mem.theta;
   sc.S0     = -scan.f1;
@@ -614,12 +707,15 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   sc.epsmch = scan.epsmch;
   if (!approx) PetscCall(LBFGSBChunkerStart(tao, tmin, tmax, chunker));
   while (PETSC_TRUE) {
-    PetscReal  hi = lbfgsb::kNoBreak;
-    PetscInt   nsel, cnt;
-    View<Real> R;
+    PetscReal      hi = lbfgsb::kNoBreak;
+    PetscInt       nsel, cnt, expect = -1;
+    const PetscInt before = chunker.done;
+    const PetscReal lo0    = lo;
+    View<Real>     R;
     if (approx) hi = tmin;
     else PetscCall(LBFGSBChunkerNext(tao, chunker, chunk, &hi));
-    PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, &nsel));
+    if (size == 1 && !approx) expect = chunker.done - before; /* one rank: the chunk's size from the histograms */
+    PetscCall(LBFGSBChunkRecords(tao, XL, XU, Sc, Yc, col, stride, lo, hi, expect, &nsel));
     lo = hi;
     if (size > 1) { /* every rank gets the chunk's records in global index order and runs the same scan */
       PetscMPIInt mycount = (PetscMPIInt)(nsel * stride), total = 0;
@@ -653,7 +749,12 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     /* the first segment holding the minimiser and its state, read by the host once */
     PetscCallCXX(lbfgsb::BreakpointStopSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, lb->segout, lb->carry));
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 6 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 6 + ncol))));
-    PetscCallCXX(exec().fence());
+    if (expect >= 0) { /* with the selection's own count, in the same wait */
+      Int sel = -1;
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&sel, 1), Kokkos::subview(lb->selcount, std::make_pair((PetscInt)0, (PetscInt)1))));
+      PetscCallCXX(exec().fence());
+      PetscCheck(sel == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The breakpoint histogram counted %" PetscInt_FMT " breakpoints in (%g, %g] but the selection found %" PetscInt_FMT, expect, (double)lo0, (double)hi, (PetscInt)sel);
+    } else PetscCallCXX(exec().fence());
     kstop = (PetscInt)out[5 + ncol];
     passed += kstop;
     const bool found = kstop < cnt, last = !found && passed == nbreak;
@@ -689,110 +790,168 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The Gram blocks of `formk` for the free set of iwhere (see LBFGSBSubspace). Incremental (default): the variables whose
-   state differs from gfree are compacted and their contributions added (entering the free set) or removed (leaving
-   it), O(m^2) work per changed variable; nothing runs when the problem has no bounds. Full: every block from scratch. */
-static PetscErrorCode LBFGSBGram(Tao tao, PetscBool cnstnd)
+/* The free set at the Cauchy point, summed over the ranks (*nfree), and the Gram blocks of `formk` for it (see
+   LBFGSBSubspace). Incremental (default): the variables whose state differs from gfree (listed by FreeSetList, or by
+   FreeSetChanges when the Cauchy point did not list them) have their contributions added (entering the free set) or
+   removed (leaving it), O(m^2) work per changed variable, with the number of rows taken on the device, and the blocks
+   and both counts come back in one read; nothing runs when the problem has no bounds. Full: every block from scratch.
+   skipgcp: the Cauchy point is x itself (no bounds), every variable free. */
+static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool skipgcp, PetscInt *nfree)
 {
   TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
   const PetscInt           col = lb->mem.col, m = lb->m, full = lb->gram == TAO_LBFGSB_GRAM_FULL;
-  PetscInt                 nloc = lb->nlocal, nglob = 0;
-  std::vector<GramProduct> prods;
-  std::vector<PetscReal>   gram;
+  PetscInt                 nloc = lb->nlocal, nprod = 0;
+  PetscReal                cnt[2] = {0, 0}; /* this rank's free variables and free-set changes */
+  bool                     gram   = false, counted = false;
+  std::vector<PetscReal>   vals;
   std::vector<DeviceVec>   dv(2 * lb->mem.col);
 
   PetscFunctionBegin;
+  if (!full && !cnstnd) { /* every variable free, as gfree */
+    if (skipgcp) cnt[0] = (PetscReal)lb->nlocal;
+    else if (lb->fsready) {
+      Int h[2];
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(h, 2), Kokkos::subview(lb->fscount, std::make_pair((PetscInt)0, (PetscInt)2))));
+      PetscCallCXX(exec().fence());
+      cnt[0] = (PetscReal)h[0];
+    } else PetscCallCXX(cnt[0] = (PetscReal)lbfgsb::CountFree(lb->iwhere));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, 1, MPIU_REAL, MPIU_SUM, comm));
+    *nfree = (PetscInt)cnt[0];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (col > 0) { /* the products of the blocks, listed again only when the memory size changes */
+    std::vector<GramProduct> prods;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
+      for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
+      for (PetscInt j = 0; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
+      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 1}); /* szzs(i, j) */
+    }
+    nprod = (PetscInt)prods.size();
+    if ((PetscInt)lb->gprods.extent(0) < nprod) {
+      const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
+      PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
+      PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
+      PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod + 2));
+      lb->gprods_col = -1;
+    }
+    if (lb->gprods_col != col) {
+      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, nprod)), Kokkos::View<const GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
+      lb->gprods_col = col;
+    }
+  }
+  auto prodv = Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, nprod));
   if (!full) {
-    if (!cnstnd) PetscFunctionReturn(PETSC_SUCCESS); /* every variable free, as gfree */
-    if (lb->fsready) nloc = lb->fs.nchanged;         /* listed with the Cauchy point; MaskedGram updates gfree */
-    else PetscCallCXX(nloc = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg));
-    PetscCallMPI(MPI_Allreduce(&nloc, &nglob, 1, MPIU_INT, MPI_SUM, comm));
-    lb->ngramchanged += nglob;
-    if (!nglob || !col) PetscFunctionReturn(PETSC_SUCCESS);
+    if (lb->fsready) counted = true; /* listed with the Cauchy point; MaskedGram updates gfree */
+    else {
+      PetscCallCXX(nloc = lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg));
+      PetscCallCXX(cnt[0] = (PetscReal)lbfgsb::CountFree(lb->iwhere));
+      cnt[1] = (PetscReal)nloc;
+    }
   } else {
     PetscCallCXX((void)lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg)); /* gfree := the free set of the blocks */
-    if (!col) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCallCXX(cnt[0] = (PetscReal)lbfgsb::CountFree(lb->iwhere));
   }
-  for (PetscInt i = 0; i < col; i++) {
-    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
-    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
-    for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
-    for (PetscInt j = i; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
+  gram = col > 0; /* (on every rank alike: one reduction of the same length) */
+  const PetscInt nout = nprod + (counted ? 2 : 0);
+  if (gram) {
+    PetscCall(LBFGSBPairsGet(lb, dv));
+    PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), full ? lb->nlocal : nloc, full ? View<Int>() : lb->chg, lb->iwhere, prodv, lb->gpartial, lb->gout, (!full && counted) ? lb->gfree : View<Int>(), counted ? lb->fscount : View<Int>()));
+    vals.resize(nout);
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(vals.data(), nout), Kokkos::subview(lb->gout, std::make_pair((PetscInt)0, nout))));
+    PetscCallCXX(exec().fence());
+    PetscCall(LBFGSBPairsRestore(dv));
+  } else if (counted) {
+    Int h[2];
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(h, 2), Kokkos::subview(lb->fscount, std::make_pair((PetscInt)0, (PetscInt)2))));
+    PetscCallCXX(exec().fence());
+    vals.assign(2, 0.0);
+    vals[0] = (PetscReal)h[0];
+    vals[1] = (PetscReal)h[1];
   }
-  const PetscInt nprod = (PetscInt)prods.size();
-  if ((PetscInt)lb->gprods.extent(0) != nprod) {
-    const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
-    PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
-    PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
-    PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod));
+  if (counted) {
+    cnt[0] = vals[gram ? nprod : 0];
+    cnt[1] = vals[gram ? nprod + 1 : 1];
   }
-  PetscCallCXX(Kokkos::deep_copy(exec(), lb->gprods, Kokkos::View<GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
-  PetscCall(LBFGSBPairsGet(lb, dv));
-  PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), nloc, full ? View<Int>() : lb->chg, lb->iwhere, lb->gprods, lb->gpartial, lb->gout, (!full && lb->fsready) ? lb->gfree : View<Int>()));
-  gram.resize(nprod);
-  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(gram.data(), nprod), lb->gout));
-  PetscCallCXX(exec().fence());
-  PetscCall(LBFGSBPairsRestore(dv));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, gram.data(), (PetscMPIInt)nprod, MPIU_REAL, MPIU_SUM, comm));
-  {
+  /* the blocks and the counts in one reduction */
+  vals.resize(gram ? nprod + 2 : 2);
+  vals[gram ? nprod : 0]     = cnt[0];
+  vals[gram ? nprod + 1 : 1] = full ? 0.0 : cnt[1];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, vals.data(), (PetscMPIInt)vals.size(), MPIU_REAL, MPIU_SUM, comm));
+  *nfree = (PetscInt)vals[gram ? nprod : 0];
+  if (gram) lb->ngramchanged += (PetscInt)vals[nprod + 1]; /* the rows the blocks were corrected for */
+  if (gram) {
     const PetscReal keep = full ? 0.0 : 1.0; /* full: set; incremental: add the corrections */
     PetscInt        q    = 0;
     for (PetscInt i = 0; i < col; i++) {
-      for (PetscInt j = 0; j <= i; j++, q++) lb->gyy[i + j * m] = lb->gyy[j + i * m] = keep * lb->gyy[i + j * m] + gram[q];
-      for (PetscInt j = 0; j <= i; j++, q++) lb->gss[i + j * m] = lb->gss[j + i * m] = keep * lb->gss[i + j * m] + gram[q];
-      for (PetscInt j = 0; j < i; j++, q++) lb->gsay[i + j * m] = keep * lb->gsay[i + j * m] + gram[q];
-      for (PetscInt j = i; j < col; j++, q++) lb->gszy[i + j * m] = keep * lb->gszy[i + j * m] + gram[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gyy[i + j * m] = lb->gyy[j + i * m] = keep * lb->gyy[i + j * m] + vals[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gss[i + j * m] = lb->gss[j + i * m] = keep * lb->gss[i + j * m] + vals[q];
+      for (PetscInt j = 0; j < i; j++, q++) lb->gsay[i + j * m] = keep * lb->gsay[i + j * m] + vals[q];
+      for (PetscInt j = 0; j < col; j++, q++) lb->gszy[i + j * m] = keep * lb->gszy[i + j * m] + vals[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gszs[i + j * m] = lb->gszs[j + i * m] = keep * lb->gszs[i + j * m] + vals[q];
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Subspace minimisation (reference `formk`, `cmprlb`, `subsm`, v3.0 projection with backtracking): z := x-bar.
-   zisx: the Cauchy point is x itself (no bounds; lb->z is not read). The last combination of subsm, the projection,
-   the descent test of v3.0 and the start of the line search (d = z - x, x_old, g_old, d^T d, g^T d and, with
-   maxstep, the largest feasible step) are one pass: with the projected step accepted, ls = (d^T d, g^T d, stpmax)
-   summed over the ranks and *lsready; after a backtrack the line search starts from z as usual.
-   *info != 0 when a factorisation fails. */
+   zisx: the Cauchy point is x itself (no bounds). The Gram blocks are those of the free set (LBFGSBFreeSetGram).
+
+   cmprlb without a pass over the variables: on the free set Z of the Cauchy point x^c = x + tsum d (d = -g there),
+   r = -Z (g + theta (x^c - x) - W M c) = Z (-(1 - theta tsum) g + W a), a = M c, so that
+   W^T r = (1 - theta tsum) W^T Z d + (W^T Z W) a, with W^T Z d the scan's p (lb->gcpp) and W^T Z W from the Gram
+   blocks; subsm's direction (1/theta) Z (r + W K^-1 W^T r) then needs g, the pairs and 2 col coefficients only.
+   Without a described Cauchy point (zero projected gradient) r and W^T r are formed as vectors (LBFGSBCombine).
+
+   The last combination of subsm, the projection, the descent test of v3.0 and the start of the line search (d = z - x,
+   x_old, g_old, d^T d, g^T d and, with maxstep, the largest feasible step) are one pass, with x^c formed on the fly:
+   with the projected step accepted, ls = (d^T d, g^T d, stpmax) summed over the ranks and *lsready; after a backtrack
+   the line search starts from z as usual. *info != 0 when a factorisation fails. */
 static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, PetscBool zisx, PetscBool maxstep, const std::vector<PetscReal> &c, PetscReal ls[3], PetscBool *lsready, PetscInt *info)
 {
   TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
-  const PetscInt           col = lb->mem.col;
+  const PetscInt           col = lb->mem.col, m = lb->m;
   const PetscReal          theta = lb->mem.theta;
-  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col);
+  std::vector<PetscScalar> yzzy(col * col), saas(col * col), szzy(col * col), saay(col * col), wv(2 * col), a(2 * col, 0.0), coef(2 * col);
   PetscInt                 giword;
   lbfgsb::StepInfo         si;
-  Vec                      zv = zisx ? tao->solution : lb->z;
+  const bool               desc = zisx || lb->gcpready; /* the Cauchy point described (else lb->z holds it) */
+  lbfgsb::CauchyPointDesc  cp;
+  PetscReal                c0;
 
   PetscFunctionBegin;
   *info    = 0;
   *lsready = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Subspace, tao, 0, 0, 0));
-  /* formk: the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper). Kept across iterations
-     for the free set of gfree: each update appends its row (LBFGSBUpdate), and here the blocks follow the variables
-     that entered or left the free set since (the reference `formk`); with -tao_lbfgsb_gram full they are recomputed
-     over all variables. Either way one fused device pass and one MPI reduction. */
-  PetscCall(LBFGSBGram(tao, cnstnd));
-  {
-    const PetscInt m = lb->m;
-    for (PetscInt j = 0; j < col; j++)
-      for (PetscInt i = 0; i < col; i++) {
-        yzzy[i + j * col] = lb->gyy[i + j * m];
-        saas[i + j * col] = lb->gss[i + j * m];
-        szzy[i + j * col] = i <= j ? lb->gszy[i + j * m] : 0.0;
-        saay[i + j * col] = i > j ? lb->gsay[i + j * m] : 0.0;
-      }
-  }
+  /* formk from the masked Gram blocks Y'ZZ'Y, S'AA'S, S'AA'Y (strictly lower) and S'ZZ'Y (upper) */
+  for (PetscInt j = 0; j < col; j++)
+    for (PetscInt i = 0; i < col; i++) {
+      yzzy[i + j * col] = lb->gyy[i + j * m];
+      saas[i + j * col] = lb->gss[i + j * m];
+      szzy[i + j * col] = i <= j ? lb->gszy[i + j * m] : 0.0;
+      saay[i + j * col] = i > j ? lb->gsay[i + j * m] : 0.0;
+    }
   if (lbfgsb::Formk(lb->mem, yzzy.data(), saas.data(), szzy.data(), saay.data())) {
     *info = 1;
     PetscCall(PetscLogEventEnd(TAOLBFGSB_Subspace, tao, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* cmprlb: r = -Z^T (g + theta (z - x) - W M c); without bounds r = -g, and W^T r = -W^T g (exact) */
-  if (!cnstnd) {
-    PetscCall(LBFGSBWtv(tao, tao->gradient, wv.data()));
-    for (PetscInt j = 0; j < 2 * col; j++) wv[j] = -wv[j];
+  /* cmprlb: W^T r */
+  if (!cnstnd) { /* r = -g, W^T r = W^T d of the Cauchy point's first pass (d = -g), made by the last end pass */
+    if (lb->cready && lb->ccol == col) {
+      for (PetscInt j = 0; j < col; j++) {
+        wv[j]       = lb->cdots[j];
+        wv[col + j] = theta * lb->cdots[col + j];
+      }
+    } else {
+      PetscCall(LBFGSBWtv(tao, tao->gradient, wv.data()));
+      for (PetscInt j = 0; j < 2 * col; j++) wv[j] = -wv[j];
+    }
+    lb->cready = PETSC_FALSE;
+    c0         = -1.0;
   } else {
     if (lbfgsb::Bmv(lb->mem, c.data(), a.data())) {
       *info = 1;
@@ -800,8 +959,23 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (PetscInt j = 0; j < col; j++) a[col + j] *= theta;
-    PetscCall(LBFGSBCombine(lb, lb->r, 1.0, PETSC_TRUE, -1.0, tao->gradient, -theta, zv, theta, tao->solution, a.data()));
-    PetscCall(LBFGSBWtv(tao, lb->r, wv.data()));
+    if (desc) {
+      const PetscReal k = 1.0 - theta * lb->gcp.tsum;
+      for (PetscInt i = 0; i < col; i++) {
+        PetscReal vy = k * lb->gcpp[i], vs = 0;
+        for (PetscInt j = 0; j < col; j++) {
+          vy += lb->gyy[i + j * m] * a[j] + lb->gszy[j + i * m] * a[col + j]; /* (Y'ZY) a_y + (Y'ZS) a_s */
+          vs += lb->gszy[i + j * m] * a[j] + lb->gszs[i + j * m] * a[col + j]; /* (S'ZY) a_y + (S'ZS) a_s */
+        }
+        wv[i]       = vy;
+        wv[col + i] = k * lb->gcpp[col + i] + theta * vs;
+      }
+      c0 = -k;
+    } else {
+      PetscCall(LBFGSBCombine(lb, lb->r, 1.0, PETSC_TRUE, -1.0, tao->gradient, -theta, lb->z, theta, tao->solution, a.data()));
+      PetscCall(LBFGSBWtv(tao, lb->r, wv.data()));
+      c0 = 1.0;
+    }
   }
   /* subsm: d = (1/theta) r + (1/theta^2) Z^T W K^-1 W^T Z r, then (v3.0) the projected step P(x^c + d), kept when it
      is a descent direction from x; in the same pass the start of the line search from it */
@@ -811,31 +985,39 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt j = 0; j < col; j++) wv[j] /= theta;
+  for (PetscInt j = 0; j < 2 * col; j++) coef[j] = desc ? a[j] + wv[j] : wv[j]; /* direction = (1/theta) Z (c0 u0 + W coef) */
+  if (desc && !zisx) cp = lb->gcp;
   {
-    const PetscInt         col_ = lb->mem.col;
-    std::vector<DeviceVec> dv(2 * col_);
-    DeviceVec              l, u, z, x, g, r, w, d, xo, go;
+    std::vector<DeviceVec> dv(2 * col);
+    DeviceVec              l, u, z, x, g, r, t, w, d, xo, go;
     PetscCall(LBFGSBPairsGet(lb, dv));
-    if (col_) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->pcoef, std::make_pair((PetscInt)0, 2 * col_)), HostUView<const Real>(wv.data(), 2 * col_)));
+    if (col) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->pcoef, std::make_pair((PetscInt)0, 2 * col)), HostUView<const Real>(coef.data(), 2 * col)));
     PetscCall(l.Get(XL, Access::Read));
     PetscCall(u.Get(XU, Access::Read));
     PetscCall(x.Get(tao->solution, Access::Read));
-    if (!zisx) PetscCall(z.Get(lb->z, Access::Read));
     PetscCall(g.Get(tao->gradient, Access::Read));
-    PetscCall(r.Get(lb->r, cnstnd ? Access::ReadWrite : Access::Write));
     PetscCall(w.Get(lb->work, Access::Write));
     PetscCall(d.Get(lb->d, Access::Write));
     PetscCall(xo.Get(lb->xold, Access::Write));
     PetscCall(go.Get(lb->gold, Access::Write));
-    /* r := the subspace direction (from r, or from -g without bounds), work := P(z + r) */
-    PetscCallCXX(si = lbfgsb::SubspaceStepStart(l.cview(), u.cview(), lb->iwhere, zisx ? x.cview() : z.cview(), x.cview(), g.cview(), r.view(), 1.0 / theta, cnstnd ? 1.0 : -1.0, cnstnd ? r.cview() : g.cview(), LBFGSBPairs(lb), col_, lb->pcoef, w.view(), d.view(), xo.view(), go.view(), PETSC_INFINITY, maxstep ? true : false, 1e10));
+    if (desc) {
+      /* work := P(x^c + direction), x^c on the fly; t is read only when a breakpoint was passed */
+      if (cp.passed) PetscCall(t.Get(lb->t, Access::Read));
+      PetscCallCXX(si = lbfgsb::SubspaceStepStartGcp(l.cview(), u.cview(), lb->iwhere, t.cview(), cp, x.cview(), g.cview(), 1.0 / theta, c0, LBFGSBPairs(lb), col, lb->pcoef, w.view(), d.view(), xo.view(), go.view(), PETSC_INFINITY, maxstep ? true : false, 1e10));
+      if (cp.passed) PetscCall(t.Restore());
+    } else {
+      /* r := the subspace direction (from r), work := P(z + r) */
+      PetscCall(z.Get(lb->z, Access::Read));
+      PetscCall(r.Get(lb->r, Access::ReadWrite));
+      PetscCallCXX(si = lbfgsb::SubspaceStepStart(l.cview(), u.cview(), lb->iwhere, z.cview(), x.cview(), g.cview(), r.view(), 1.0 / theta, c0, r.cview(), LBFGSBPairs(lb), col, lb->pcoef, w.view(), d.view(), xo.view(), go.view(), PETSC_INFINITY, maxstep ? true : false, 1e10));
+      PetscCall(r.Restore());
+      PetscCall(z.Restore());
+    }
     PetscCall(go.Restore());
     PetscCall(xo.Restore());
     PetscCall(d.Restore());
     PetscCall(w.Restore());
-    PetscCall(r.Restore());
     PetscCall(g.Restore());
-    if (!zisx) PetscCall(z.Restore());
     PetscCall(x.Restore());
     PetscCall(u.Restore());
     PetscCall(l.Restore());
@@ -861,7 +1043,13 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
     PetscReal alpha, galpha;
     PetscInt  blk = -1, gblk, mygid;
     DeviceVec l, u, z, d, w;
+    Vec       zv = lb->z;
     lb->nbacktrack++;
+    if (desc) { /* the Cauchy point and the direction as vectors: z and r */
+      if (zisx) zv = tao->solution;
+      else PetscCall(LBFGSBCauchyPointVec(tao, XL, XU));
+      PetscCall(LBFGSBCombine(lb, lb->r, 1.0 / theta, PETSC_TRUE, c0, tao->gradient, 0.0, NULL, 0.0, NULL, coef.data()));
+    }
     PetscCall(l.Get(XL, Access::Read));
     PetscCall(u.Get(XU, Access::Read));
     PetscCall(z.Get(zv, Access::Read));
@@ -887,26 +1075,132 @@ static PetscErrorCode LBFGSBSubspace(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* reference `matupd` + `formt`: append (s, y) = (lb->d, lb->r) (the vectors are swapped into the ring buffers, not
-   copied), with S^T s, Y^T s and the new row of the Gram blocks for the free set gfree from one pass over the stored
-   pairs; returns *info != 0 when T is not positive definite */
-static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscReal stp, PetscReal dtd, PetscInt *info)
+/* where the update of this iteration puts its pair: the slot of the ring buffers, the memory size and head after it */
+struct LBFGSBSlot {
+  PetscInt slot = 0, col = 0, head = 0;
+};
+static LBFGSBSlot LBFGSBNextSlot(const TAO_LBFGSB *lb)
 {
-  TAO_LBFGSB            *lb  = (TAO_LBFGSB *)tao->data;
-  Memory                &mem = lb->mem;
-  const int              m   = (int)lb->m;
-  PetscInt               slot;
-  std::vector<PetscReal> pr;
+  LBFGSBSlot ns;
+  if (lb->iupdat + 1 <= lb->m) {
+    ns.col  = lb->iupdat + 1;
+    ns.head = lb->head;
+    ns.slot = (lb->head + ns.col - 1) % lb->m;
+  } else {
+    ns.col  = lb->m;
+    ns.slot = lb->head;
+    ns.head = (lb->head + 1) % lb->m;
+  }
+  return ns;
+}
+
+/* The end of an iteration and the start of the next in one pass over the variables (EndPass) and one read: at the new
+   iterate, the projected-gradient norm *sbgnrm and the gradient change r = g - g_old with *rr = r^T r; with upd, the
+   products of the new pair (s, y) = (stp d, r) with the pairs kept by the update into pr (6 col values, see
+   UpdateProducts; s goes to the slot's vector when stp != 1); and the first pass of the next Cauchy point at the new
+   (x, g) with W^T d against the pairs the memory will hold (lb->cinfo, lb->cdots, lb->ccol; its d goes to lb->work,
+   swapped into lb->d once the iteration goes on, t and iwhere in place: only when the next iteration computes a Cauchy
+   point, i.e. with bounds or an empty memory). Everything summed over the ranks. */
+static PetscErrorCode LBFGSBEndPass(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, PetscBool upd, PetscReal stp, PetscReal *sbgnrm, PetscReal *rr, std::vector<PetscReal> &pr)
+{
+  TAO_LBFGSB            *lb   = (TAO_LBFGSB *)tao->data;
+  MPI_Comm               comm = PetscObjectComm((PetscObject)tao);
+  const LBFGSBSlot       ns   = LBFGSBNextSlot(lb);
+  const PetscInt         pcol = upd ? ns.col : lb->mem.col, nold = upd ? pcol - 1 : pcol;
+  const bool             state = cnstnd || pcol == 0, scaled = upd && stp != 1.0;
+  const PetscInt         nout = lbfgsb::EndOutSize(pcol, upd ? true : false), so = lbfgsb::EndScalars(pcol, upd ? true : false);
+  Vec                    Yc[64], Sc[64];
+  std::vector<DeviceVec> dv(2 * nold);
+  std::vector<VecPtr>    ptr(2 * pcol);
+  std::vector<PetscReal> out(nout);
+  DeviceVec              l, u, x, g, go, r, ds, sn, dn, t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(TAOLBFGSB_Update, tao, 0, 0, 0));
+  if (upd)
+    for (PetscInt j = 0; j < nold; j++) {
+      const PetscInt q = (ns.head + j) % lb->m;
+      Yc[j]            = lb->Y[q];
+      Sc[j]            = lb->S[q];
+    }
+  else LBFGSBChrono(lb, Sc, Yc);
+  PetscCall(l.Get(XL, Access::Read));
+  PetscCall(u.Get(XU, Access::Read));
+  PetscCall(x.Get(tao->solution, Access::Read));
+  PetscCall(g.Get(tao->gradient, Access::Read));
+  PetscCall(go.Get(lb->gold, Access::Read));
+  PetscCall(r.Get(lb->r, Access::Write));
+  PetscCall(ds.Get(lb->d, Access::Read));
+  if (scaled) PetscCall(sn.Get(lb->S[ns.slot], Access::Write));
+  if (state) {
+    PetscCall(dn.Get(lb->work, Access::Write));
+    PetscCall(t.Get(lb->t, Access::Write));
+  }
+  for (PetscInt j = 0; j < nold; j++) {
+    PetscCall(dv[j].Get(Yc[j], Access::Read));
+    PetscCall(dv[nold + j].Get(Sc[j], Access::Read));
+    ptr[j].p        = dv[j].cview().data();
+    ptr[pcol + j].p = dv[nold + j].cview().data();
+  }
+  if (upd) { /* the new pair last (formed in the pass, never read through these) */
+    ptr[pcol - 1].p     = r.cview().data();
+    ptr[2 * pcol - 1].p = scaled ? sn.cview().data() : ds.cview().data();
+  }
+  PetscCall(LBFGSBPairsUpload(lb, ptr));
+  PetscCallCXX(lbfgsb::EndPass(l.cview(), u.cview(), x.cview(), g.cview(), go.cview(), r.view(), ds.cview(), stp, scaled ? sn.view() : lbfgsb::MutView(), upd ? true : false, lb->gfree, state, lb->iwhere, state ? dn.view() : lbfgsb::MutView(), state ? t.view() : lbfgsb::MutView(), PETSC_INFINITY, Kokkos::subview(lb->gvecs, std::make_pair((PetscInt)0, 2 * pcol)), pcol, lb->pscratch, lb->pout));
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), nout), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, nout))));
+  PetscCallCXX(exec().fence());
+  for (auto &v : dv) PetscCall(v.Restore());
+  if (state) {
+    PetscCall(t.Restore());
+    PetscCall(dn.Restore());
+  }
+  if (scaled) PetscCall(sn.Restore());
+  PetscCall(ds.Restore());
+  PetscCall(r.Restore());
+  PetscCall(go.Restore());
+  PetscCall(g.Restore());
+  PetscCall(x.Restore());
+  PetscCall(u.Restore());
+  PetscCall(l.Restore());
+  /* the sums in one reduction (the counts as reals: exact below 2^53), then the minimum and the maxima */
+  lb->cnbreak = (PetscInt)out[so + 1];
+  {
+    PetscReal mn = out[so + 5], mx[2] = {out[so + 6], out[so + 8]};
+    out[so + 5] = out[so + 6] = out[so + 8] = 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, out.data(), (PetscMPIInt)nout, MPIU_REAL, MPIU_SUM, comm));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPIU_REAL, MPIU_MIN, comm));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPIU_REAL, MPIU_MAX, comm));
+    out[so + 5] = mn;
+    out[so + 6] = mx[0];
+    out[so + 8] = mx[1];
+  }
+  *rr     = out[so + 7];
+  *sbgnrm = out[so + 8];
+  pr.assign(out.begin() + 2 * pcol, out.begin() + so); /* (empty without upd) */
+  lb->cinfo = lbfgsb::CauchyInitDotsInfo(out.data() + so);
+  lb->cdots.assign(out.begin(), out.begin() + 2 * pcol);
+  lb->ccol   = pcol;
+  lb->cready = PETSC_TRUE;
+  lb->cstate = state ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscLogEventEnd(TAOLBFGSB_Update, tao, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* reference `matupd` + `formt`: append (s, y) = (stp d, r) (the vectors are swapped into the ring buffers, not copied;
+   s is in the slot's vector already when stp != 1), with S^T s, Y^T s and the new row of the Gram blocks for the free
+   set gfree from the products pr of LBFGSBEndPass; returns *info != 0 when T is not positive definite */
+static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscReal stp, PetscReal dtd, const std::vector<PetscReal> &pr, PetscInt *info)
+{
+  TAO_LBFGSB      *lb  = (TAO_LBFGSB *)tao->data;
+  Memory          &mem = lb->mem;
+  const int        m   = (int)lb->m;
+  const LBFGSBSlot ns  = LBFGSBNextSlot(lb);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TAOLBFGSB_Update, tao, 0, 0, 0));
   lb->iupdat++;
-  if (lb->iupdat <= m) {
-    mem.col = (int)lb->iupdat;
-    slot    = (lb->head + mem.col - 1) % m;
-  } else {
-    slot     = lb->head;
-    lb->head = (lb->head + 1) % m;
+  if (ns.head != lb->head) {
     /* move the old information one place up */
     for (int j = 0; j < mem.col - 1; j++) {
       for (int i = 0; i <= j; i++) mem.SS(i, j) = mem.SS(i + 1, j + 1);
@@ -918,22 +1212,16 @@ static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscRea
         lb->gss[i + j * m]  = lb->gss[i + 1 + (j + 1) * m];
         lb->gszy[i + j * m] = lb->gszy[i + 1 + (j + 1) * m];
         lb->gsay[i + j * m] = lb->gsay[i + 1 + (j + 1) * m];
+        lb->gszs[i + j * m] = lb->gszs[i + 1 + (j + 1) * m];
       }
   }
-  std::swap(lb->d, lb->S[slot]);
-  std::swap(lb->r, lb->Y[slot]);
+  mem.col  = (int)ns.col;
+  lb->head = ns.head;
+  if (stp == 1.0) std::swap(lb->d, lb->S[ns.slot]);
+  std::swap(lb->r, lb->Y[ns.slot]);
   mem.theta     = rr / dr;
   const int col = mem.col;
-  pr.resize(6 * col);
-  {
-    std::vector<DeviceVec> dv(2 * col);
-    PetscCall(LBFGSBPairsGet(lb, dv)); /* the new pair is the last of each half */
-    PetscCallCXX(lbfgsb::UpdateProducts(LBFGSBPairs(lb), col, dv[col - 1].cview(), dv[2 * col - 1].cview(), lb->gfree, lb->pscratch, lb->pout));
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(pr.data(), 6 * col), Kokkos::subview(lb->pout, std::make_pair((PetscInt)0, (PetscInt)(6 * col)))));
-    PetscCallCXX(exec().fence());
-    PetscCall(LBFGSBPairsRestore(dv));
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, pr.data(), (PetscMPIInt)(6 * col), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
-  }
+  PetscCheck((PetscInt)pr.size() == 6 * col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Update products of %d pairs, expected %d", (int)(pr.size() / 6), col);
   const PetscReal *yzy = &pr[0], *sas = &pr[col], *say = &pr[2 * col], *szyn = &pr[3 * col], *szy = &pr[4 * col], *szs = &pr[5 * col];
   const int        c1  = col - 1;
   for (int j = 0; j < c1; j++) {
@@ -945,8 +1233,12 @@ static PetscErrorCode LBFGSBUpdate(Tao tao, PetscReal rr, PetscReal dr, PetscRea
   for (int j = 0; j < col; j++) {
     lb->gyy[c1 + j * m] = lb->gyy[j + c1 * m] = yzy[j];
     lb->gss[c1 + j * m] = lb->gss[j + c1 * m] = sas[j];
-    lb->gszy[j + c1 * m]                      = szyn[j];
-    if (j < c1) lb->gsay[c1 + j * m] = say[j];
+    lb->gszs[c1 + j * m] = lb->gszs[j + c1 * m] = szs[j];
+    lb->gszy[j + c1 * m]                        = szyn[j];
+    if (j < c1) {
+      lb->gsay[c1 + j * m] = say[j];
+      lb->gszy[c1 + j * m] = szy[j];
+    }
   }
   *info = lbfgsb::Formt(mem);
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Update, tao, 0, 0, 0));
@@ -1020,17 +1312,18 @@ static PetscErrorCode TaoSetUp_LBFGSB(Tao tao)
     lb->nlocal = n;
     PetscCallCXX(lb->iwhere = View<Int>(std::string("lbfgsb::iwhere"), n));
     PetscCallCXX(lb->idx = View<Int>(std::string("lbfgsb::idx"), n));
-    PetscCallCXX(lb->tsort = View<Real>(std::string("lbfgsb::tsort"), n));
     PetscCallCXX(lb->gfree = View<Int>(std::string("lbfgsb::gfree"), n));
     PetscCallCXX(lb->chg = View<Int>(std::string("lbfgsb::changed"), n > 0 ? n : 1));
     PetscCallCXX(lb->gvecs = Kokkos::View<VecPtr *, MemSpace>(std::string("lbfgsb::pairs"), 2 * lb->m));
-    PetscCallCXX(lb->pscratch = View<Real>(std::string("lbfgsb::pairscratch"), lbfgsb::PairScratch(lb->m)));
-    PetscCallCXX(lb->pout = View<Real>(std::string("lbfgsb::pairout"), 6 * lb->m + 8));
+    PetscCallCXX(lb->pscratch = View<Real>(std::string("lbfgsb::pairscratch"), std::max(lbfgsb::PairScratch(lb->m), lbfgsb::EndScratch(lb->m))));
+    PetscCallCXX(lb->pout = View<Real>(std::string("lbfgsb::pairout"), std::max<PetscInt>(6 * lb->m + 8, lbfgsb::EndOutSize(lb->m, true))));
+    PetscCallCXX(lb->fscount = View<Int>(std::string("lbfgsb::fscount"), 2));
     PetscCallCXX(lb->pcoef = View<Real>(std::string("lbfgsb::paircoef"), 2 * lb->m));
     lb->gyy.assign((size_t)lb->m * lb->m, 0.0);
     lb->gss.assign((size_t)lb->m * lb->m, 0.0);
     lb->gszy.assign((size_t)lb->m * lb->m, 0.0);
     lb->gsay.assign((size_t)lb->m * lb->m, 0.0);
+    lb->gszs.assign((size_t)lb->m * lb->m, 0.0);
     lb->mem.Resize((int)lb->m);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1080,6 +1373,12 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->pcoef = View<Real>());
   PetscCallCXX(lb->hedges = View<Real>());
   PetscCallCXX(lb->hcounts = View<Int>());
+  PetscCallCXX(lb->fscount = View<Int>());
+  PetscCallCXX(lb->selcount = View<Int>());
+  PetscCallCXX(lb->scanin = View<Real>());
+  lb->gprods_col = -1;
+  lb->gptr.clear();
+  lb->cready = lb->cstate = lb->fsready = lb->gcpready = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1206,6 +1505,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   PetscCall(LBFGSBResetMemory(lb));
   lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = lb->ngramchanged = lb->nnonfinite = 0;
   PetscCallCXX(Kokkos::deep_copy(exec(), lb->gfree, (Int)1)); /* the (empty) Gram blocks: every variable free */
+  lb->cready = lb->cstate = lb->fsready = lb->gcpready = PETSC_FALSE;
   lb->termination = "none";
   tol             = lb->factr * PETSC_MACHINE_EPSILON;
   /* bounds: TAO's, or +-infinity */
@@ -1260,14 +1560,15 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   if (tao->reason != TAO_CONTINUE_ITERATING) lb->termination = "projected gradient test at the initial point";
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscBool skipgcp = (!cnstnd && lb->mem.col > 0) ? PETSC_TRUE : PETSC_FALSE, lsready = PETSC_FALSE;
+    PetscBool skipgcp = (!cnstnd && lb->mem.col > 0) ? PETSC_TRUE : PETSC_FALSE, lsready = PETSC_FALSE, zset = PETSC_FALSE;
     PetscReal lsv[3]  = {0, 0, 0};
     PetscInt  nfree;
 
     /* 1. generalised Cauchy point */
     if (skipgcp) { /* x itself; iwhere is -1 everywhere since Active (no bounds) */
-      lb->fsready = PETSC_FALSE;
-      nfree       = lb->nlocal;
+      lb->fsready  = PETSC_FALSE;
+      lb->gcpready = PETSC_FALSE;
+      c.assign(2 * lb->mem.col, 0.0);
     } else {
       PetscCall(LBFGSBCauchy(tao, XL, XU, sbgnrm, c, &info));
       if (info) {
@@ -1275,10 +1576,9 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
         PetscCall(LBFGSBResetMemory(lb));
         continue;
       }
-      if (lb->fsready) nfree = lb->fs.nfree; /* counted with the Cauchy point */
-      else PetscCallCXX(nfree = lbfgsb::CountFree(lb->iwhere));
     }
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nfree, 1, MPIU_INT, MPI_SUM, comm));
+    /* the free set at the Cauchy point and the Gram blocks of the subspace step for it */
+    PetscCall(LBFGSBFreeSetGram(tao, cnstnd, skipgcp, &nfree));
     /* 2. subspace minimisation */
     if (nfree > 0 && lb->mem.col > 0) {
       PetscCall(LBFGSBSubspace(tao, XL, XU, cnstnd, skipgcp, (cnstnd && iter > 0) ? PETSC_TRUE : PETSC_FALSE, c, lsv, &lsready, &info));
@@ -1287,6 +1587,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
         PetscCall(LBFGSBResetMemory(lb));
         continue;
       }
+      zset = PETSC_TRUE; /* lb->z: the projected or backtracked subspace point */
     }
     /* 3. line search along d = z - x (reference `lnsrlb` with More-Thuente `dcsrch`) */
     PetscCall(PetscLogEventBegin(TAOLBFGSB_LineSearch, tao, 0, 0, 0));
@@ -1297,6 +1598,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       lbfgsb::StepInfo si;
       PetscReal        loc[2];
       if (skipgcp) PetscCall(VecCopy(x, lb->z));
+      else if (lb->gcpready && !zset) PetscCall(LBFGSBCauchyPointVec(tao, XL, XU)); /* z := x^c (no subspace step: empty memory or free set) */
       PetscCall(l.Get(XL, Access::Read));
       PetscCall(u.Get(XU, Access::Read));
       PetscCall(zv.Get(lb->z, Access::Read));
@@ -1390,11 +1692,21 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       PetscCall(LBFGSBResetMemory(lb));
       continue;
     }
-    /* 4. new iterate: monitors and tests */
+    /* 4. new iterate: monitors and tests, with the update's products and the next Cauchy point's first pass made in the
+       same pass (LBFGSBEndPass); whether the update is skipped (s^T y <= eps (-g_old^T s)) is known before it */
     iter++;
     tao->niter++;
-    PetscReal rr; /* with the gradient change r = g - g_old of the update, r^T r */
-    PetscCall(LBFGSBProjGradNormChange(tao, XL, XU, &sbgnrm, &rr));
+    PetscReal              rr, dr, ddum; /* r^T r of the gradient change r = g - g_old, s^T y, -g_old^T s */
+    std::vector<PetscReal> pr;
+    if (stp == 1.0) {
+      dr   = gd - gdold;
+      ddum = -gdold;
+    } else {
+      dr   = (gd - gdold) * stp;
+      ddum = -gdold * stp;
+    }
+    const PetscBool upd = dr <= PETSC_MACHINE_EPSILON * ddum ? PETSC_FALSE : PETSC_TRUE;
+    PetscCall(LBFGSBEndPass(tao, XL, XU, cnstnd, upd, stp, &sbgnrm, &rr, pr));
     PetscCall(LBFGSBResidual(tao, XL, XU, sbgnrm, &res));
     PetscCall(TaoLogConvergenceHistory(tao, f, res, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f, res, 0.0, stp));
@@ -1409,27 +1721,21 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       break;
     }
     /* 5. limited-memory update with (s, y) = (stp d, g - g_old) */
-    {
-      PetscReal dr, ddum;
-      if (stp == 1.0) {
-        dr   = gd - gdold;
-        ddum = -gdold;
-      } else {
-        dr   = (gd - gdold) * stp;
-        PetscCall(VecScale(lb->d, stp));
-        ddum = -gdold * stp;
-      }
-      if (dr <= PETSC_MACHINE_EPSILON * ddum) {
-        lb->nskip++;
-        lb->updatd = PETSC_FALSE;
-        continue;
-      }
+    if (!upd) {
+      lb->nskip++;
+      lb->updatd = PETSC_FALSE;
+    } else {
       lb->updatd = PETSC_TRUE;
-      PetscCall(LBFGSBUpdate(tao, rr, dr, stp, dtd, &info));
+      PetscCall(LBFGSBUpdate(tao, rr, dr, stp, dtd, pr, &info));
       if (info) {
         PetscCall(PetscInfo(tao, "Nonpositive definite T; refreshing the limited memory\n"));
         PetscCall(LBFGSBResetMemory(lb));
       }
+    }
+    if (lb->cstate) { /* the next Cauchy point's d, made by the end pass */
+      Vec tmp  = lb->d;
+      lb->d    = lb->work;
+      lb->work = tmp;
     }
   }
   PetscCall(VecCopy(lb->d, tao->stepdirection));

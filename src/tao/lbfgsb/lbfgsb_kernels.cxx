@@ -200,6 +200,24 @@ Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx)
   return cnt;
 }
 
+void SelectBreakpointsCount(ConstView t, Real lo, Real hi, View<Int> idx, Int cap, View<Int> count)
+{
+  const Int n = (Int)t.extent(0);
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), Kokkos::subview(count, std::make_pair((Int)0, (Int)1)), (Int)0);
+    return;
+  }
+  Kokkos::parallel_scan(
+    "lbfgsb::SelectBreakpointsCount", range(n), KOKKOS_LAMBDA(const Int i, Int &upd, const bool final) {
+      const bool sel = t(i) > lo && t(i) <= hi && t(i) < kNoBreak;
+      if (sel) {
+        if (final && upd < cap) idx(upd) = i;
+        upd++;
+      }
+      if (final && i == n - 1) count(0) = upd;
+    });
+}
+
 void BreakpointRecords(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, View<Scalar> out, Int stride)
 {
   Kokkos::parallel_for(
@@ -355,6 +373,23 @@ Real LineSearchMaxStep(ConstView l, ConstView u, ConstView x, ConstView d, Real 
 
 /* ---------------------------------------------------------------- exact Cauchy point on the device */
 
+namespace
+{
+template <class V>
+void SortOn(const V &v)
+{
+#if defined(PETSCKP_KOKKOS4)
+  Kokkos::sort(exec(), v);
+#else
+  exec().fence();
+  Kokkos::sort(v);
+  Kokkos::fence();
+#endif
+}
+} // namespace
+
+void SortOnExec(View<Real> v) { SortOn(v); }
+
 void BreakpointSort(View<Real> rec, Int cnt, Int stride, View<Real> tkeys, Kokkos::View<int64_t *, MemSpace> keys, View<Int> perm)
 {
   if (cnt <= 0) return;
@@ -362,8 +397,7 @@ void BreakpointSort(View<Real> rec, Int cnt, Int stride, View<Real> tkeys, Kokko
   Kokkos::View<int64_t *, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ky(keys.data(), cnt);
   Kokkos::parallel_for(
     "lbfgsb::BreakpointKeys", range(cnt), KOKKOS_LAMBDA(const Int k) { tk(k) = rec(k * stride); });
-  exec().fence();
-  Kokkos::sort(tk);
+  SortOn(tk);
   /* the records arrive in increasing global index: key = (rank of t among the sorted t) * cnt + k orders by (t, gid) */
   Kokkos::parallel_for(
     "lbfgsb::BreakpointRank", range(cnt), KOKKOS_LAMBDA(const Int k) {
@@ -376,8 +410,7 @@ void BreakpointSort(View<Real> rec, Int cnt, Int stride, View<Real> tkeys, Kokko
       }
       ky(k) = (int64_t)lo * (int64_t)cnt + (int64_t)k;
     });
-  exec().fence();
-  Kokkos::sort(ky);
+  SortOn(ky);
   Kokkos::parallel_for(
     "lbfgsb::BreakpointPerm", range(cnt), KOKKOS_LAMBDA(const Int k) { perm(k) = (Int)(ky(k) % (int64_t)cnt); });
 }
@@ -450,31 +483,34 @@ void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokk
 
 /* ---------------------------------------------------------------- masked Gram products in one pass */
 
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree)
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree, View<Int> counts)
 {
   using Policy      = Kokkos::TeamPolicy<ExecSpace>;
   using Member      = Policy::member_type;
   using Scratch     = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const Int nv      = (Int)vecs.extent(0), nprod = (Int)prods.extent(0), lmax = (Int)partial.extent(0);
   const bool listed = rows.extent(0) > 0, setfree = listed && gfree.extent(0) > 0;
-  if (nprod == 0) return;
-  if (n == 0) {
-    Kokkos::deep_copy(exec(), Kokkos::subview(out, std::make_pair((Int)0, nprod)), 0.0);
+  const bool counted = listed && counts.extent(0) > 0; /* the number of rows on the device, n an upper bound */
+  if (nprod == 0 && !counted) return;
+  if (n == 0 || nprod == 0) {
+    Kokkos::parallel_for(
+      "lbfgsb::MaskedGramEmpty", range(nprod + (counted ? 2 : 0)), KOKKOS_LAMBDA(const Int q) { out(q) = q < nprod ? 0.0 : (Real)counts(q - nprod); });
     return;
   }
   const Int tile    = std::max<Int>(8, std::min<Int>(128, 3072 / (nv + 2)));
   const Int ld      = tile + 1; /* odd row stride of the tile: the vectors of a product sit in different banks */
-  const Int ntiles  = (n + tile - 1) / tile;
-  const Int league  = std::max<Int>(1, std::min<Int>(ntiles, lmax));
-  const Int perteam = ((ntiles + league - 1) / league) * tile; /* rows per team, whole tiles */
+  const Int league  = std::max<Int>(1, std::min<Int>((n + tile - 1) / tile, lmax));
   const Int ssize   = ld * (nv + 2);
   Policy    pol(exec(), league, Kokkos::AUTO);
   pol.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(ssize)));
   Kokkos::parallel_for(
     "lbfgsb::MaskedGram", pol, KOKKOS_LAMBDA(const Member &team) {
       Scratch   buf(team.team_scratch(0), ssize);
-      const Int lr = team.league_rank();
-      const Int b = lr * perteam, e = b + perteam < n ? b + perteam : n;
+      const Int lr      = team.league_rank();
+      const Int nrows   = counted ? counts(1) : n;
+      const Int ntiles  = (nrows + tile - 1) / tile;
+      const Int perteam = ((ntiles + league - 1) / league) * tile; /* rows per team, whole tiles */
+      const Int b = lr * perteam, e = b + perteam < nrows ? b + perteam : nrows;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nprod), [&](const Int q) { partial(lr, q) = 0; });
       for (Int r0 = b; r0 < e; r0 += tile) {
         const Int nr = e - r0 < tile ? e - r0 : tile;
@@ -503,7 +539,11 @@ void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, Vi
       }
     });
   Kokkos::parallel_for(
-    "lbfgsb::MaskedGramSum", range(nprod), KOKKOS_LAMBDA(const Int q) {
+    "lbfgsb::MaskedGramSum", range(nprod + (counted ? 2 : 0)), KOKKOS_LAMBDA(const Int q) {
+      if (q >= nprod) {
+        out(q) = (Real)counts(q - nprod);
+        return;
+      }
       Real s = 0;
       for (Int l = 0; l < league; l++) s += partial(l, q);
       out(q) = s;
@@ -765,36 +805,6 @@ CauchyInitInfo CauchyInitDotsInfo(const Real *v)
   return info;
 }
 
-FreeSetInfo CauchyFinishFreeSet(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum, View<Int> gfree, View<Int> rows)
-{
-  FreeSetInfo   info;
-  const Int     n   = (Int)x.extent(0);
-  const int64_t one = (int64_t)1 << 32; /* the scan carries (free count) 2^32 + (changes): local sizes below 2^32 */
-  int64_t       tot = 0;
-  if (n == 0) return info;
-  Kokkos::parallel_scan(
-    "lbfgsb::CauchyFinishFreeSet", range(n),
-    KOKKOS_LAMBDA(const Int i, int64_t &upd, const bool final) {
-      const Real ti     = t(i);
-      const bool passed = ti < kNoBreak && (ti < tstar || (ti == tstar && rstart + i <= gidstar));
-      const Int  iw     = passed ? (d(i) > 0 ? 2 : 1) : iwhere(i);
-      const Int  fr     = iw <= 0 ? 1 : 0;
-      const bool chg    = fr != gfree(i);
-      if (final) {
-        if (passed) {
-          xcp(i)    = d(i) > 0 ? u(i) : l(i);
-          iwhere(i) = iw;
-        } else xcp(i) = x(i) + tsum * d(i);
-        if (chg) rows((Int)(upd & (one - 1))) = i;
-      }
-      upd += (chg ? 1 : 0) + (fr ? one : 0);
-    },
-    tot);
-  info.nfree    = (Int)(tot >> 32);
-  info.nchanged = (Int)(tot & (one - 1));
-  return info;
-}
-
 /* the reference `lnsrlb` bound on the step at one variable (LineSearchMaxStep), mn the running minimum */
 KOKKOS_INLINE_FUNCTION void MaxStepAt(int nbd, Real l, Real u, Real x, Real a1, Real &mn)
 {
@@ -809,6 +819,231 @@ KOKKOS_INLINE_FUNCTION void MaxStepAt(int nbd, Real l, Real u, Real x, Real a1, 
     else if (a1 * mn > a2) mn = cm::fmin(mn, a2 / a1);
   }
 }
+
+void CauchyPointVec(ConstView l, ConstView u, ConstView x, ConstView g, ConstView t, View<Int> iwhere, const CauchyPointDesc &cp, MutView z)
+{
+  Kokkos::parallel_for(
+    "lbfgsb::CauchyPointVec", range((Int)x.extent(0)), KOKKOS_LAMBDA(const Int i) { z(i) = CauchyPointAt(cp, l(i), u(i), x(i), g(i), iwhere(i), t, i); });
+}
+
+void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts)
+{
+  const Int     n   = (Int)iwhere.extent(0);
+  const int64_t one = (int64_t)1 << 32; /* the scan carries (free count) 2^32 + (changes): local sizes below 2^32 */
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), Kokkos::subview(counts, std::make_pair((Int)0, (Int)2)), (Int)0);
+    return;
+  }
+  /* the total goes to counts from the last entry's final pass: no result to the host, no fence */
+  Kokkos::parallel_scan(
+    "lbfgsb::FreeSetList", range(n), KOKKOS_LAMBDA(const Int i, int64_t &upd, const bool final) {
+      Int iw = iwhere(i);
+      if (cp.passed) {
+        const Real ti = t(i);
+        if (ti < kNoBreak && (ti < cp.tstar || (ti == cp.tstar && cp.rstart + i <= cp.gidstar))) {
+          iw = d(i) > 0 ? 2 : 1;
+          if (final) iwhere(i) = iw;
+        }
+      }
+      const Int  fr  = iw <= 0 ? 1 : 0;
+      const bool chg = fr != gfree(i);
+      if (final && chg) rows((Int)(upd & (one - 1))) = i;
+      upd += (chg ? 1 : 0) + (fr ? one : 0);
+      if (final && i == n - 1) {
+        counts(0) = (Int)(upd >> 32);
+        counts(1) = (Int)(upd & (one - 1));
+      }
+    });
+}
+
+namespace
+{
+/* the products of EndPass for NQ = 2 (W^T dn) or 8 (and the update's): see the header */
+template <int NQ>
+void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, ConstView dstep, Real stp, MutView snew, View<Int> gfree, bool state, View<Int> iwhere, MutView dn, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out)
+{
+  using Policy      = Kokkos::TeamPolicy<ExecSpace>;
+  using Member      = Policy::member_type;
+  using TeamShared  = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int NS  = (int)kEndScalars, NV = NQ + NS;
+  constexpr int kT0 = NQ + 5, kT1 = NQ + 6, kPg = NQ + 8; /* tmin (min), tmax and the projected gradient (max) */
+  const bool    newpair = NQ == 8, scaled = stp != 1.0, writes = snew.extent(0) > 0;
+  const Int     n = (Int)x.extent(0), cj = col > 0 ? col : 1, qc = NQ * col;
+  const Real    big = std::numeric_limits<Real>::infinity();
+  /* the segmentation and team size of PairReduce: the products are PairDots' and UpdateProducts' to the last bit */
+  const Int nseg = std::max<Int>(1, std::min<Int>(kPairSegments, (n + 4095) / 4096));
+  const Int seg  = (n + nseg - 1) / nseg;
+  const int ts   = kDeviceExec ? 128 : 1;
+  const Int soff = nseg * qc; /* the scalars of segment s at scratch(soff + s NS + k) */
+  if (n == 0) {
+    Kokkos::parallel_for(
+      "lbfgsb::EndPassEmpty", range(qc + NS), KOKKOS_LAMBDA(const Int k) { out(k) = (k == qc + 5) ? kNoBreak : 0.0; });
+    return;
+  }
+  Policy pol(exec(), nseg * cj, ts);
+  pol.set_scratch_size(0, Kokkos::PerTeam(TeamShared::shmem_size(NV * ts)));
+  Kokkos::parallel_for(
+    "lbfgsb::EndPass", pol, KOKKOS_LAMBDA(const Member &team) {
+      const Int j = team.league_rank() % cj, gs = team.league_rank() / cj;
+      const Int b = gs * seg, e = b + seg < n ? b + seg : n;
+      const int tr = team.team_rank(), nt = team.team_size();
+      const bool last = newpair && j == col - 1; /* the new pair: formed here, not read */
+      Real       acc[NV];
+      for (int q = 0; q < NV; q++) acc[q] = 0;
+      acc[kT0] = kNoBreak;
+      for (Int i = b + tr; i < e; i += nt) {
+        const Real li = l(i), ui = u(i), xi = x(i), gi = g(i);
+        Int        iw = FixedState(li, ui, inf);
+        Real       di, ti;
+        int        kind;
+        CauchyVar(li, ui, xi, gi, iw, di, ti, kind, inf);
+        if (col > 0) {
+          Real yj, sj, yi = 0, si = 0;
+          if (newpair) {
+            yi = gi - gold(i);
+            si = scaled ? stp * dstep(i) : dstep(i);
+          }
+          if (last) {
+            yj = yi;
+            sj = si;
+          } else {
+            yj = vecs(j).p[i];
+            sj = vecs(col + j).p[i];
+          }
+          acc[0] += di * yj;
+          acc[1] += di * sj;
+          if (newpair) { /* UpdateOp, in its order */
+            const Real z = gfree(i) ? 1 : 0, a = 1 - z;
+            acc[2] += z * yi * yj;
+            acc[3] += a * si * sj;
+            acc[4] += a * si * yj;
+            acc[5] += z * sj * yi;
+            acc[6] += z * si * yj;
+            acc[7] += z * si * sj;
+          }
+        }
+        if (j == 0) { /* one team per segment writes the vectors and sums the scalars */
+          const Real ri = gi - gold(i);
+          r(i)          = ri;
+          if (newpair && writes) snew(i) = stp * dstep(i);
+          if (state) {
+            iwhere(i) = iw;
+            dn(i)     = di;
+            t(i)      = ti;
+          }
+          const bool brk = ti < kNoBreak, moving = iw == 0 || iw == -1;
+          acc[NQ + 0] -= di * di;
+          acc[NQ + 1] += brk ? 1 : 0;
+          acc[NQ + 2] += moving ? 1 : 0;
+          acc[NQ + 3] += (moving && !brk) ? 1 : 0;
+          acc[NQ + 4] += (moving && !brk && di != 0) ? 1 : 0;
+          acc[kT0] = cm::fmin(acc[kT0], ti);
+          acc[kT1] = cm::fmax(acc[kT1], brk ? ti : 0.0);
+          acc[NQ + 7] += ri * ri;
+          if (!cm::isfinite(gi)) acc[kPg] = big; /* ProjGradNormInf */
+          else if (acc[kPg] < big) {
+            const int nbd = Nbd(li, ui, inf);
+            Real      pg  = gi;
+            if (nbd != 0) {
+              if (pg < 0) {
+                if (nbd >= 2) pg = cm::fmax(xi - ui, pg);
+              } else {
+                if (nbd <= 2) pg = cm::fmin(xi - li, pg);
+              }
+            }
+            acc[kPg] = cm::fmax(acc[kPg], cm::fabs(pg));
+          }
+        }
+      }
+      TeamShared sh(team.team_scratch(0), NV * nt);
+      for (int q = 0; q < NV; q++) sh(q * nt + tr) = acc[q];
+      team.team_barrier();
+      for (int q = tr; q < NV; q += nt) {
+        if ((q < NQ && col == 0) || (q >= NQ && j != 0)) continue;
+        Real v = q == kT0 ? kNoBreak : 0;
+        for (int k = 0; k < nt; k++) {
+          const Real w = sh(q * nt + k);
+          v            = q == kT0 ? cm::fmin(v, w) : ((q == kT1 || q == kPg) ? cm::fmax(v, w) : v + w);
+        }
+        if (q < NQ) scratch((gs * NQ + q) * col + j) = v;
+        else scratch(soff + gs * NS + (q - NQ)) = v;
+      }
+    });
+  Kokkos::parallel_for(
+    "lbfgsb::EndPassSum", range(qc + NS), KOKKOS_LAMBDA(const Int qj) {
+      if (qj < qc) {
+        Real sum = 0;
+        for (Int gs = 0; gs < nseg; gs++) sum += scratch(gs * NQ * col + qj);
+        out(qj) = sum;
+      } else {
+        const Int k  = qj - qc;
+        const int op = k == 5 ? 1 : ((k == 6 || k == 8) ? 2 : 0); /* sum, min, max */
+        Real      v  = op == 1 ? kNoBreak : 0;
+        for (Int gs = 0; gs < nseg; gs++) {
+          const Real w = scratch(soff + gs * NS + k);
+          v            = op == 1 ? cm::fmin(v, w) : (op == 2 ? cm::fmax(v, w) : v + w);
+        }
+        out(qj) = v;
+      }
+    });
+}
+} // namespace
+
+void EndPass(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, ConstView dstep, Real stp, MutView snew, bool newpair, View<Int> gfree, bool state, View<Int> iwhere, MutView dn, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out)
+{
+  if (newpair && col > 0) EndPassT<8>(l, u, x, g, gold, r, dstep, stp, snew, gfree, state, iwhere, dn, t, inf, vecs, col, scratch, out);
+  else EndPassT<2>(l, u, x, g, gold, r, dstep, stp, snew, gfree, state, iwhere, dn, t, inf, vecs, col, scratch, out);
+}
+
+StepInfo SubspaceStepStartGcp(ConstView l, ConstView u, View<Int> iwhere, ConstView t, const CauchyPointDesc &cp, ConstView x, ConstView g, Real scale, Real c0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
+{
+  StepInfo  info;
+  const Int n    = (Int)x.extent(0);
+  Int       hits = 0;
+  Real      dtd = 0, gtd = 0, stp = big;
+  info.stpmax = big;
+  if (n == 0) return info;
+  Kokkos::parallel_reduce(
+    "lbfgsb::SubspaceStepStartGcp", range(n),
+    KOKKOS_LAMBDA(const Int i, Int &nh, Real &a, Real &bsum, Real &mn) {
+      const Real li = l(i), ui = u(i), xi = x(i), gi = g(i);
+      const Int  iw  = iwhere(i);
+      const int  nbd = Nbd(li, ui, inf);
+      const Real zi  = CauchyPointAt(cp, li, ui, xi, gi, iw, t, i);
+      Real       xn  = zi;
+      if (iw <= 0) {
+        Real v = c0 * gi; /* PairCombine, masked, u0 = g */
+        for (Int j = 0; j < col; j++) v += coef(j) * vecs(j).p[i] + coef(col + j) * vecs(col + j).p[i];
+        const Real xk = zi + scale * v; /* ProjectStep */
+        xn            = xk;
+        if (nbd == 1) {
+          xn = cm::fmax(li, xk);
+          if (xn == li) nh++;
+        } else if (nbd == 2) {
+          xn = cm::fmin(ui, cm::fmax(li, xk));
+          if (xn == li || xn == ui) nh++;
+        } else if (nbd == 3) {
+          xn = cm::fmin(ui, xk);
+          if (xn == ui) nh++;
+        }
+      }
+      xnew(i)       = xn;
+      const Real di = xn - xi; /* LineSearchStart from z := xnew */
+      d(i)          = di;
+      xold(i)       = xi;
+      gold(i)       = gi;
+      a += di * di;
+      bsum += gi * di;
+      if (maxstep) MaxStepAt(nbd, li, ui, xi, di, mn);
+    },
+    hits, dtd, gtd, Kokkos::Min<Real>(stp));
+  info.iword  = hits;
+  info.dtd    = dtd;
+  info.gtd    = gtd;
+  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
+  return info;
+}
+
 
 StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView x, ConstView g, MutView dsub, Real scale, Real c0, ConstView u0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
 {
@@ -885,39 +1120,6 @@ StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, 
   info.gtd    = gtd;
   info.stpmax = maxstep ? cm::fmin(stp, big) : big;
   return info;
-}
-
-Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, Real inf, Real *rr)
-{
-  Real       nrm = 0, sum = 0;
-  const Int  n   = (Int)x.extent(0);
-  const Real big = std::numeric_limits<Real>::infinity();
-  *rr            = 0;
-  if (n == 0) return 0;
-  Kokkos::parallel_reduce(
-    "lbfgsb::ProjGradAndChange", range(n),
-    KOKKOS_LAMBDA(const Int i, Real &a, Real &mx) {
-      Real       gi = g(i);
-      const Real ri = gi - gold(i); /* GradientChange */
-      r(i)          = ri;
-      a += ri * ri;
-      if (!cm::isfinite(gi)) { /* ProjGradNormInf */
-        mx = big;
-        return;
-      }
-      const int nbd = Nbd(l(i), u(i), inf);
-      if (nbd != 0) {
-        if (gi < 0) {
-          if (nbd >= 2) gi = cm::fmax(x(i) - u(i), gi);
-        } else {
-          if (nbd <= 2) gi = cm::fmin(x(i) - l(i), gi);
-        }
-      }
-      mx = cm::fmax(mx, cm::fabs(gi));
-    },
-    sum, Kokkos::Max<Real>(nrm));
-  *rr = sum;
-  return cm::fmax(nrm, 0.0);
 }
 
 void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts)

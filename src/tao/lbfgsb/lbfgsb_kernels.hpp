@@ -81,6 +81,9 @@ CauchyInitInfo CauchyInit(ConstView l, ConstView u, ConstView x, ConstView g, Vi
 
 /* number of breakpoints with lo < t_i <= hi, and their local indices in idx (idx must have room) */
 Int SelectBreakpoints(ConstView t, Real lo, Real hi, View<Int> idx);
+/* the same with the number into the device scalar count(0) (no host synchronisation), for a caller that knows it
+   already (from a histogram); only the first cap indices are stored */
+void SelectBreakpointsCount(ConstView t, Real lo, Real hi, View<Int> idx, Int cap, View<Int> count);
 
 /* the first four fields of the breakpoint records out(k * stride + 0..3) = (t, global index, d, bound - x) of the
    selected variables idx(k), k < cnt */
@@ -172,7 +175,7 @@ void BreakpointSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokk
    rows empty: every i < n with w = [iwhere_i <= 0] (free) or [iwhere_i > 0] (active) (the blocks of `formk` from
    scratch);
    rows given: only the n entries i = rows(k), k < n (the variables whose free/active state changed, see
-   FreeSetChanges or CauchyFinishFreeSet), with w = +s for free products and -s for active ones, s = +1 if i is free
+   FreeSetChanges or FreeSetList), with w = +s for free products and -s for active ones, s = +1 if i is free
    now (entering the free set) and -1 otherwise (leaving it): the corrections of `formk` for the changes of the free
    set; a non-empty gfree (rows given) then gets the new state of the listed variables */
 struct VecPtr {
@@ -181,7 +184,9 @@ struct VecPtr {
 struct GramProduct {
   int a, b, free;
 };
-void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree = View<Int>());
+void MaskedGram(Kokkos::View<VecPtr *, MemSpace> vecs, Int n, View<Int> rows, View<Int> iwhere, Kokkos::View<GramProduct *, MemSpace> prods, Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace> partial, View<Real> out, View<Int> gfree = View<Int>(), View<Int> counts = View<Int>());
+/* (counts given, with rows: the number of rows is counts(1) on the device (FreeSetList) and n only bounds it; out then
+   has nprod + 2 entries, the last two (Real) copies of counts(0), counts(1), so that one read brings everything) */
 
 /* the variables whose state free (iwhere <= 0) / active differs from the flag gfree (1 free, 0 active) of the stored
    Gram blocks: their local indices in rows (increasing; rows must have room for n), gfree := the new state; returns
@@ -216,13 +221,53 @@ void CauchyInitDots(ConstView l, ConstView u, ConstView x, ConstView g, View<Int
 /* the CauchyInitInfo of the values out(2 col + 0..6) of CauchyInitDots */
 CauchyInitInfo CauchyInitDotsInfo(const Real *v);
 
-struct FreeSetInfo {
-  Int nfree    = 0; /* variables free at the Cauchy point (iwhere <= 0) */
-  Int nchanged = 0; /* variables whose free/active state differs from gfree, listed in rows */
+/* The generalised Cauchy point x^c described by the scan, without storing it: the variables passed, (t_i, gid_i) <=
+   (tstar, gidstar), sit on their bound (u_i when d_i = -g_i > 0, l_i otherwise), the others at x_i + tsum d_i with
+   d_i = -g_i on the variables that moved (iwhere 0 or -1 before the Cauchy point) and 0 elsewhere; as CauchyFinish to
+   the last bit. passed = false: no breakpoint was passed (t is not read). */
+struct CauchyPointDesc {
+  Real tsum = 0, tstar = -1;
+  Int  gidstar = -1, rstart = 0;
+  bool passed = false;
 };
-/* CauchyFinish, the free-set count and the free-set changes against gfree in one pass: rows(0..nchanged) = the local
-   indices (increasing) of the changed variables. gfree is not modified (MaskedGram updates it with the Gram blocks) */
-FreeSetInfo CauchyFinishFreeSet(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> iwhere, MutView xcp, Real tstar, Int gidstar, Int rstart, Real tsum, View<Int> gfree, View<Int> rows);
+KOKKOS_INLINE_FUNCTION Real CauchyPointAt(const CauchyPointDesc &cp, Real l, Real u, Real x, Real g, Int iw, const ConstView &t, Int i)
+{
+  if (cp.passed) {
+    const Real ti = t(i);
+    if (ti < kNoBreak && (ti < cp.tstar || (ti == cp.tstar && cp.rstart + i <= cp.gidstar))) return -g > 0 ? u : l;
+  }
+  if (cp.tsum == 0) return x; /* (the same for finite g) */
+  const Real d = (iw == 0 || iw == -1) ? -g : 0.0;
+  return x + cp.tsum * d;
+}
+
+/* z = the Cauchy point of cp (CauchyPointAt; iwhere after the Cauchy point) as a vector */
+void CauchyPointVec(ConstView l, ConstView u, ConstView x, ConstView g, ConstView t, View<Int> iwhere, const CauchyPointDesc &cp, MutView z);
+
+/* the free set at the Cauchy point without the point itself (see CauchyPointDesc): the passed variables get iwhere 1
+   or 2 (the sign of d_i), rows(0..nchanged) = the local indices (increasing) of the variables whose free/active state
+   differs from gfree, and the device counts counts(0) = nfree, counts(1) = nchanged, read by nobody here (MaskedGram
+   takes the number of rows from counts(1)); one scan, no host synchronisation. gfree is not modified. */
+void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts);
+
+/* ---- the pass that ends an iteration and starts the next Cauchy point, in one sweep over the n-vectors: with the
+   stored pairs vecs = (y_0..y_(col-1), s_0..s_(col-1)) (col >= 0),
+   - ProjGradNormInf and GradientChange: r = g - gold, r^T r, max |P(x - g) - x| (+infinity for a NaN or infinite g_i);
+   - newpair: the pair (y, s) = (r, stp dstep) of the update is the last one of vecs (its pointers are not read: the
+     values are formed on the fly; s is written to snew when stp != 1), with the products of UpdateProducts against
+     it (gfree: the free set of the stored Gram blocks);
+   - the first pass of `cauchy` at (x, g) from the fixed states of the bounds (CauchyInitDots): with state, iwhere,
+     dn and t are written; and W^T dn against every pair of vecs.
+   The partial sums of the products run in the order of PairReduce, so that they are PairDots' and UpdateProducts' to
+   the last bit. out (EndOutSize(col, newpair) entries): out(q col + j), q = 0: y_j^T dn, 1: s_j^T dn, and with newpair
+   q = 2..7 the UpdateProducts values 0..5; then kEndScalars scalars at EndScalars(col, newpair): f1, nbreak, nmoving,
+   nfreenb, nfreenb_nonzero, tmin, tmax (as CauchyInitDots), r^T r, the projected-gradient norm. scratch: EndScratch(col)
+   entries. */
+constexpr Int kEndScalars = 9;
+inline Int    EndScalars(Int col, bool newpair) { return (newpair ? 8 : 2) * col; }
+inline Int    EndOutSize(Int col, bool newpair) { return EndScalars(col, newpair) + kEndScalars; }
+inline Int    EndScratch(Int col) { return kPairSegments * (8 * (col > 0 ? col : 1) + kEndScalars); }
+void EndPass(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, ConstView dstep, Real stp, MutView snew, bool newpair, View<Int> gfree, bool state, View<Int> iwhere, MutView dn, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out);
 
 struct StepInfo {
   Int  iword  = 0; /* free variables that end on a bound in the projection (the reference's iword) */
@@ -235,13 +280,14 @@ struct StepInfo {
    xnew = P(z + dsub) on the free variables and z elsewhere (ProjectStep), then as LineSearchStart with z := xnew:
    d = xnew - x, xold = x, gold = g, and the sums d^T d, g^T d; stpmax as LineSearchMaxStep when maxstep */
 StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView x, ConstView g, MutView dsub, Real scale, Real c0, ConstView u0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big);
+/* the same with the Cauchy point z formed on the fly (CauchyPointAt; iwhere after the Cauchy point, t the
+   breakpoints) instead of read, u0 = g, and dsub not stored: the subspace step of a bounded iteration reads no
+   vector but the bounds, x, g, iwhere (t when a breakpoint was passed) and the pairs */
+StepInfo SubspaceStepStartGcp(ConstView l, ConstView u, View<Int> iwhere, ConstView t, const CauchyPointDesc &cp, ConstView x, ConstView g, Real scale, Real c0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big);
 
 /* LineSearchStart and (when maxstep) LineSearchMaxStep of the new d in one pass; returns (d^T d, g^T d, stpmax) */
 StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big);
 
-/* ProjGradNormInf and GradientChange in one pass: returns max |P(x - g) - x| (+infinity for a NaN or infinite g_i)
-   and sets r = g - gold, *rr = r^T r (rank-local) */
-Real ProjGradAndChange(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, Real inf, Real *rr);
 
 /* counts(b) = the number of breakpoints t_i (t_i < kNoBreak) with edges(b) < t_i <= edges(b + 1), b < nb (edges:
    nb + 1 non-decreasing values). One pass, no sort: the chunks of the exact Cauchy scan are cut from these counts
@@ -255,6 +301,10 @@ void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, Cons
 /* BreakpointFirstStop and BreakpointSegment at its k without the host in between: kstop into the device scalar
    out(5 + ncol) (as a Real), the segment's state into out(0 .. 5 + ncol) as BreakpointSegment */
 void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry);
+
+/* v sorted ascending on exec()'s stream (Kokkos 4: no fence, no global one; Kokkos 3 sorts on the default instance:
+   fenced before) */
+void SortOnExec(View<Real> v);
 
 /* start of the line search: d = z - x, xold = x, gold = g; returns (d^T d, g^T d) (rank-local) */
 void LineSearchStart(ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real &dtd, Real &gtd);
