@@ -1389,3 +1389,26 @@ TEST(PSCR, AccuracyRandomRhs)
       EXPECT_LE(bwd, 8 * eps) << "n " << n << " q " << q;
     }
 }
+
+/* the singular operator of pure Neumann ends with tridiagonal (Q1) masses is recognised: the smallest eigenvalues of
+   the pencils with tridiagonal M are computed too (bisection on the inertia of A - sigma M), so PCPSCR refuses c = 0 */
+TEST(PSCR, SingularTridiagonalMass)
+{
+  for (Int n : {2, 7, 64}) {
+    std::vector<Factor> F(2);
+    for (int d = 0; d < 2; d++) BoxFactor1D(n + d, 1, 3 + (unsigned)d, F[d].ad, F[d].ao, F[d].md, F[d].mo);
+    petsckp::pscr::Solver S;
+    ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+    EXPECT_TRUE(S.have_min);
+    EXPECT_LE(std::abs(S.min_sum), 1e-12 * S.eig_scale) << n;
+    /* Dirichlet ends: not singular, the smallest eigenvalue that of the closed form (uniform Q1: 6 (1 - cos) / (h^2 (2 + cos))) */
+    for (int d = 0; d < 2; d++) BoxFactor1D(n + d, 2, 3 + (unsigned)d, F[d].ad, F[d].ao, F[d].md, F[d].mo);
+    ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+    double ref = 0;
+    for (int d = 0; d < 2; d++) {
+      const double h = 1.0 / (n + d + 1), c = std::cos(PETSC_PI * h);
+      ref += 6 * (1 - c) / (h * h * (2 + c));
+    }
+    EXPECT_NEAR(S.min_sum, ref, 1e-10 * ref) << n;
+  }
+}

@@ -294,6 +294,49 @@ Real Sturm(const std::vector<Real> &d, const std::vector<Real> &e, Int n, bool s
   return 0.5 * (lo + hi);
 }
 
+/* the smallest (or largest) eigenvalue of the symmetric tridiagonal pencil (A, M) (diagonals ad, md, off-diagonals ao,
+   mo), M positive definite: bisection on the inertia of A - sigma M (the signs of its LDL^T pivots, Sylvester's law),
+   iters steps after the bracket (the rounding level for the default) */
+template <class T>
+T PencilEigT(const std::vector<T> &ad, const std::vector<T> &ao, const std::vector<T> &md, const std::vector<T> &mo, bool smallest, int iters = 200)
+{
+  const Int n     = (Int)ad.size();
+  auto      count = [&](T x) { /* eigenvalues < x */
+    Int c = 0;
+    T   q = 1;
+    for (Int i = 0; i < n; i++) {
+      const T o = i > 0 ? ao[i - 1] - x * (mo.empty() ? (T)0 : mo[i - 1]) : (T)0;
+      q         = ad[i] - x * (md.empty() ? (T)1 : md[i]) - (i > 0 ? o * o / q : (T)0);
+      if (q == 0) q = -std::numeric_limits<T>::min();
+      if (q < 0) c++;
+    }
+    return c;
+  };
+  T lo = -1, hi = 1;
+  for (int it = 0; it < 2000 && count(lo) > 0; it++) lo *= 2;
+  for (int it = 0; it < 2000 && count(hi) < n; it++) hi *= 2;
+  const Int want = smallest ? 1 : n;
+  for (int it = 0; it < iters; it++) {
+    const T mid = (lo + hi) / 2;
+    if (!(mid > lo && mid < hi)) break;
+    if (count(mid) >= want) hi = mid;
+    else lo = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/* M of F positive definite (LDL^T pivots) */
+bool MassDefinite(const Factor &F)
+{
+  Real piv = 0;
+  for (Int i = 0; i < F.n(); i++) {
+    const Real o = i > 0 && !F.mo.empty() ? F.mo[i - 1] : 0;
+    piv          = (F.md.empty() ? 1 : F.md[i]) - (i > 0 ? o * o / piv : 0);
+    if (!(piv > 0)) return false;
+  }
+  return true;
+}
+
 bool SameBlock(const Factor &F, Int s0, Int s1, Int m)
 {
   for (Int i = 0; i < m; i++) {
@@ -1239,9 +1282,15 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     S.n[d] = F[d].n();
     S.f[d] = ToDevice(F[d]);
     if (d == S.dim - 1) S.moff_last = !F[d].mo.empty();
-    /* extreme eigenvalues of the pencil (diagonal M only; eigenvalues only, O(n^2)) */
+    /* extreme eigenvalues of the pencil (eigenvalues only; tridiagonal M: by bisection on the inertia of A - sigma M) */
     if (!F[d].mo.empty()) {
-      S.have_min = false;
+      if (!MassDefinite(F[d])) {
+        S.have_min = false;
+        continue;
+      }
+      const Real lmin = PencilEigT(F[d].ad, F[d].ao, F[d].md, F[d].mo, true), lmax = std::max(std::abs(lmin), std::abs(PencilEigT(F[d].ad, F[d].ao, F[d].md, F[d].mo, false)));
+      S.min_sum += lmin;
+      S.eig_scale += lmax;
       continue;
     }
     const Int         n = S.n[d];
@@ -1695,34 +1744,7 @@ int Definiteness(const LVec &d, const LVec &o)
   return sign;
 }
 
-/* the smallest (or largest) eigenvalue of the symmetric tridiagonal pencil (A, M), M positive definite: bisection
-   on the inertia of A - sigma M (its LDL^T pivots; Sylvester), to about the rounding level of double */
-LReal PencilEig(const LVec &ad, const LVec &ao, const LVec &md, const LVec &mo, bool smallest, int iters = 120)
-{
-  const Int n     = (Int)ad.size();
-  auto      count = [&](LReal x) { /* eigenvalues < x */
-    Int   c = 0;
-    LReal q = 1;
-    for (Int i = 0; i < n; i++) {
-      const LReal o = i > 0 ? ao[i - 1] - x * mo[i - 1] : 0;
-      q             = ad[i] - x * md[i] - (i > 0 ? o * o / q : 0);
-      if (q == 0) q = -std::numeric_limits<LReal>::min();
-      if (q < 0) c++;
-    }
-    return c;
-  };
-  LReal lo = -1, hi = 1;
-  for (int it = 0; it < 2000 && count(lo) > 0; it++) lo *= 2;
-  for (int it = 0; it < 2000 && count(hi) < n; it++) hi *= 2;
-  const Int want = smallest ? 1 : n;
-  for (int it = 0; it < iters; it++) {
-    const LReal mid = 0.5L * (lo + hi);
-    if (!(mid > lo && mid < hi)) break;
-    if (count(mid) >= want) hi = mid;
-    else lo = mid;
-  }
-  return 0.5L * (lo + hi);
-}
+LReal PencilEig(const LVec &ad, const LVec &ao, const LVec &md, const LVec &mo, bool smallest, int iters = 120) { return PencilEigT(ad, ao, md, mo, smallest, iters); }
 
 /* the 1D 3-point stencils of the lines of axis d (Y_d^0, Y_d^1) and their combinations c0 Y_d^0 + c1 Y_d^1 */
 struct Lines {
