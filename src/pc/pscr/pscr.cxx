@@ -382,7 +382,11 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(lines.data(), (size_t)nlines), dlines));
     PetscCallCXX(exec().fence());
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lines.data(), (PetscMPIInt)nlines, MPIU_REAL, MPIU_SUM, comm));
+    PetscLogDouble tr0, tr1;
+    PetscCall(PetscTime(&tr0));
     PetscCallCXX(err = pscr::SeparableFromLines(b3, lines, Fx, &definite));
+    PetscCall(PetscTime(&tr1));
+    PetscCall(PetscInfo(pc, "box stencil: factors recovered from the lines in %g s\n", (double)(tr1 - tr0)));
     PetscCheck(err.empty(), comm, PETSC_ERR_ARG_WRONG, "PCPSCR: the operator is a %" PetscInt_FMT "-point box stencil, but %s: give the factors of a separable approximation with PCPSCRSetFactors()", ps->stencil, err.c_str());
     std::vector<PetscReal> hfac;
     PetscCallCXX(hfac = pscr::PackFactors(b3, Fx));

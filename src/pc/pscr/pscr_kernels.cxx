@@ -313,8 +313,18 @@ T PencilEigT(const std::vector<T> &ad, const std::vector<T> &ao, const std::vect
     return c;
   };
   T lo = -1, hi = 1;
-  for (int it = 0; it < 2000 && count(lo) > 0; it++) lo *= 2;
-  for (int it = 0; it < 2000 && count(hi) < n; it++) hi *= 2;
+  if (md.empty()) { /* a standard problem: the Gershgorin bounds */
+    lo = hi = ad[0];
+    for (Int i = 0; i < n; i++) {
+      const T r = (i > 0 ? std::abs(ao[i - 1]) : (T)0) + (i + 1 < n ? std::abs(ao[i]) : (T)0);
+      lo        = std::min(lo, ad[i] - r);
+      hi        = std::max(hi, ad[i] + r);
+    }
+    lo -= std::abs(lo) * std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::min();
+    hi += std::abs(hi) * std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::min();
+  }
+  for (int it = 0; it < 2000 && count(lo) > 0; it++) lo = lo < 0 ? 2 * lo : -1;
+  for (int it = 0; it < 2000 && count(hi) < n; it++) hi = hi > 0 ? 2 * hi : 1;
   const Int want = smallest ? 1 : n;
   for (int it = 0; it < iters; it++) {
     const T mid = (lo + hi) / 2;
@@ -1744,7 +1754,13 @@ int Definiteness(const LVec &d, const LVec &o)
   return sign;
 }
 
-LReal PencilEig(const LVec &ad, const LVec &ao, const LVec &md, const LVec &mo, bool smallest, int iters = 120) { return PencilEigT(ad, ao, md, mo, smallest, iters); }
+/* an eigenvalue estimate of the pencil for the choices of the balancing (in double, iters bisection steps: the choices
+   need not be exact, the factors stay exact in any case) */
+LReal PencilEig(const LVec &ad, const LVec &ao, const LVec &md, const LVec &mo, bool smallest, int iters = 60)
+{
+  const std::vector<Real> a(ad.begin(), ad.end()), b(ao.begin(), ao.end()), c(md.begin(), md.end()), d(mo.begin(), mo.end());
+  return PencilEigT(a, b, c, d, smallest, iters);
+}
 
 /* the 1D 3-point stencils of the lines of axis d (Y_d^0, Y_d^1) and their combinations c0 Y_d^0 + c1 Y_d^1 */
 struct Lines {
@@ -1831,21 +1847,26 @@ std::string SeparableFromLines(const Int bn[3], const std::vector<Real> &lines, 
     };
     /* a direction p (an angle in [0, pi): p and -p give the same factors up to signs) where both mass factors are
        definite: the centre of the longest (cyclic) run on a grid of angles; the balancing below then moves it */
-    const Int         nt = 256;
-    std::vector<char> ok(nt);
+    Int               nt = 0, best = 0, bstart = 0;
+    std::vector<char> ok;
     LVec              mvd, mvo, mud, muo;
-    for (Int t = 0; t < nt; t++) {
-      factors(PI * t / nt, mvd, mvo, mud, muo, nullptr, nullptr, nullptr, nullptr);
-      ok[t] = detail::Definiteness(mvd, mvo) != 0 && detail::Definiteness(mud, muo) != 0;
+    for (Int grid : {64, 1024}) { /* a finer grid only when the coarse one finds none */
+      nt = grid;
+      ok.assign(nt, 0);
+      for (Int t = 0; t < nt; t++) {
+        factors(PI * t / nt, mvd, mvo, mud, muo, nullptr, nullptr, nullptr, nullptr);
+        ok[t] = detail::Definiteness(mvd, mvo) != 0 && detail::Definiteness(mud, muo) != 0;
+      }
+      best = 0, bstart = 0;
+      for (Int t = 0; t < nt; t++) {
+        if (!ok[t] || ok[(t + nt - 1) % nt]) continue; /* the start of a run */
+        Int len = 0;
+        while (len < nt && ok[(t + len) % nt]) len++;
+        if (len > best) best = len, bstart = t;
+      }
+      if (best == 0 && ok[0]) best = nt; /* every direction */
+      if (best) break;
     }
-    Int best = 0, bstart = 0;
-    for (Int t = 0; t < nt; t++) {
-      if (!ok[t] || ok[(t + nt - 1) % nt]) continue; /* the start of a run */
-      Int len = 0;
-      while (len < nt && ok[(t + len) % nt]) len++;
-      if (len > best) best = len, bstart = t;
-    }
-    if (best == 0 && ok[0]) best = nt; /* every direction */
     if (!best) *definite = false;
     const LReal th = best ? PI * ((LReal)bstart + 0.5L * (LReal)(best - 1)) / nt : 0;
     factors(th, Md[v], Mo[v], Md[u], Mo[u], &A[v], &Ao[v], &A[u], &Ao[u]);
@@ -1941,12 +1962,12 @@ std::string SeparableFromLines(const Int bn[3], const std::vector<Real> &lines, 
         for (Int i = 0; i < bn[u]; i++) mud[i] -= t * A[u][i];
         for (Int i = 0; i + 1 < bn[u]; i++) muo[i] -= t * Ao[u][i];
       };
-      const LVec one_v(bn[v], 1), zero_v(bn[v] - 1, 0), one_u(bn[u], 1), zero_u(bn[u] - 1, 0);
+      const LVec none;
       LVec       mvd, mvo, mud, muo;
-      auto       invkappa = [&](LReal t) {
+      auto       invkappa = [&](LReal t) { /* 1 / kappa of the worse conditioned mass, to about 1e-7 */
         masses(t, mvd, mvo, mud, muo);
-        const LReal kv = detail::PencilEig(mvd, mvo, one_v, zero_v, true, 40) / detail::PencilEig(mvd, mvo, one_v, zero_v, false, 40);
-        const LReal ku = detail::PencilEig(mud, muo, one_u, zero_u, true, 40) / detail::PencilEig(mud, muo, one_u, zero_u, false, 40);
+        const LReal kv = detail::PencilEig(mvd, mvo, none, none, true, 24) / detail::PencilEig(mvd, mvo, none, none, false, 24);
+        const LReal ku = detail::PencilEig(mud, muo, none, none, true, 24) / detail::PencilEig(mud, muo, none, none, false, 24);
         return std::min(kv, ku);
       };
       if (lmax > 0 && mmax > 0) {
