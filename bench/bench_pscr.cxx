@@ -5,6 +5,10 @@
 
      ./bench_pscr -dim 2 -n 4095 -radix 4 -reps 10 -o out.md
 
+   Right-hand side: -rhs sawtooth (default: ((761 p) mod 1000) / 1000 - 0.5 at the natural index p, zero mean, little
+   smooth content) or random (uniform in [0, 1), as PETSc's VecSetRandom: a nonzero mean, so the solution is
+   dominated by the smoothest modes and || A || || u || ~ kappa(A) || f ||: the relative residual of any backward stable
+   solve is then about eps kappa(A); see the PCPSCR man page).
    Problem: -mesh uniform (default: the 5/7-point difference Laplacian, M = I) or random (linear finite elements on a
    seeded random non-uniform tensor mesh, Dirichlet ends), -mass lumped (default for random) or consistent (Q1:
    tridiagonal M). Kernel options (defaults: what PCPSCR uses): -team 0 (no fused level kernels), -team_rows C (1, 2,
@@ -195,7 +199,7 @@ static void CufftPoisson(Int dim, Int m, Int reps, double &tmin, double &tmed, s
 int main(int argc, char **argv)
 {
   PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1, team = 1, team_rows = 0, team_modes = 0, tridiag_rows = -1;
-  char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto";
+  char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto", rhs[32] = "sawtooth";
   PetscBool flg;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -210,6 +214,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", mesh, sizeof(mesh), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mass", mass, sizeof(mass), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-tridiag", tridiag, sizeof(tridiag), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs", rhs, sizeof(rhs), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team", &team, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_rows", &team_rows, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_modes", &team_modes, NULL));
@@ -235,8 +240,16 @@ int main(int argc, char **argv)
     for (Int d = 0; d < dim; d++) DF[d] = ToDev(F[d]);
     const Int    N = dim == 2 ? n * n : n * n * n;
     View<Scalar> f("f", N), u("u", N), cp("copy", N);
+    const bool   rnd = std::string(rhs) == "random";
     Kokkos::parallel_for(
-      "bench::Rhs", range(N), KOKKOS_LAMBDA(Int p) { f(p) = (Scalar)((p * 2654435761u) % 1000) / 1000.0 - 0.5; });
+      "bench::Rhs", range(N), KOKKOS_LAMBDA(Int p) {
+        if (rnd) { /* a 64-bit mixing hash of p, uniform in [0, 1) */
+          uint64_t z = (uint64_t)p + 0x9e3779b97f4a7c15ull;
+          z          = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+          z          = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+          f(p)       = (Scalar)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+        } else f(p) = (Scalar)((p * 2654435761u) % 1000) / 1000.0 - 0.5;
+      });
     std::vector<double> t;
     Int                 nf = 0;
     for (Int r = 0; r <= reps; r++) {
@@ -266,6 +279,7 @@ int main(int argc, char **argv)
     CufftPoisson(dim, fftn, reps, fmin, fmed, ferr);
 #endif
     std::string problem = smesh + (smass.empty() ? "" : ", " + smass + " M");
+    if (rnd) problem += ", random f";
     if (!team) problem += ", -team 0";
     if (team_rows) problem += ", -team_rows " + std::to_string(team_rows);
     if (team_modes) problem += ", -team_modes " + std::to_string(team_modes);

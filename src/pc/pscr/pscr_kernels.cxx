@@ -294,6 +294,59 @@ Real Sturm(const std::vector<Real> &d, const std::vector<Real> &e, Int n, bool s
   return 0.5 * (lo + hi);
 }
 
+/* the smallest (or largest) eigenvalue of the symmetric tridiagonal pencil (A, M) (diagonals ad, md, off-diagonals ao,
+   mo), M positive definite: bisection on the inertia of A - sigma M (the signs of its LDL^T pivots, Sylvester's law),
+   iters steps after the bracket (the rounding level for the default) */
+template <class T>
+T PencilEigT(const std::vector<T> &ad, const std::vector<T> &ao, const std::vector<T> &md, const std::vector<T> &mo, bool smallest, int iters = 200)
+{
+  const Int n     = (Int)ad.size();
+  auto      count = [&](T x) { /* eigenvalues < x */
+    Int c = 0;
+    T   q = 1;
+    for (Int i = 0; i < n; i++) {
+      const T o = i > 0 ? ao[i - 1] - x * (mo.empty() ? (T)0 : mo[i - 1]) : (T)0;
+      q         = ad[i] - x * (md.empty() ? (T)1 : md[i]) - (i > 0 ? o * o / q : (T)0);
+      if (q == 0) q = -std::numeric_limits<T>::min();
+      if (q < 0) c++;
+    }
+    return c;
+  };
+  T lo = -1, hi = 1;
+  if (md.empty()) { /* a standard problem: the Gershgorin bounds */
+    lo = hi = ad[0];
+    for (Int i = 0; i < n; i++) {
+      const T r = (i > 0 ? std::abs(ao[i - 1]) : (T)0) + (i + 1 < n ? std::abs(ao[i]) : (T)0);
+      lo        = std::min(lo, ad[i] - r);
+      hi        = std::max(hi, ad[i] + r);
+    }
+    lo -= std::abs(lo) * std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::min();
+    hi += std::abs(hi) * std::numeric_limits<T>::epsilon() + std::numeric_limits<T>::min();
+  }
+  for (int it = 0; it < 2000 && count(lo) > 0; it++) lo = lo < 0 ? 2 * lo : -1;
+  for (int it = 0; it < 2000 && count(hi) < n; it++) hi = hi > 0 ? 2 * hi : 1;
+  const Int want = smallest ? 1 : n;
+  for (int it = 0; it < iters; it++) {
+    const T mid = (lo + hi) / 2;
+    if (!(mid > lo && mid < hi)) break;
+    if (count(mid) >= want) hi = mid;
+    else lo = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/* M of F positive definite (LDL^T pivots) */
+bool MassDefinite(const Factor &F)
+{
+  Real piv = 0;
+  for (Int i = 0; i < F.n(); i++) {
+    const Real o = i > 0 && !F.mo.empty() ? F.mo[i - 1] : 0;
+    piv          = (F.md.empty() ? 1 : F.md[i]) - (i > 0 ? o * o / piv : 0);
+    if (!(piv > 0)) return false;
+  }
+  return true;
+}
+
 bool SameBlock(const Factor &F, Int s0, Int s1, Int m)
 {
   for (Int i = 0; i < m; i++) {
@@ -1239,9 +1292,15 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     S.n[d] = F[d].n();
     S.f[d] = ToDevice(F[d]);
     if (d == S.dim - 1) S.moff_last = !F[d].mo.empty();
-    /* extreme eigenvalues of the pencil (diagonal M only; eigenvalues only, O(n^2)) */
+    /* extreme eigenvalues of the pencil (eigenvalues only; tridiagonal M: by bisection on the inertia of A - sigma M) */
     if (!F[d].mo.empty()) {
-      S.have_min = false;
+      if (!MassDefinite(F[d])) {
+        S.have_min = false;
+        continue;
+      }
+      const Real lmin = PencilEigT(F[d].ad, F[d].ao, F[d].md, F[d].mo, true), lmax = std::max(std::abs(lmin), std::abs(PencilEigT(F[d].ad, F[d].ao, F[d].md, F[d].mo, false)));
+      S.min_sum += lmin;
+      S.eig_scale += lmax;
       continue;
     }
     const Int         n = S.n[d];
@@ -1350,16 +1409,6 @@ KOKKOS_INLINE_FUNCTION void LocalPoint(const Int b[5], Int r, Int &i, Int &j, In
   k = b[2] + r / (b[3] * b[4]);
 }
 
-/* slot of the coupling from (i, j, k) to (ci, cj, ck): 0 itself, 1..6 = -x, +x, -y, +y, -z, +z, -1 outside the star */
-KOKKOS_INLINE_FUNCTION int StarSlot(Int di, Int dj, Int dk)
-{
-  if (!di && !dj && !dk) return 0;
-  if (!dj && !dk && (di == 1 || di == -1)) return di < 0 ? 1 : 2;
-  if (!di && !dk && (dj == 1 || dj == -1)) return dj < 0 ? 3 : 4;
-  if (!di && !dj && (dk == 1 || dk == -1)) return dk < 0 ? 5 : 6;
-  return -1;
-}
-
 inline void OwnBox(const GridLayout &L, Int rank, Int b[5], Int &nloc)
 {
   Int h[6], st[2];
@@ -1371,59 +1420,65 @@ inline void OwnBox(const GridLayout &L, Int rank, Int b[5], Int &nloc)
 }
 } // namespace detail
 
-Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2])
+Int StencilCoefficients(const GridLayout &L, Int rank, const Stencil &st, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2])
 {
   Int b[5], nloc;
   detail::OwnBox(L, rank, b, nloc);
-  const Int  M = L.gn[0], N = L.gn[1], np = L.np, b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
-  const auto start = L.start, box = L.box;
-  const auto dr = Ad.rowptr, dc = Ad.colidx, orp = Ao.rowptr, oc = Ao.colidx;
-  const auto dv = Ad.vals, ov = Ao.vals;
-  const bool off = Ao.nrows > 0;
-  const int64_t Nt = (int64_t)M * N * L.gn[2];
-  Int        nbad  = 0;
-  int64_t    first = Nt * Nt;
+  const Int     M = L.gn[0], N = L.gn[1], np = L.np, b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], w = st.w;
+  const auto    start = L.start, box = L.box;
+  const auto    dr = Ad.rowptr, dc = Ad.colidx, orp = Ao.rowptr, oc = Ao.colidx;
+  const auto    dv = Ad.vals, ov = Ao.vals;
+  const bool    off = Ao.nrows > 0, star = !st.box;
+  const Stencil stc   = st;
+  const int64_t Nt    = (int64_t)M * N * L.gn[2];
+  Int           nbad  = 0;
+  int64_t       first = Nt * Nt;
   Kokkos::parallel_reduce(
-    "petsckp::pscr::StarCoefficients", range(nloc),
+    "petsckp::pscr::StencilCoefficients", range(nloc),
     KOKKOS_LAMBDA(Int r, Int & cnt, int64_t & fst) {
       const Int bb[5] = {b0, b1, b2, b3, b4};
       Int       i, j, k;
       detail::LocalPoint(bb, r, i, j, k);
       const int64_t g = ((int64_t)k * N + j) * M + i;
-      for (int t = 0; t < 7; t++) s(7 * r + t) = 0;
-      bool rowbad = false;
+      for (Int t = 0; t < w; t++) s(w * r + t) = 0;
+      bool      rowbad = false;
       const Int li = i - b0, lj = j - b1, lk = k - b2, xy = b3 * b4, zm = nloc / (xy > 0 ? xy : 1);
       for (Int e = dr(r); e < dr(r + 1); e++) {
         if (dv(e) == (Scalar)0) continue;
-        /* a local column: its offset from the row decides the neighbour without divisions */
-        const Int o    = (Int)dc(e) - r;
-        int       slot = -1;
-        if (o == 0) slot = 0;
-        else if (o == -1 && li > 0) slot = 1;
-        else if (o == 1 && li + 1 < b3) slot = 2;
-        else if (o == -b3 && lj > 0) slot = 3;
-        else if (o == b3 && lj + 1 < b4) slot = 4;
-        else if (o == -xy && lk > 0) slot = 5;
-        else if (o == xy && lk + 1 < zm) slot = 6;
+        int slot = -1;
+        if (star) {
+          /* a local column: its offset from the row decides the star neighbour without divisions */
+          const Int o = (Int)dc(e) - r;
+          if (o == 0) slot = 0;
+          else if (o == -1 && li > 0) slot = 1;
+          else if (o == 1 && li + 1 < b3) slot = 2;
+          else if (o == -b3 && lj > 0) slot = 3;
+          else if (o == b3 && lj + 1 < b4) slot = 4;
+          else if (o == -xy && lk > 0) slot = 5;
+          else if (o == xy && lk + 1 < zm) slot = 6;
+        }
+        Int ci = i, cj = j, ck = k;
         if (slot < 0) {
-          Int ci, cj, ck;
           detail::LocalPoint(bb, dc(e), ci, cj, ck);
+          slot = star ? -1 : stc.Slot(ci - i, cj - j, ck - k);
+        }
+        if (slot < 0) {
           const int64_t key = g * Nt + ((int64_t)ck * N + cj) * M + ci;
           fst               = key < fst ? key : fst;
           rowbad            = true;
-        } else s(7 * r + slot) = PetscRealPart(dv(e));
+        } else s(w * r + slot) = PetscRealPart(dv(e));
       }
       if (off)
         for (Int e = orp(r); e < orp(r + 1); e++) {
           if (ov(e) == (Scalar)0) continue;
           Int ci, cj, ck;
           detail::GlobalPoint(start, box, np, ghost(oc(e)), ci, cj, ck);
-          const int slot = detail::StarSlot(ci - i, cj - j, ck - k);
+          const int slot = stc.Slot(ci - i, cj - j, ck - k);
           if (slot < 0) {
             const int64_t key = g * Nt + ((int64_t)ck * N + cj) * M + ci;
             fst               = key < fst ? key : fst;
             rowbad            = true;
-          } else s(7 * r + slot) = PetscRealPart(ov(e));
+          } else s(w * r + slot) = PetscRealPart(ov(e));
         }
       if (rowbad) cnt++;
     },
@@ -1433,11 +1488,13 @@ Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const C
   return nbad;
 }
 
-void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax)
+Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2]) { return StencilCoefficients(L, rank, Stencil::Star(), Ad, Ao, ghost, s, bad); }
+
+void CoupledBox(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, Int lo[3], Int hi[3], Real &amax)
 {
   Int b[5], nloc;
   detail::OwnBox(L, rank, b, nloc);
-  const Int b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const Int b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], w = st.w, ctr = st.center;
   Int       l0 = L.gn[0], l1 = L.gn[1], l2 = L.gn[2], h0 = -1, h1 = -1, h2 = -1;
   Real      m  = 0;
   Kokkos::parallel_reduce(
@@ -1447,10 +1504,10 @@ void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], I
       Int       i, j, k;
       detail::LocalPoint(bb, r, i, j, k);
       bool cpl = false;
-      for (int t = 0; t < 7; t++) {
-        const Real v = s(7 * r + t) < 0 ? -s(7 * r + t) : s(7 * r + t);
+      for (Int t = 0; t < w; t++) {
+        const Real v = s(w * r + t) < 0 ? -s(w * r + t) : s(w * r + t);
         mx           = v > mx ? v : mx;
-        if (t > 0 && s(7 * r + t) != 0) cpl = true;
+        if (t != ctr && s(w * r + t) != 0) cpl = true;
       }
       if (cpl) {
         a0 = i < a0 ? i : a0, a1 = j < a1 ? j : a1, a2 = k < a2 ? k : a2;
@@ -1461,6 +1518,8 @@ void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], I
   lo[0] = l0, lo[1] = l1, lo[2] = l2, hi[0] = h0, hi[1] = h1, hi[2] = h2;
   amax = m;
 }
+
+void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax) { CoupledBox(L, rank, Stencil::Star(), s, lo, hi, amax); }
 
 void BoxLines(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int bn[3], UView<Real> lines)
 {
@@ -1550,28 +1609,32 @@ SeparableCount CheckSeparable(const GridLayout &L, Int rank, UView<const Real> s
   return c;
 }
 
-void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval)
+void OutsideLists(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval)
 {
   Int b[5], nloc;
   detail::OwnBox(L, rank, b, nloc);
-  const Int M = L.gn[0], N = L.gn[1], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
-  const Int l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
-  const Int n0 = h0 - l0 + 1, n1 = h1 - l1 + 1;
-  View<Int> od("pscr outside offsets", nloc + 1), oc("pscr coupling offsets", nloc + 1);
+  const Int     M = L.gn[0], N = L.gn[1], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4];
+  const Int     l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+  const Int     n0 = h0 - l0 + 1, n1 = h1 - l1 + 1, w = st.w, ctr = st.center;
+  const Stencil stc = st;
+  View<Int>     od("pscr outside offsets", nloc + 1), oc("pscr coupling offsets", nloc + 1);
   Kokkos::parallel_for(
     "petsckp::pscr::OutsideCount", range(nloc), KOKKOS_LAMBDA(Int r) {
       const Int bb[5] = {b0, b1, b2, b3, b4};
       Int       p[3];
       detail::LocalPoint(bb, r, p[0], p[1], p[2]);
-      const Int lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2};
-      const bool inbox = p[0] >= l0 && p[0] <= h0 && p[1] >= l1 && p[1] <= h1 && p[2] >= l2 && p[2] <= h2;
-      Int        m     = 0;
+      const Int  lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2};
+      const bool inbox  = p[0] >= l0 && p[0] <= h0 && p[1] >= l1 && p[1] <= h1 && p[2] >= l2 && p[2] <= h2;
+      Int        m      = 0;
       if (inbox)
-        for (int d = 0; d < 3; d++)
-          for (int sg = 0; sg < 2; sg++) {
-            const Int nb = p[d] + (sg ? 1 : -1);
-            if ((nb < lo3[d] || nb > hi3[d]) && s(7 * r + 1 + 2 * d + sg) != 0) m++;
-          }
+        for (Int t = 0; t < w; t++) {
+          if (t == ctr || s(w * r + t) == 0) continue;
+          Int o[3];
+          stc.Offset((int)t, o);
+          bool out = false;
+          for (int d = 0; d < 3; d++) out = out || p[d] + o[d] < lo3[d] || p[d] + o[d] > hi3[d];
+          if (out) m++;
+        }
       od(r) = inbox ? 0 : 1;
       oc(r) = m;
     });
@@ -1586,37 +1649,478 @@ void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int 
       const Int g      = (p[2] * N + p[1]) * M + p[0];
       if (od(r + 1) > od(r)) {
         didx(od(r)) = g;
-        dval(od(r)) = s(7 * r);
+        dval(od(r)) = s(w * r + ctr);
         return;
       }
-      Int t = oc(r);
-      for (int d = 0; d < 3; d++)
-        for (int sg = 0; sg < 2; sg++) {
-          Int q[3] = {p[0], p[1], p[2]};
-          q[d] += sg ? 1 : -1;
-          const Real v = s(7 * r + 1 + 2 * d + sg);
-          if ((q[d] < lo3[d] || q[d] > hi3[d]) && v != 0) {
-            crow(t) = ((p[2] - l2) * n1 + p[1] - l1) * n0 + p[0] - l0;
-            ccol(t) = (q[2] * N + q[1]) * M + q[0];
-            cval(t) = v;
-            t++;
-          }
+      Int c = oc(r);
+      for (Int t = 0; t < w; t++) {
+        const Real v = s(w * r + t);
+        if (t == ctr || v == 0) continue;
+        Int o[3], q[3];
+        stc.Offset((int)t, o);
+        bool out = false;
+        for (int d = 0; d < 3; d++) q[d] = p[d] + o[d], out = out || q[d] < lo3[d] || q[d] > hi3[d];
+        if (!out) continue;
+        crow(c) = ((p[2] - l2) * n1 + p[1] - l1) * n0 + p[0] - l0;
+        ccol(c) = (q[2] * N + q[1]) * M + q[0];
+        cval(c) = v;
+        c++;
+      }
+    });
+}
+
+void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval) { OutsideLists(L, rank, Stencil::Star(), s, lo, hi, didx, dval, crow, ccol, cval); }
+
+Int LinePair(const Int bn[3], int d)
+{
+  for (int k = 1; k < 3; k++) {
+    const int e = (d + k) % 3;
+    if (bn[e] > 1) return e;
+  }
+  return -1;
+}
+
+Int BoxLinesLength(const Int bn[3]) { return 4 * (bn[0] + bn[1] + bn[2]) + 8; }
+
+void StencilLines(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int bn[3], UView<Real> lines)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int     b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], w = st.w, nl = BoxLinesLength(bn);
+  const Int     l0 = lo[0], l1 = lo[1], l2 = lo[2], n0 = bn[0], n1 = bn[1], n2 = bn[2];
+  const int     pr0 = (int)LinePair(bn, 0), pr1 = (int)LinePair(bn, 1), pr2 = (int)LinePair(bn, 2);
+  const Stencil stc = st;
+  Kokkos::deep_copy(exec(), Kokkos::subview(lines, std::make_pair((Int)0, nl)), 0.0);
+  Kokkos::parallel_for(
+    "petsckp::pscr::StencilLines", range(nloc), KOKKOS_LAMBDA(Int r) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       p[3];
+      detail::LocalPoint(bb, r, p[0], p[1], p[2]);
+      const Int q[3] = {p[0] - l0, p[1] - l1, p[2] - l2}, n[3] = {n0, n1, n2}, o0[3] = {0, 4 * n0, 4 * (n0 + n1)};
+      const int pr[3] = {pr0, pr1, pr2};
+      auto      at    = [&](Int ox, Int oy, Int oz) {
+        const int t = stc.Slot(ox, oy, oz);
+        return t < 0 ? (Real)0 : s(w * r + t);
+      };
+      for (int d = 0; d < 3; d++) {
+        bool on = q[d] >= 0 && q[d] < n[d];
+        for (int e = 0; e < 3; e++)
+          if (e != d && q[e] != 0) on = false;
+        if (!on) continue;
+        const Int base = o0[d] + 4 * q[d];
+        Int       u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+        u[d]           = 1;
+        lines(base)    = at(0, 0, 0);
+        if (q[d] + 1 < n[d]) lines(base + 1) = at(u[0], u[1], u[2]);
+        if (pr[d] >= 0) {
+          v[pr[d]]        = 1;
+          lines(base + 2) = at(v[0], v[1], v[2]);
+          if (q[d] + 1 < n[d]) lines(base + 3) = at(u[0] + v[0], u[1] + v[1], u[2] + v[2]);
+        }
+      }
+      if (q[0] == 0 && q[1] == 0 && q[2] == 0)
+        for (int t = 0; t < 8; t++) {
+          const Int ox = t & 1, oy = (t >> 1) & 1, oz = (t >> 2) & 1;
+          if ((ox && n0 < 2) || (oy && n1 < 2) || (oz && n2 < 2)) continue;
+          lines(4 * (n0 + n1 + n2) + t) = at(ox, oy, oz);
         }
     });
 }
 
-Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t)
+namespace detail
+{
+/* The recovery of the factors from the lines is done in extended precision (long double, on the host, O(n)): the mass
+   factor of an axis is a combination of the two line stencils in which their (larger, by about 1 / h^2) stiffness
+   parts cancel, so in double the factors would reproduce the operator only to about eps (h_d / h_e)^2, and PSCR's
+   backward error would follow. */
+using LReal = long double;
+using LVec  = std::vector<LReal>;
+
+/* a symmetric tridiagonal matrix (d, o): +1 positive definite, -1 negative definite, 0 otherwise (the pivots of its
+   LDL^T factorisation, each beyond a small relative margin) */
+int Definiteness(const LVec &d, const LVec &o)
+{
+  const Int n     = (Int)d.size();
+  LReal     scale = 0;
+  for (Int i = 0; i < n; i++) scale = std::max(scale, std::max(std::abs(d[i]), i + 1 < n ? std::abs(o[i]) : (LReal)0));
+  if (!(scale > 0) || !std::isfinite((double)scale)) return 0;
+  const LReal tol  = 64 * (LReal)std::numeric_limits<Real>::epsilon() * scale;
+  const int   sign = d[0] > 0 ? 1 : -1;
+  LReal       piv  = 0;
+  for (Int i = 0; i < n; i++) {
+    piv = d[i] - (i > 0 ? o[i - 1] * o[i - 1] / piv : 0);
+    if (!(sign * piv > tol)) return 0;
+  }
+  return sign;
+}
+
+/* an eigenvalue estimate of the pencil for the choices of the balancing (in double, iters bisection steps: the choices
+   need not be exact, the factors stay exact in any case) */
+LReal PencilEig(const LVec &ad, const LVec &ao, const LVec &md, const LVec &mo, bool smallest, int iters = 60)
+{
+  const std::vector<Real> a(ad.begin(), ad.end()), b(ao.begin(), ao.end()), c(md.begin(), md.end()), d(mo.begin(), mo.end());
+  return PencilEigT(a, b, c, d, smallest, iters);
+}
+
+/* the 1D 3-point stencils of the lines of axis d (Y_d^0, Y_d^1) and their combinations c0 Y_d^0 + c1 Y_d^1 */
+struct Lines {
+  const Int               *bn;
+  const std::vector<Real> *v;
+  LReal Y(int d, int a, Int i, int o) const
+  {
+    const Int off = d == 0 ? 0 : (d == 1 ? 4 * bn[0] : 4 * (bn[0] + bn[1]));
+    return (*v)[off + 4 * i + 2 * a + o];
+  }
+  LReal Corner(int t) const { return (*v)[4 * (bn[0] + bn[1] + bn[2]) + t]; }
+  void  Comb(int d, LReal c0, LReal c1, LVec &dg, LVec &of) const
+  {
+    const Int n = bn[d];
+    dg.resize(n);
+    of.assign(n > 1 ? n - 1 : 0, 0);
+    for (Int i = 0; i < n; i++) {
+      dg[i] = c0 * Y(d, 0, i, 0) + c1 * Y(d, 1, i, 0);
+      if (i + 1 < n) of[i] = c0 * Y(d, 0, i, 1) + c1 * Y(d, 1, i, 1);
+    }
+  }
+  /* B_d(o, a) = Y_d^a(0, o): the two stencils at the first point, inverted; false when singular */
+  bool InvB(int d, LReal Bi[2][2]) const
+  {
+    const LReal b00 = Y(d, 0, 0, 0), b01 = Y(d, 1, 0, 0), b10 = Y(d, 0, 0, 1), b11 = Y(d, 1, 0, 1);
+    const LReal det = b00 * b11 - b01 * b10, nrm = std::max(std::max(std::abs(b00), std::abs(b01)), std::max(std::abs(b10), std::abs(b11)));
+    if (!(std::abs(det) > 1e-12L * nrm * nrm)) return false;
+    Bi[0][0] = b11 / det, Bi[0][1] = -b01 / det, Bi[1][0] = -b10 / det, Bi[1][1] = b00 / det;
+    return true;
+  }
+};
+} // namespace detail
+
+std::string SeparableFromLines(const Int bn[3], const std::vector<Real> &lines, Factor F[3], bool *definite)
+{
+  using detail::LReal;
+  using detail::LVec;
+  const char       axis[3] = {'x', 'y', 'z'};
+  const LReal      PI      = 3.141592653589793238462643383279502884L;
+  detail::Lines    Y{bn, &lines};
+  std::vector<int> act;
+  LVec             A[3], Ao[3], Md[3], Mo[3];
+  *definite = true;
+  for (int d = 0; d < 3; d++) {
+    F[d]    = Factor();
+    F[d].ad = {0};
+    if (bn[d] > 1) act.push_back(d);
+  }
+  if ((Int)lines.size() != BoxLinesLength(bn)) return "the lines have the wrong length";
+  if (act.empty()) { /* one point */
+    F[0].ad = {(Real)Y.Corner(0)};
+    return "";
+  }
+  if (act.size() == 1) { /* one tridiagonal system */
+    const int d = act[0];
+    LVec      dg, of;
+    Y.Comb(d, 1, 0, dg, of);
+    F[d].ad.assign(dg.begin(), dg.end());
+    F[d].ao.assign(of.begin(), of.end());
+    return "";
+  }
+  LReal Bi[3][2][2];
+  for (int d : act)
+    if (!Y.InvB(d, Bi[d])) return std::string("the stencils of the line along ") + axis[d] + " through the first point of the box are linearly dependent (a degenerate operator)";
+  if (act.size() == 2) {
+    /* K = B_v^-1 C B_u^-T, C(ov, ou) the coefficients of the first point; A = sum K(b, a) Y_v^b (x) Y_u^a */
+    const int u = act[0], v = act[1];
+    LReal     C[2][2], K[2][2] = {{0, 0}, {0, 0}};
+    for (int ov = 0; ov < 2; ov++)
+      for (int ou = 0; ou < 2; ou++) C[ov][ou] = Y.Corner((ov << v) | (ou << u));
+    for (int b = 0; b < 2; b++)
+      for (int a = 0; a < 2; a++)
+        for (int ov = 0; ov < 2; ov++)
+          for (int ou = 0; ou < 2; ou++) K[b][a] += Bi[v][b][ov] * C[ov][ou] * Bi[u][a][ou];
+    /* m_v = Y_v p, a_v = Y_v Jp (Jp = p rotated by pi / 2), m_u = Y_u (Jp)^T K, a_u = Y_u p^T K: exact for every p */
+    auto factors = [&](LReal th, LVec &mvd, LVec &mvo, LVec &mud, LVec &muo, LVec *avd, LVec *avo, LVec *aud, LVec *auo) {
+      const LReal p[2] = {std::cos(th), std::sin(th)}, jp[2] = {-p[1], p[0]};
+      LReal       g0[2], g1[2];
+      for (int a = 0; a < 2; a++) g0[a] = jp[0] * K[0][a] + jp[1] * K[1][a], g1[a] = p[0] * K[0][a] + p[1] * K[1][a];
+      Y.Comb(v, p[0], p[1], mvd, mvo);
+      Y.Comb(u, g0[0], g0[1], mud, muo);
+      if (avd) Y.Comb(v, jp[0], jp[1], *avd, *avo);
+      if (aud) Y.Comb(u, g1[0], g1[1], *aud, *auo);
+    };
+    /* a direction p (an angle in [0, pi): p and -p give the same factors up to signs) where both mass factors are
+       definite: the centre of the longest (cyclic) run on a grid of angles; the balancing below then moves it */
+    Int               nt = 0, best = 0, bstart = 0;
+    std::vector<char> ok;
+    LVec              mvd, mvo, mud, muo;
+    for (Int grid : {64, 1024}) { /* a finer grid only when the coarse one finds none */
+      nt = grid;
+      ok.assign(nt, 0);
+      for (Int t = 0; t < nt; t++) {
+        factors(PI * t / nt, mvd, mvo, mud, muo, nullptr, nullptr, nullptr, nullptr);
+        ok[t] = detail::Definiteness(mvd, mvo) != 0 && detail::Definiteness(mud, muo) != 0;
+      }
+      best = 0, bstart = 0;
+      for (Int t = 0; t < nt; t++) {
+        if (!ok[t] || ok[(t + nt - 1) % nt]) continue; /* the start of a run */
+        Int len = 0;
+        while (len < nt && ok[(t + len) % nt]) len++;
+        if (len > best) best = len, bstart = t;
+      }
+      if (best == 0 && ok[0]) best = nt; /* every direction */
+      if (best) break;
+    }
+    if (!best) *definite = false;
+    const LReal th = best ? PI * ((LReal)bstart + 0.5L * (LReal)(best - 1)) / nt : 0;
+    factors(th, Md[v], Mo[v], Md[u], Mo[u], &A[v], &Ao[v], &A[u], &Ao[u]);
+  } else {
+    /* K = (B_z^-1 (x) B_y^-1 (x) B_x^-1) C, C(oz, oy, ox) the coefficients of the first point; A = sum K(c, b, a)
+       Y_z^c (x) Y_y^b (x) Y_x^a */
+    LReal K[2][2][2] = {}, Kp[2][2][2] = {};
+    for (int c = 0; c < 2; c++)
+      for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 2; a++)
+          for (int t = 0; t < 8; t++) K[c][b][a] += Bi[2][c][(t >> 2) & 1] * Bi[1][b][(t >> 1) & 1] * Bi[0][a][t & 1] * Y.Corner(t);
+    LReal knorm = 0;
+    for (int t = 0; t < 8; t++) knorm = std::max(knorm, std::abs(K[t >> 2][(t >> 1) & 1][t & 1]));
+    /* the mass direction r_d of mode d: the double root of det(phi_0 S_0 + phi_1 S_1), S_i the slices of K with index
+       i along mode d; phi(m_d) = 0 */
+    LReal r[3][2];
+    for (int d = 0; d < 3; d++) {
+      LReal S[2][2][2];
+      for (int i = 0; i < 2; i++)
+        for (int x = 0; x < 2; x++)
+          for (int y = 0; y < 2; y++) {
+            int idx[3];
+            idx[d]           = i;
+            idx[(d + 1) % 3] = x;
+            idx[(d + 2) % 3] = y;
+            S[i][x][y]       = K[idx[2]][idx[1]][idx[0]];
+          }
+      const LReal qa = S[0][0][0] * S[0][1][1] - S[0][0][1] * S[0][1][0], qc = S[1][0][0] * S[1][1][1] - S[1][0][1] * S[1][1][0];
+      const LReal qb = S[0][0][0] * S[1][1][1] + S[1][0][0] * S[0][1][1] - S[0][0][1] * S[1][1][0] - S[1][0][1] * S[0][1][0];
+      if (!(std::max(std::max(std::abs(qa), std::abs(qb)), std::abs(qc)) > 1e-13L * knorm * knorm)) return std::string("the box stencil does not determine the mass factor along ") + axis[d] + " (a degenerate operator)";
+      const LReal phi[2] = {std::abs(qa) >= std::abs(qc) ? -qb : 2 * qc, std::abs(qa) >= std::abs(qc) ? 2 * qa : -qb};
+      const LReal nr     = std::sqrt(phi[0] * phi[0] + phi[1] * phi[1]);
+      r[d][0] = phi[1] / nr, r[d][1] = -phi[0] / nr;
+    }
+    /* the core in the bases (a_d, m_d) = (Y_d J r_d, Y_d r_d) (orthogonal changes of the coefficients) */
+    LReal P[3][2][2];
+    for (int d = 0; d < 3; d++) P[d][0][0] = -r[d][1], P[d][0][1] = r[d][0], P[d][1][0] = r[d][0], P[d][1][1] = r[d][1]; /* rows: the a and m coefficients */
+    for (int c = 0; c < 2; c++)
+      for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 2; a++)
+          for (int t = 0; t < 8; t++) Kp[c][b][a] += P[2][c][(t >> 2) & 1] * P[1][b][(t >> 1) & 1] * P[0][a][t & 1] * K[(t >> 2) & 1][(t >> 1) & 1][t & 1];
+    /* the entries with two or three a's vanish for a separable operator; a clear defect: not separable */
+    const LReal defect = std::max(std::max(std::abs(Kp[0][0][0]), std::abs(Kp[0][0][1])), std::max(std::abs(Kp[0][1][0]), std::abs(Kp[1][0][0])));
+    if (defect > 1e-8L * knorm) return "its 27 coefficients at the first point of the box and the lines through it are not those of a separable operator A_z (x) M_y (x) M_x + M_z (x) A_y (x) M_x + M_z (x) M_y (x) A_x with tridiagonal factors (a variable coefficient?)";
+    for (int d = 0; d < 3; d++) Y.Comb(d, r[d][0], r[d][1], Md[d], Mo[d]);
+    const LReal coef[3] = {Kp[1][1][0], Kp[1][0][1], Kp[0][1][1]};
+    for (int d = 0; d < 3; d++) Y.Comb(d, coef[d] * P[d][0][0], coef[d] * P[d][0][1], A[d], Ao[d]);
+    for (Int i = 0; i < bn[0]; i++) A[0][i] += Kp[1][1][1] * Md[0][i]; /* the shift c M_z (x) M_y (x) M_x */
+    for (Int i = 0; i + 1 < bn[0]; i++) Ao[0][i] += Kp[1][1][1] * Mo[0][i];
+  }
+  /* positive mass factors: M_d -> -M_d and every other A_e -> -A_e keep the sum */
+  for (int d : act) {
+    if (detail::Definiteness(Md[d], Mo[d]) >= 0) continue;
+    for (auto &x : Md[d]) x = -x;
+    for (auto &x : Mo[d]) x = -x;
+    for (int e : act)
+      if (e != d) {
+        for (auto &x : A[e]) x = -x;
+        for (auto &x : Ao[e]) x = -x;
+      }
+  }
+  for (int d : act)
+    if (detail::Definiteness(Md[d], Mo[d]) <= 0) *definite = false;
+  /* balanced factors: the decomposition is not unique (A_d -> A_d + s_d M_d with sum_d s_d = 0; in 2D also
+     M_v -> M_v + t A_v, M_u -> M_u - t A_u), and a poor one loses accuracy: an A_u holding a large multiple of M_u
+     forms the shifted systems A_u + lambda M_u of PSCR with cancellation for the smallest lambda, and a nearly singular
+     M_v spoils the eigenvectors of (A_v, M_v). Taken: the shifts that make the smallest eigenvalues of the pencils
+     (A_d, M_d) equal, and in 2D the t (within the interval where both masses stay definite) that makes the worse
+     conditioned of M_u, M_v best conditioned, by golden section: moving from the true mass matrices raises the largest
+     eigenvalue of one and lowers the smallest of the other, so this recovers them (e.g. the consistent masses of a
+     tensor mesh, kappa about 3) and the residuals of the solves with the detected factors are those with the true
+     ones. */
+  if (*definite) {
+    auto pe    = [&](int d, bool smallest) { return detail::PencilEig(A[d], Ao[d], Md[d], Mo[d], smallest); };
+    auto shift = [&](int d, LReal sh) { /* A_d += sh M_d */
+      for (Int i = 0; i < bn[d]; i++) A[d][i] += sh * Md[d][i];
+      for (Int i = 0; i + 1 < bn[d]; i++) Ao[d][i] += sh * Mo[d][i];
+    };
+    auto balance_min = [&]() {
+      LReal lmin[3] = {0, 0, 0}, mean = 0;
+      for (int d : act) lmin[d] = pe(d, true), mean += lmin[d] / (LReal)act.size();
+      for (int d : act) shift(d, mean - lmin[d]);
+      return mean;
+    };
+    const LReal mean = balance_min();
+    if (act.size() == 2 && mean > 0) {
+      const int   u = act[0], v = act[1];
+      const LReal lmax = pe(v, false), mmax = pe(u, false);
+      auto        masses = [&](LReal t, LVec &mvd, LVec &mvo, LVec &mud, LVec &muo) { /* M_v + t A_v, M_u - t A_u */
+        mvd = Md[v], mvo = Mo[v], mud = Md[u], muo = Mo[u];
+        for (Int i = 0; i < bn[v]; i++) mvd[i] += t * A[v][i];
+        for (Int i = 0; i + 1 < bn[v]; i++) mvo[i] += t * Ao[v][i];
+        for (Int i = 0; i < bn[u]; i++) mud[i] -= t * A[u][i];
+        for (Int i = 0; i + 1 < bn[u]; i++) muo[i] -= t * Ao[u][i];
+      };
+      const LVec none;
+      LVec       mvd, mvo, mud, muo;
+      auto       invkappa = [&](LReal t) { /* 1 / kappa of the worse conditioned mass, to about 1e-7 */
+        masses(t, mvd, mvo, mud, muo);
+        const LReal kv = detail::PencilEig(mvd, mvo, none, none, true, 24) / detail::PencilEig(mvd, mvo, none, none, false, 24);
+        const LReal ku = detail::PencilEig(mud, muo, none, none, true, 24) / detail::PencilEig(mud, muo, none, none, false, 24);
+        return std::min(kv, ku);
+      };
+      if (lmax > 0 && mmax > 0) {
+        const LReal gr = 0.6180339887498948482L;
+        LReal       a = -1 / lmax, b = 1 / mmax, c = b - gr * (b - a), d = a + gr * (b - a), fc = invkappa(c), fd = invkappa(d);
+        for (int it = 0; it < 40; it++) {
+          if (fc >= fd) b = d, d = c, fd = fc, c = b - gr * (b - a), fc = invkappa(c);
+          else a = c, c = d, fc = fd, d = a + gr * (b - a), fd = invkappa(d);
+        }
+        const LReal t = fc >= fd ? c : d, f0 = invkappa(0);
+        masses(t, mvd, mvo, mud, muo);
+        if (std::max(fc, fd) > f0 && detail::Definiteness(mvd, mvo) > 0 && detail::Definiteness(mud, muo) > 0) {
+          Md[v] = mvd, Mo[v] = mvo, Md[u] = mud, Mo[u] = muo;
+          balance_min();
+        }
+      }
+    }
+  }
+  /* scaled mass factors: M_d -> M_d / s_d and every other A_e -> s_d A_e keep the sum */
+  for (int d : act) {
+    LReal sc = 0;
+    for (LReal x : Md[d]) sc = std::max(sc, std::abs(x));
+    if (!(sc > 0)) sc = 1;
+    for (auto &x : Md[d]) x /= sc;
+    for (auto &x : Mo[d]) x /= sc;
+    for (int e : act)
+      if (e != d) {
+        for (auto &x : A[e]) x *= sc;
+        for (auto &x : Ao[e]) x *= sc;
+      }
+  }
+  for (int d : act) {
+    F[d].ad.assign(A[d].begin(), A[d].end());
+    F[d].ao.assign(Ao[d].begin(), Ao[d].end());
+    F[d].md.assign(Md[d].begin(), Md[d].end());
+    bool tri = false;
+    for (LReal x : Mo[d]) tri = tri || x != 0;
+    if (tri) F[d].mo.assign(Mo[d].begin(), Mo[d].end());
+  }
+  return "";
+}
+
+std::vector<Real> PackFactors(const Int bn[3], const Factor F[3])
+{
+  std::vector<Real> fac((size_t)4 * (bn[0] + bn[1] + bn[2]), 0);
+  Int               off = 0;
+  for (int d = 0; d < 3; d++) {
+    for (Int i = 0; i < bn[d]; i++) {
+      const bool more      = i + 1 < bn[d];
+      fac[off + 4 * i]     = i < F[d].n() ? F[d].ad[i] : 0;
+      fac[off + 4 * i + 1] = more && i + 1 < F[d].n() ? F[d].ao[i] : 0;
+      fac[off + 4 * i + 2] = F[d].md.empty() ? 1 : F[d].md[i];
+      fac[off + 4 * i + 3] = more && !F[d].mo.empty() ? F[d].mo[i] : 0;
+    }
+    off += 4 * bn[d];
+  }
+  return fac;
+}
+
+namespace detail
+{
+/* sum_d A_d(b_d, o_d) prod_{e != d} M_e(b_e, o_e) from the packed factors fac(off_d + 4 i + t) */
+template <class FAC>
+KOKKOS_INLINE_FUNCTION Real SepCoef(const FAC &fac, const Int off[3], const Int b[3], const Int o[3])
+{
+  Real a[3], m[3];
+  for (int d = 0; d < 3; d++) {
+    const Int i = o[d] < 0 ? b[d] - 1 : b[d], t = o[d] == 0 ? 0 : 1;
+    a[d]        = fac(off[d] + 4 * i + t);
+    m[d]        = fac(off[d] + 4 * i + 2 + t);
+  }
+  return a[0] * m[1] * m[2] + m[0] * a[1] * m[2] + m[0] * m[1] * a[2];
+}
+} // namespace detail
+
+Real SeparableCoefficient(const Int bn[3], const std::vector<Real> &fac, const Int b[3], const Int o[3])
+{
+  const Int off[3] = {0, 4 * bn[0], 4 * (bn[0] + bn[1])};
+  return detail::SepCoef([&](Int k) { return fac[k]; }, off, b, o);
+}
+
+SeparableCount CheckSeparableBox(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int hi[3], UView<const Real> fac, Real tol)
 {
   Int b[5], nloc;
   detail::OwnBox(L, rank, b, nloc);
-  const Int M = L.gn[0], N = L.gn[1];
+  const Int      M = L.gn[0], N = L.gn[1], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], w = st.w, ctr = st.center;
+  const Int      l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+  const Int      n0 = h0 - l0 + 1, n1 = h1 - l1 + 1, n2 = h2 - l2 + 1;
+  const bool     single = n0 == 1 && n1 == 1 && n2 == 1;
+  const Stencil  stc    = st;
+  SeparableCount c;
+  int64_t        first = INT64_MAX;
+  Kokkos::parallel_reduce(
+    "petsckp::pscr::CheckSeparableBox", range(nloc),
+    KOKKOS_LAMBDA(Int r, Int & nv, Int & no, Int & nc, int64_t & fst, Real & dmax) {
+      const Int bb[5] = {b0, b1, b2, b3, b4};
+      Int       p[3];
+      detail::LocalPoint(bb, r, p[0], p[1], p[2]);
+      const int64_t g   = ((int64_t)p[2] * N + p[1]) * M + p[0];
+      bool          dir = true;
+      for (Int t = 0; t < w; t++)
+        if (t != ctr && s(w * r + t) != 0) dir = false;
+      const bool inbox = p[0] >= l0 && p[0] <= h0 && p[1] >= l1 && p[1] <= h1 && p[2] >= l2 && p[2] <= h2;
+      int        code  = -1;
+      if (!inbox) {
+        no++;
+        if (s(w * r + ctr) == 0) code = 0;
+      } else if (dir && !single) code = 1;
+      else {
+        const Int lo3[3] = {l0, l1, l2}, hi3[3] = {h0, h1, h2}, off[3] = {0, 4 * n0, 4 * (n0 + n1)};
+        const Int bx[3]  = {p[0] - l0, p[1] - l1, p[2] - l2};
+        for (Int t = 0; t < w; t++) {
+          Int o[3];
+          stc.Offset((int)t, o);
+          bool out = false;
+          for (int d = 0; d < 3; d++) out = out || p[d] + o[d] < lo3[d] || p[d] + o[d] > hi3[d];
+          const Real v = s(w * r + t);
+          if (out) {
+            if (v != 0) nc++;
+            continue;
+          }
+          const Real dd = v - detail::SepCoef(fac, off, bx, o), ad = dd < 0 ? -dd : dd;
+          dmax          = ad > dmax ? ad : dmax;
+          if (code < 0 && ad > tol) code = 2 + (int)t;
+        }
+      }
+      if (code >= 0) {
+        nv++;
+        const int64_t key = 32 * g + code;
+        fst               = key < fst ? key : fst;
+      }
+    },
+    c.nviol, c.nout, c.ncpl, Kokkos::Min<int64_t>(first), Kokkos::Max<Real>(c.defect));
+  c.first = c.nviol ? first : -1;
+  return c;
+}
+
+Real CoefficientAt(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, Int g, int t)
+{
+  Int b[5], nloc;
+  detail::OwnBox(L, rank, b, nloc);
+  const Int M = L.gn[0], N = L.gn[1], w = st.w;
   const Int i = g % M, j = (g / M) % N, k = g / (M * N);
   const Int li = i - b[0], lj = j - b[1], lk = k - b[2];
   if (li < 0 || lj < 0 || lk < 0 || li >= b[3] || lj >= b[4] || (nloc && lk >= nloc / (b[3] * b[4])) || !nloc) return 0;
-  Real v = 0;
-  Kokkos::deep_copy(exec(), HostUView<Real>(&v, 1), Kokkos::subview(s, std::make_pair(7 * ((lk * b[4] + lj) * b[3] + li) + t, 7 * ((lk * b[4] + lj) * b[3] + li) + t + 1)));
+  const Int at = w * ((lk * b[4] + lj) * b[3] + li) + t;
+  Real      v  = 0;
+  Kokkos::deep_copy(exec(), HostUView<Real>(&v, 1), Kokkos::subview(s, std::make_pair(at, at + 1)));
   exec().fence();
   return v;
 }
+
+Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t) { return CoefficientAt(L, rank, Stencil::Star(), s, g, t); }
+
 } // namespace pscr
 } // namespace petsckp

@@ -173,16 +173,70 @@ struct GridLayout {
   View<Int> box;   /* 6 np */
 };
 
-/* s(7 r + t) for the local rows r of process rank: the coefficient of the row to its own point (t = 0) and to the
-   points -x, +x, -y, +y, -z, +z (t = 1..6; 0 where there is none). Ad: the local block (local columns, offset
-   start(rank)); Ao: the off-process block, whose column c is the global column ghost(c) (Ao.nrows == 0 on one process).
-   Zero values are skipped. Returns the number of rows with a nonzero entry outside the 3/5/7-point star; bad[0], bad[1]:
-   the natural index of the first such row and of its first such column (natural order; -1 when there is none). */
+/* The stencil of the coefficients s(w r + t) of the rows of a grid operator: the 3/5/7-point star (w = 7; t = 0 the
+   point itself, t = 1..6 the points -x, +x, -y, +y, -z, +z) or the 3/9/27-point box over the axes of the grid longer
+   than one point (w = 3^dim; t = ((dk + 1) 3 + dj + 1) 3 + di + 1, the terms of the shorter axes left out, x fastest) */
+struct Stencil {
+  bool box = false;
+  Int  e[3] = {1, 1, 1}; /* box: 3 along the axes longer than one point, 1 along the others */
+  Int  w = 7, center = 0;
+
+  static Stencil Star() { return Stencil(); }
+  static Stencil Box(const Int gn[3])
+  {
+    Stencil st;
+    st.box = true;
+    st.w   = 1;
+    for (int d = 0; d < 3; d++) st.e[d] = gn[d] > 1 ? 3 : 1, st.w *= st.e[d];
+    st.center = st.Slot(0, 0, 0);
+    return st;
+  }
+  /* the slot of the offset (di, dj, dk), -1 outside the stencil */
+  KOKKOS_INLINE_FUNCTION int Slot(Int di, Int dj, Int dk) const
+  {
+    if (!box) {
+      if (!di && !dj && !dk) return 0;
+      if (!dj && !dk && (di == 1 || di == -1)) return di < 0 ? 1 : 2;
+      if (!di && !dk && (dj == 1 || dj == -1)) return dj < 0 ? 3 : 4;
+      if (!di && !dj && (dk == 1 || dk == -1)) return dk < 0 ? 5 : 6;
+      return -1;
+    }
+    const Int o[3] = {di, dj, dk};
+    int       t    = 0;
+    for (int d = 2; d >= 0; d--) {
+      if (o[d] < -1 || o[d] > 1 || (e[d] == 1 && o[d] != 0)) return -1;
+      t = t * (int)e[d] + (e[d] == 3 ? (int)o[d] + 1 : 0);
+    }
+    return t;
+  }
+  /* the offset of slot t */
+  KOKKOS_INLINE_FUNCTION void Offset(int t, Int o[3]) const
+  {
+    o[0] = o[1] = o[2] = 0;
+    if (!box) {
+      if (t > 0) o[(t - 1) / 2] = (t - 1) % 2 ? 1 : -1;
+      return;
+    }
+    for (int d = 0; d < 3; d++) {
+      o[d] = e[d] == 3 ? t % 3 - 1 : 0;
+      t /= (int)e[d];
+    }
+  }
+};
+
+/* s(w r + t) for the local rows r of process rank (w and t of the stencil st): the coefficient of the row to the
+   point at offset t (0 where there is none). Ad: the local block (local columns, offset start(rank)); Ao: the
+   off-process block, whose column c is the global column ghost(c) (Ao.nrows == 0 on one process). Zero values are
+   skipped. Returns the number of rows with a nonzero entry outside the stencil; bad[0], bad[1]: the natural index of
+   the first such row and of its first such column (natural order; -1 when there is none). */
+Int StencilCoefficients(const GridLayout &L, Int rank, const Stencil &st, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2]);
+/* the star: StencilCoefficients with Stencil::Star() */
 Int StarCoefficients(const GridLayout &L, Int rank, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2]);
 
 /* lo, hi: the smallest and largest point index per axis of the local rows with a nonzero coupling (lo = gn, hi = -1
    when there is none); amax: the largest |s| */
-void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax);
+void CoupledBox(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, Int lo[3], Int hi[3], Real &amax);
+void CoupledBox(const GridLayout &L, Int rank, UView<const Real> s, Int lo[3], Int hi[3], Real &amax); /* the star */
 
 /* The lines of the box (origin lo, sizes bn) through its first point, for the local rows (entries of points of other
    processes are 0: the caller sums over the processes): lines = [ax (bn0 - 1), ay (bn1 - 1), az (bn2 - 1), dx (bn0),
@@ -199,14 +253,64 @@ void BoxLines(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3
 struct SeparableCount {
   Int     nviol = 0, nout = 0, ncpl = 0;
   int64_t first = -1;
+  Real    defect = 0; /* CheckSeparableBox: the largest difference of a coefficient inside the box from the factors' */
 };
 SeparableCount CheckSeparable(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<const Real> lines, Real tol);
 
 /* The rows outside the box (didx natural, dval their diagonal: nout entries) and the couplings of the box rows to them
-   (crow in box numbering, ccol natural, cval: ncpl entries) of the local rows, in the order of the rows */
-void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval);
+   (crow in box numbering, ccol natural, cval: ncpl entries) of the local rows, in the order of the rows (and of the
+   slots within a row) */
+void OutsideLists(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval);
+void OutsideLists(const GridLayout &L, Int rank, UView<const Real> s, const Int lo[3], const Int hi[3], UView<Int> didx, UView<Real> dval, UView<Int> crow, UView<Int> ccol, UView<Real> cval); /* the star */
 
-/* s(7 r + t) of the local row of natural index g, 0 when another process owns g */
-Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t);
+/* s(w r + t) of the local row of natural index g, 0 when another process owns g */
+Real CoefficientAt(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, Int g, int t);
+Real StarCoefficientAt(const GridLayout &L, Int rank, UView<const Real> s, Int g, int t); /* the star */
+
+/* ---- Box stencils (e.g. bilinear / trilinear finite elements, Q1): A = A_z (x) M_y (x) M_x + M_z (x) A_y (x) M_x +
+   M_z (x) M_y (x) A_z (+ c M_z (x) M_y (x) M_x, absorbed into A_x) with tridiagonal A_d and M_d. The coefficient of the
+   row of box point b to the point b + o is sum_d A_d(b_d, o_d) prod_{e != d} M_e(b_e, o_e) (X(i, -1) = X(i - 1, i),
+   X(i, 0) = X(i, i), X(i, 1) = X(i, i + 1)), so along every axis d the coefficients of the line of points through the
+   first point of the box lie in span{A_d, M_d}: with the offsets o = o_d e_d (stencil 0) and o = o_d e_d + e_p (stencil
+   1, p = LinePair(bn, d), the next axis of the box longer than one point) they give two 1D 3-point stencils Y_d^0,
+   Y_d^1 of that span. Such an operator is a Tucker tensor of multilinear rank 2 in these bases; its 2 x 2 (x 2) core
+   follows from the 4 (8) coefficients of the first point to the offsets in {0, 1}^dim, and the factors from the core:
+     2D: A = a_v (x) m_u + m_v (x) a_u for any m_v = Y_v p: the factors are exact for every direction p; the one taken
+         is the centre of the longest arc of directions where both m_v and the m_u it implies are definite (the true
+         mass matrices lie inside; any direction of the arc gives the same PSCR solve up to a scaling of the modes);
+     3D: the mass direction m_d is unique: the determinant of the core contracted with a functional phi on mode d is
+         -phi(m_d)^2 (times a constant) for such an operator (a double root; distinct roots mean a sum of two
+         Kronecker products, which is not of this form); then A_d is the coefficient of a_d (x) m (x) m.
+   Each M_d is made positive (signs moved to the A_e), scaled to largest diagonal 1, and stored as a diagonal when its
+   off-diagonal vanishes. Every row is then checked against these factors (CheckSeparableBox).
+
+   The lines: for axis d at offset 4 (bn_0 + .. + bn_{d-1}), per point i of the line: Y_d^0(i, 0), Y_d^0(i, 1),
+   Y_d^1(i, 0), Y_d^1(i, 1); then the 8 coefficients of the first point to the offsets (ox, oy, oz) in {0, 1}^3 at
+   ox + 2 oy + 4 oz (0 along the axes of one point); 4 (bn_0 + bn_1 + bn_2) + 8 values in all. Entries of points of
+   other processes are 0: the caller sums over the processes. */
+Int  LinePair(const Int bn[3], int d);
+Int  BoxLinesLength(const Int bn[3]);
+void StencilLines(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int bn[3], UView<Real> lines);
+
+/* the factors F[d] of axis d (x = 0) from the lines (as above; an axis of one point gets A = 0, M = 1; a box of one
+   axis the line itself with M = I). definite: every M_d is positive definite (otherwise the factors still reproduce
+   a separable operator, for the check, but PSCR cannot use them). Returns "" or why the lines do not determine the
+   factors. */
+std::string SeparableFromLines(const Int bn[3], const std::vector<Real> &lines, Factor F[3], bool *definite);
+
+/* the factors of SeparableFromLines packed for CheckSeparableBox: for axis d at offset 4 (bn_0 + .. + bn_{d-1}), per
+   point i: A_d(i, i), A_d(i, i + 1), M_d(i, i), M_d(i, i + 1) (0 past the end) */
+std::vector<Real> PackFactors(const Int bn[3], const Factor F[3]);
+
+/* the coefficient of the separable operator of the packed factors from box point b to b + o (host) */
+Real SeparableCoefficient(const Int bn[3], const std::vector<Real> &fac, const Int b[3], const Int o[3]);
+
+/* The separability check of the local rows against the packed factors (box lo..hi, tolerance tol) and the sizes of
+   the lists OutsideLists makes. first: the smallest key 32 g + c over the violations (-1 when none), g the natural
+   index of the point and c the first check it fails: 0 a diagonal-only row outside the box whose diagonal is zero;
+   1 a diagonal-only row inside a box of more than one point; 2 + t the coefficient to the point at slot t (inside the
+   box) differs from that of the factors by more than tol. nout: diagonal-only rows outside the box; ncpl: couplings
+   of box rows to points outside the box. */
+SeparableCount CheckSeparableBox(const GridLayout &L, Int rank, const Stencil &st, UView<const Real> s, const Int lo[3], const Int hi[3], UView<const Real> fac, Real tol);
 } // namespace pscr
 } // namespace petsckp
