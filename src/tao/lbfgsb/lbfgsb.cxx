@@ -3,6 +3,20 @@
    minimisation, with every n-length operation on the device (Fei, Rong, Wang, Wang, "Parallel L-BFGS-B algorithm
    on GPU", Computers & Graphics 40, 2014) and only O(m^2) scalar work on the host per iteration.
 
+   One iteration, bounded or not (m stored pairs, n variables), and where the host waits for the device:
+   - the generalised Cauchy point: its first pass (d, breakpoints, W^T d) was made by the end pass of the iteration
+     before; past the first breakpoint, the scan over chunks of breakpoints (LBFGSBCauchyScanDevice: per round one read
+     of the segment state); the point is described (CauchyPointDesc), not stored;
+   - its free set (FreeSetList) with the corrections of the Gram blocks of `formk` for the variables that changed
+     state (LBFGSBFreeSetGram): one read;
+   - the subspace step: cmprlb's W^T r from the Gram blocks and the scan's W^T Z d (O(m^2) host work, no pass); subsm's
+     direction, the projection, the descent test of v3.0 and the start of the line search in one pass that forms x^c on
+     the fly (SubspaceStepStartGcp): one read;
+   - the line search: x = z (stp = 1) and one g^T d per trial step;
+   - the end pass (LBFGSBEndPass): the projected gradient, y = g - g_old, the update's products with the new pair and
+     the next Cauchy point's first pass with W^T d: one read.
+   Without bounds the Cauchy point is x and its free set everything: three reads per iteration.
+
    Routines: TaoSetUp_LBFGSB, TaoSolve_LBFGSB, TaoSetFromOptions_LBFGSB, TaoView_LBFGSB, TaoDestroy_LBFGSB,
    TaoCreate_LBFGSB, and the composed setters and getters of every option (TaoLBFGSBSetMemory, ...SetCauchyType,
    ...SetFactr, ...SetMaxLS, ...SetLineSearchTolerances, ...SetCauchyScanType, ...SetGNormType, ...SetGramType,
