@@ -496,18 +496,12 @@ PetscErrorCode Deflation::Coarse(Vec w)
 
 PetscErrorCode Deflation::RestrictPairSolve(Vec w, Vec r)
 {
-  DeviceVec wv, rv;
-
   PetscFunctionBegin;
-  PetscCall(wv.Get(w, Access::Read));
-  PetscCall(rv.Get(r, Access::Read));
+  PetscCall(RestrictPairReduce(w, r, nullptr, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCXX(RestrictLocalPair(Zt, wv.cview(), rv.cview(), UView<Scalar>(a1.data(), d), UView<Scalar>(s1.data(), d)));
+  PetscCallCXX(DenseSpdSolve(E, UView<const Scalar>(a1.data(), d), UView<Scalar>(a2.data(), d)));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(rv.Restore());
-  PetscCall(wv.Restore());
-  PetscCall(PetscLogFlops(4.0 * Z.nnz));
-  PetscCall(ReduceSolve(true));
+  PetscCall(PetscLogFlops(2.0 * d * d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -267,6 +267,27 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   return true;
 }
 
+/* row i of C = A B into C's pattern (made by the symbolic phase) */
+template <class RP, class CI, class V, class MV>
+KOKKOS_INLINE_FUNCTION void SpgemmRow(Int i, const RP &arp, const CI &aci, const V &av, const RP &brp, const CI &bci, const V &bv, const RP &crp, const CI &cci, const MV &cv)
+{
+  const Int cb = crp(i), ce = crp(i + 1);
+  for (Int e = cb; e < ce; e++) cv(e) = 0;
+  for (Int k = arp(i); k < arp(i + 1); k++) {
+    const Scalar a = av(k);
+    for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
+      const Ordinal j  = bci(p);
+      Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
+      while (lo < hi) {
+        const Int mid = lo + (hi - lo) / 2;
+        if (cci(mid) < j) lo = mid + 1;
+        else hi = mid;
+      }
+      cv(lo) += a * bv(p);
+    }
+  }
+}
+
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag)
 {
   const bool all = rowflag.extent(0) == 0;
@@ -284,21 +305,7 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<c
   Kokkos::parallel_for(
     "petsckp::SpgemmNumeric", range(C.nrows), KOKKOS_LAMBDA(Int i) {
       if (!all && !rowflag(i)) return;
-      const Int cb = crp(i), ce = crp(i + 1);
-      for (Int e = cb; e < ce; e++) cv(e) = 0;
-      for (Int k = arp(i); k < arp(i + 1); k++) {
-        const Scalar a = av(k);
-        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
-          const Ordinal j  = bci(p);
-          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
-          while (lo < hi) {
-            const Int mid = lo + (hi - lo) / 2;
-            if (cci(mid) < j) lo = mid + 1;
-            else hi = mid;
-          }
-          cv(lo) += a * bv(p);
-        }
-      }
+      SpgemmRow(i, arp, aci, av, brp, bci, bv, crp, cci, cv);
     });
 }
 
@@ -323,21 +330,7 @@ void SpgemmNumericChanged(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, 
         if (bflag(aci(k))) f = true;
       if (haveout) flagout(i) = f ? 1 : 0;
       if (!f) return;
-      const Int cb = crp(i), ce = crp(i + 1);
-      for (Int e = cb; e < ce; e++) cv(e) = 0;
-      for (Int k = arp(i); k < arp(i + 1); k++) {
-        const Scalar a = av(k);
-        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
-          const Ordinal j  = bci(p);
-          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
-          while (lo < hi) {
-            const Int mid = lo + (hi - lo) / 2;
-            if (cci(mid) < j) lo = mid + 1;
-            else hi = mid;
-          }
-          cv(lo) += a * bv(p);
-        }
-      }
+      SpgemmRow(i, arp, aci, av, brp, bci, bv, crp, cci, cv);
     });
 }
 

@@ -138,4 +138,25 @@ inline long EventCount(const char *name)
   if (PetscLogEventGetPerfInfo(PETSC_DETERMINE, e, &info)) return 0;
   return (long)info.count;
 }
+/* an integer option of the command line (sizes of the launch tests), def when absent or unreadable */
+inline PetscInt OptionInt(const char *name, PetscInt def)
+{
+  PetscInt  v = def;
+  PetscBool flg;
+  if (PetscOptionsGetInt(NULL, NULL, name, &v, &flg)) return def;
+  return v;
+}
+
+/* host synchronisations from the counts: a copy to the host is waited for by a fence with Kokkos 4; Kokkos 3 reports
+   no fences, its deep copies stand for them */
+inline double HostSyncs(double vecreductions, double host_reductions, double deep_copies, double fences)
+{
+#if KOKKOS_VERSION >= 40000
+  (void)deep_copies;
+  return vecreductions + host_reductions + fences;
+#else
+  (void)fences;
+  return vecreductions + host_reductions + deep_copies;
+#endif
+}
 } // namespace kptest

@@ -166,11 +166,7 @@ void CountIterations(MPI_Comm comm, PetscInt n, Config cfg, bool pipelined, Coun
     per->fences          = (c.fences - a.fences) / d;
     per->allreduces      = (c.allreduces - a.allreduces) / d;
     per->kernels         = per->ours + per->vecops + per->matmults;
-#if KOKKOS_VERSION >= 40000
-    per->syncs = per->vecreductions + per->host_reductions + per->fences; /* a copy to the host is waited for by a fence */
-#else
-    per->syncs = per->vecreductions + per->host_reductions + per->deep_copies; /* Kokkos 3 reports no fences */
-#endif
+    per->syncs = HostSyncs(per->vecreductions, per->host_reductions, per->deep_copies, per->fences);
   }
   PetscMPIInt rank;
   MPI_Comm_rank(comm, &rank);
@@ -181,14 +177,6 @@ void CountIterations(MPI_Comm comm, PetscInt n, Config cfg, bool pipelined, Coun
   KP_OK(VecDestroy(&x));
   KP_OK(KSPDestroy(&ksp));
   KP_OK(MatDestroy(&A));
-}
-
-PetscInt OptionInt(const char *name, PetscInt def)
-{
-  PetscInt  v = def;
-  PetscBool flg;
-  if (PetscOptionsGetInt(NULL, NULL, name, &v, &flg)) return def;
-  return v;
 }
 
 bool Rank0()

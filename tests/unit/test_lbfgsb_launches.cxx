@@ -191,13 +191,6 @@ void Solve(PetscInt n, bool bounded, PetscInt maxit, Chain *ch, Counts *c)
   KP_OK(VecDestroy(&x));
 }
 
-PetscInt OptionInt(const char *name, PetscInt def)
-{
-  PetscInt  v = def;
-  PetscBool flg;
-  if (PetscOptionsGetInt(NULL, NULL, name, &v, &flg)) return def;
-  return v;
-}
 } // namespace
 
 /* Prints the counts per iteration, bounded and unbounded, and the modelled memory traffic (Words()), and checks them
@@ -236,11 +229,7 @@ TEST(LbfgsbLaunches, PerIteration)
     c.fences          = (b.fences - a.fences) / d;
     c.words           = (b.words - a.words) / d;
     words[bounded]    = c.words;
-#if KOKKOS_VERSION >= 40000
-    c.syncs = c.vecreductions + c.host_reductions + c.fences;
-#else
-    c.syncs = c.vecreductions + c.host_reductions + c.deep_copies;
-#endif
+    c.syncs = HostSyncs(c.vecreductions, c.host_reductions, c.deep_copies, c.fences);
     std::cout << std::fixed << std::setprecision(2) << "  " << (bounded ? "bounded  " : "unbounded") << " n=" << std::left << std::setw(7) << n << std::right << std::setw(4) << k2 << std::setw(12) << c.kernels << std::setw(18) << c.vecops << std::setw(15) << c.syncs << " (" << c.vecreductions << ", " << c.host_reductions << ", " << c.deep_copies << ", " << c.fences << ")" << std::setw(28) << 8 * c.words << "\n";
     /* budgets (before the fused passes, same problem: bounded 41.5 kernels, 5 PETSc Vec operations and 11.8 reductions
        read by the host per iteration, unbounded 10, 5 and 5; before the end pass and the described Cauchy point, at 1M

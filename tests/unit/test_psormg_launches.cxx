@@ -55,11 +55,7 @@ Counts Difference(const Counts &a, const Counts &b)
   d.host_reductions = b.host_reductions - a.host_reductions;
   d.deep_copies     = b.deep_copies - a.deep_copies;
   d.fences          = b.fences - a.fences;
-#if KOKKOS_VERSION >= 40000
-  d.syncs = d.vecreductions + d.host_reductions + d.fences; /* a copy to the host is waited for by a fence */
-#else
-  d.syncs = d.vecreductions + d.host_reductions + d.deep_copies; /* Kokkos 3 reports no fences */
-#endif
+  d.syncs = HostSyncs(d.vecreductions, d.host_reductions, d.deep_copies, d.fences);
   for (auto &e : b.labels) {
     auto      it = a.labels.find(e.first);
     const long n = e.second - (it == a.labels.end() ? 0 : it->second);
@@ -211,14 +207,6 @@ void CountCycles(PetscInt n, PCPSORMGObstacleRestriction restriction, int ncycle
     cycle = Difference(c1, c2);
     per.push_back(CycleOnly(cycle, none));
   }
-}
-
-PetscInt OptionInt(const char *name, PetscInt def)
-{
-  PetscInt  v = def;
-  PetscBool flg;
-  if (PetscOptionsGetInt(NULL, NULL, name, &v, &flg)) return def;
-  return v;
 }
 
 long Label(const Counts &c, const char *name)

@@ -117,11 +117,7 @@ void CountApplications(int dim, PetscInt n, Config cfg, int napply, Counts *per,
   per->host_reductions = (c1.host_reductions - c0.host_reductions) / napply;
   per->deep_copies     = (c1.deep_copies - c0.deep_copies) / napply;
   per->fences          = (c1.fences - c0.fences) / napply;
-#if KOKKOS_VERSION >= 40000
-  per->syncs = per->vecreductions + per->host_reductions + per->fences; /* a copy to the host is waited for by a fence */
-#else
-  per->syncs = per->vecreductions + per->host_reductions + per->deep_copies; /* Kokkos 3 reports no fences */
-#endif
+  per->syncs = HostSyncs(per->vecreductions, per->host_reductions, per->deep_copies, per->fences);
   if (std::getenv("PETSCKP_LAUNCH_LABELS"))
     for (auto &e : LaunchCounts().labels) std::cout << "    " << std::setw(8) << e.second / napply << "  " << e.first << "\n";
   KP_OK(PetscRandomDestroy(&rnd));
@@ -131,13 +127,6 @@ void CountApplications(int dim, PetscInt n, Config cfg, int napply, Counts *per,
   KP_OK(MatDestroy(&A));
 }
 
-PetscInt OptionInt(const char *name, PetscInt def)
-{
-  PetscInt  v = def;
-  PetscBool flg;
-  if (PetscOptionsGetInt(NULL, NULL, name, &v, &flg)) return def;
-  return v;
-}
 } // namespace
 
 /* Prints the counts of one application for 2D and 3D, K-cycle (default), K-cycle without early exit, V-cycle, and

@@ -264,6 +264,24 @@ Int CountFree(View<Int> iwhere)
   return c;
 }
 
+/* the projection of one component xk onto its bounds (nbd of Nbd()), counting in hits whether a bound is hit: the
+   reference `projgr`/subspace-step projection of every kernel that ends with a projected step */
+KOKKOS_INLINE_FUNCTION Real ProjectAt(int nbd, Real l, Real u, Real xk, Int &hits)
+{
+  Real x = xk;
+  if (nbd == 1) {
+    x = cm::fmax(l, xk);
+    if (x == l) hits++;
+  } else if (nbd == 2) {
+    x = cm::fmin(u, cm::fmax(l, xk));
+    if (x == l || x == u) hits++;
+  } else if (nbd == 3) {
+    x = cm::fmin(u, xk);
+    if (x == u) hits++;
+  }
+  return x;
+}
+
 Int ProjectStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView d, MutView xnew, Real inf)
 {
   const Int n     = (Int)z.extent(0);
@@ -276,19 +294,7 @@ Int ProjectStep(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstVi
         return;
       }
       const int  nbd = Nbd(l(i), u(i), inf);
-      const Real xk  = z(i) + d(i);
-      Real       xi  = xk;
-      if (nbd == 1) {
-        xi = cm::fmax(l(i), xk);
-        if (xi == l(i)) hits++;
-      } else if (nbd == 2) {
-        xi = cm::fmin(u(i), cm::fmax(l(i), xk));
-        if (xi == l(i) || xi == u(i)) hits++;
-      } else if (nbd == 3) {
-        xi = cm::fmin(u(i), xk);
-        if (xi == u(i)) hits++;
-      }
-      xnew(i) = xi;
+      xnew(i)        = ProjectAt(nbd, l(i), u(i), z(i) + d(i), hits);
     },
     iword);
   return iword;
@@ -1015,17 +1021,7 @@ StepInfo SubspaceStepStartGcp(ConstView l, ConstView u, View<Int> iwhere, ConstV
         Real v = c0 * gi; /* PairCombine, masked, u0 = g */
         for (Int j = 0; j < col; j++) v += coef(j) * vecs(j).p[i] + coef(col + j) * vecs(col + j).p[i];
         const Real xk = zi + scale * v; /* ProjectStep */
-        xn            = xk;
-        if (nbd == 1) {
-          xn = cm::fmax(li, xk);
-          if (xn == li) nh++;
-        } else if (nbd == 2) {
-          xn = cm::fmin(ui, cm::fmax(li, xk));
-          if (xn == li || xn == ui) nh++;
-        } else if (nbd == 3) {
-          xn = cm::fmin(ui, xk);
-          if (xn == ui) nh++;
-        }
+        xn            = ProjectAt(nbd, li, ui, xk, nh);
       }
       xnew(i)       = xn;
       const Real di = xn - xi; /* LineSearchStart from z := xnew */
@@ -1068,17 +1064,7 @@ StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView
         const Real dk = scale * v;
         dsub(i)       = dk;
         const Real xk = zi + dk; /* ProjectStep */
-        xn            = xk;
-        if (nbd == 1) {
-          xn = cm::fmax(li, xk);
-          if (xn == li) nh++;
-        } else if (nbd == 2) {
-          xn = cm::fmin(ui, cm::fmax(li, xk));
-          if (xn == li || xn == ui) nh++;
-        } else if (nbd == 3) {
-          xn = cm::fmin(ui, xk);
-          if (xn == ui) nh++;
-        }
+        xn            = ProjectAt(nbd, li, ui, xk, nh);
       }
       xnew(i)       = xn;
       const Real di = xn - xi; /* LineSearchStart from z := xnew */
