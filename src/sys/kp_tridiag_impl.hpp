@@ -9,6 +9,13 @@
 #include "kp_tridiag.hpp"
 #include <cmath>
 
+/* full unrolling of loops over register arrays on the device (their indices must be compile-time constants) */
+#if defined(__CUDA_ARCH__)
+  #define KP_UNROLL _Pragma("unroll")
+#else
+  #define KP_UNROLL
+#endif
+
 namespace petsckp
 {
 namespace tridiag_detail
@@ -323,10 +330,17 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
     const Int     nrow = sep ? C : n - t * C, ni = sep ? C - 1 : nrow;
     Int           fail = 0;
     Scalar        cp = 0, yp = 0, vp = 0;
+    /* the chunk's coefficients first: their loads overlap, and the elimination below waits on none of them */
+    Scalar ca[C], cb[C], cc[C];
+    KP_UNROLL
+    for (int j = 0; j < C; j++) {
+      if (j < nrow) coef(t, j, ca[j], cb[j], cc[j]);
+      else ca[j] = cb[j] = cc[j] = 0;
+    }
+    KP_UNROLL
     for (int j = 0; j < C; j++) {
       if (j < ni) {
-        Scalar a, b, c;
-        coef(t, j, a, b, c);
+        const Scalar a = ca[j], b = cb[j], c = cc[j];
         const Scalar piv = b - a * cp;
         if (!PivotOK(piv, pivtol > 0 ? Mag(a) + Mag(b) + Mag(c) : Real(0), pivtol) && !fail) fail = 1 + t * C + j;
         const Scalar r = Scalar(1) / piv;
@@ -338,6 +352,7 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
         ch.w[j]        = cp;
       }
     }
+    KP_UNROLL
     for (int j = C - 2; j >= 0; j--) {
       if (j < ni - 1) {
         const Scalar c = ch.w[j];
@@ -358,13 +373,14 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
     if (sep) {
       /* separator row t: a x_{hi-1} + b X_t + c x_{hi+1} = f with x_{hi-1} = yl + vl X_{t-1} + wl X_t (no interior:
          x_{hi-1} = X_{t-1}); the part of chunk t + 1 is added in step 2 */
-      Scalar ha, hb, yl = 0, vl = 1, wl = 0;
+      Scalar yl = 0, vl = 1, wl = 0;
       if constexpr (C > 1) {
         yl = ch.y[C - 2];
         vl = ch.v[C - 2];
         wl = ch.w[C - 2];
       }
-      coef(t, C - 1, ha, hb, ch.hc);
+      const Scalar ha = ca[C - 1], hb = cb[C - 1];
+      ch.hc           = cc[C - 1];
       sc.A[t] = ha * vl;
       sc.B[t] = hb + ha * wl;
       sc.F[t] = ch.y[C - 1] - ha * yl;
@@ -455,16 +471,33 @@ KOKKOS_INLINE_FUNCTION Int TeamScalars(Int T)
 
 /* dst(t, j) = get(t C + j) for the rows < n (0 beyond), through the staging area: coalesced in the row index
    (consecutive threads read consecutive rows); the padded stride C' + 1 keeps the shared memory reads free of bank
-   conflicts */
+   conflicts. On a GPU the team has T threads. */
 template <int C, class Member, class Dst, class Get>
 KOKKOS_INLINE_FUNCTION void TeamLoad(const Member &m, Int n, Int T, const Dst &dst, const Get &get, Scalar *stage)
 {
   constexpr int CR = StageRows<C>();
   for (int r = 0; r < C / CR; r++) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
-      const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
-      stage[tt * (CR + 1) + jj] = p < n ? get(p) : Scalar(0);
-    });
+    if constexpr (kDeviceExec) {
+      /* thread k of the team (team size T) takes the elements k, k + T, ..: all its loads are issued before the first
+         store to the staging area, so that their latencies overlap */
+      const Int k0 = m.team_rank();
+      Scalar    v[CR];
+      KP_UNROLL
+      for (int u = 0; u < CR; u++) {
+        const Int i = u * T + k0, tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+        v[u]        = p < n ? get(p) : Scalar(0);
+      }
+      KP_UNROLL
+      for (int u = 0; u < CR; u++) {
+        const Int i = u * T + k0;
+        stage[(i / CR) * (CR + 1) + i % CR] = v[u];
+      }
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
+        const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+        stage[tt * (CR + 1) + jj] = p < n ? get(p) : Scalar(0);
+      });
+    }
     m.team_barrier();
     ForChunks(m, T, [&](Int t) {
       for (int jj = 0; jj < CR; jj++) dst(t, r * CR + jj) = stage[t * (CR + 1) + jj];
@@ -484,10 +517,19 @@ KOKKOS_INLINE_FUNCTION void TeamStore(const Member &m, Int n, Int T, const Src &
       for (int jj = 0; jj < CR; jj++) stage[t * (CR + 1) + jj] = src(t, r * CR + jj);
     });
     m.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
-      const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
-      if (p < n) put(p, stage[tt * (CR + 1) + jj]);
-    });
+    if constexpr (kDeviceExec) {
+      const Int k0 = m.team_rank();
+      KP_UNROLL
+      for (int u = 0; u < CR; u++) {
+        const Int i = u * T + k0, tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+        if (p < n) put(p, stage[tt * (CR + 1) + jj]);
+      }
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, T * CR), [&](Int i) {
+        const Int tt = i / CR, jj = i % CR, p = tt * C + r * CR + jj;
+        if (p < n) put(p, stage[tt * (CR + 1) + jj]);
+      });
+    }
     m.team_barrier();
   }
 }
@@ -508,8 +550,8 @@ struct RhsBatch {
 };
 
 /* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
-   g(l) (built once per team), coef(s, t, j, a, b, c) the coefficients of row t C + j (a = 0 on row 0, c = 0 on row
-   n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
+   g(l) (built once per team), coef.at(s) its coefficients as cs(t, j, a, b, c): those of row t C + j (a = 0 on row 0,
+   c = 0 on row n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
    nfail (may be empty): nfail(0) counts the failed systems. Loads and stores are staged through team scratch memory
    so that they are coalesced in the row index (Contiguous layout). */
 template <int C, class ChunkCoef, class RhsMaker>
@@ -530,7 +572,8 @@ void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &r
       sc.Carve(base, T, ns);
       TeamChunk<C> *all   = kDeviceExec ? &mine : (TeamChunk<C> *)(base + TeamScratch::Bytes(T, ns));
       auto          chunk = [&](Int t) -> TeamChunk<C> & { return all[kDeviceExec ? 0 : t]; };
-      auto          cf    = [&](Int t, Int j, Scalar &a, Scalar &b, Scalar &c) { coef(s, t, j, a, b, c); };
+      const auto    cs    = coef.at(s); /* what the rows of system s share (its shift, its offset) once */
+      auto          cf    = [&](Int t, Int j, Scalar &a, Scalar &b, Scalar &c) { cs(t, j, a, b, c); };
       if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
       {
         const auto g = rhs.at(s);
@@ -556,16 +599,22 @@ inline Int TeamRows(Int n, Int requested)
 /* the coefficients of row t C + j from a batch accessor coef(s, l, index, a, b, c, scale) */
 template <int C, class Coef>
 struct ChunkOfBatch {
-  Coef                   coef;
-  TridiagShape           sh;
-  KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
-  {
-    const Int l = t * C + j;
-    Real      scale;
-    coef(s, l, sh.index(s, l), a, b, c, scale);
-    if (l == 0) a = 0;
-    if (l == sh.n - 1) c = 0;
-  }
+  Coef         coef;
+  TridiagShape sh;
+  struct One {
+    Coef                   coef;
+    TridiagShape           sh;
+    Int                    s;
+    KOKKOS_INLINE_FUNCTION void operator()(Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
+    {
+      const Int l = t * C + j;
+      Real      scale;
+      coef(s, l, sh.index(s, l), a, b, c, scale);
+      if (l == 0) a = 0;
+      if (l == sh.n - 1) c = 0;
+    }
+  };
+  KOKKOS_INLINE_FUNCTION One at(Int s) const { return {coef, sh, s}; }
 };
 
 template <class Coef, class Rhs>

@@ -692,26 +692,35 @@ Int StoredTeamRows(const Solver &S, Int n)
   return tridiag_detail::TeamRows(n, S.topt.team_rows);
 }
 
-/* the coefficients of row t C + j of system s = b nmodes + l, A + (shifts(b) + lambda(l)) M, from the chunk-ordered
-   last factor */
+/* the coefficients of the rows of system s = b nmodes + l, A + (shifts(b) + lambda(l)) M, from the chunk-ordered last
+   factor: at(s) gives those of row t C + j as (t, j, a, b, c) */
 struct ChunkShifted {
-  View<Real>             cal, cad, cau, cml, cmd, cmu, lambda;
-  View<Scalar>           shifts;
-  Int                    T = 1, nmodes = 1;
-  bool                   moff = false;
-  KOKKOS_INLINE_FUNCTION void operator()(Int s, Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
-  {
-    const Int    i   = j * ChunkStride(T) + t;
-    const Scalar sig = shifts(s / nmodes) + lambda(s % nmodes);
-    if (moff) {
-      a = cal(i) + sig * cml(i);
-      b = cad(i) + sig * cmd(i);
-      c = cau(i) + sig * cmu(i);
-    } else {
-      a = cal(i);
-      b = cad(i) + sig * cmd(i);
-      c = cau(i);
+  View<Real>   cal, cad, cau, cml, cmd, cmu, lambda;
+  View<Scalar> shifts;
+  Int          T = 1, nmodes = 1;
+  bool         moff = false;
+  struct One {
+    const Real            *cal, *cad, *cau, *cml, *cmd, *cmu;
+    Scalar                 sig;
+    Int                    TS;
+    bool                   moff;
+    KOKKOS_INLINE_FUNCTION void operator()(Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
+    {
+      const Int i = j * TS + t;
+      if (moff) {
+        a = cal[i] + sig * cml[i];
+        b = cad[i] + sig * cmd[i];
+        c = cau[i] + sig * cmu[i];
+      } else {
+        a = cal[i];
+        b = cad[i] + sig * cmd[i];
+        c = cau[i];
+      }
     }
+  };
+  KOKKOS_INLINE_FUNCTION One at(Int s) const
+  {
+    return {cal.data(), cad.data(), cau.data(), cml.data(), cmd.data(), cmu.data(), shifts(s / nmodes) + lambda(s % nmodes), ChunkStride(T), moff};
   }
 };
 
@@ -832,17 +841,20 @@ Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View
    and summed by Sums.
 --------------------------------------------------------------------------------------------------------------- */
 
-/* the right-hand side of one system of a level: sum_u w_u row_u(p) over the block's right-hand side rows and, in the
-   back substitution, its two block-end corrections */
+/* the right-hand side of one system of a level: sum_u w_u row_u(p) over the block's nr <= q - 1 right-hand side rows
+   and, in the back substitution, w_e0 e0(p) + w_e1 e1(p) over its two block-end corrections. The slots are filled and
+   read at compile-time positions (registers, not local memory) */
 struct RhsLevelOne {
-  const Scalar          *row[kMaxRadix + 1];
-  Real                   w[kMaxRadix + 1];
-  int                    nin;
+  const Scalar          *row[kMaxRadix - 1], *e0, *e1;
+  Real                   w[kMaxRadix - 1], we0, we1;
+  Int                    nr;
+  bool                   back;
   KOKKOS_INLINE_FUNCTION Scalar operator()(Int p) const
   {
-    Scalar g = 0;
-    for (int u = 0; u < kMaxRadix + 1; u++)
-      if (u < nin) g += w[u] * row[u][p];
+    Scalar g = back ? we0 * e0[p] + we1 * e1[p] : Scalar(0);
+    PSCR_UNROLL
+    for (int u = 0; u < kMaxRadix - 1; u++)
+      if (u < nr) g += w[u] * row[u][p];
     return g;
   }
 };
@@ -867,16 +879,21 @@ struct RhsLevel {
   {
     const Int   b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk), Q1 = q + 1;
     RhsLevelOne g;
-    g.nin = 0;
-    for (Int u = 0; u < nr; u++) {
-      g.row[g.nin] = X + ((size_t)b * n + brow(blk * Q1 + u)) * L;
-      g.w[g.nin++] = W(l * Q1 + u);
+    g.nr   = nr;
+    g.back = back;
+    PSCR_UNROLL
+    for (int u = 0; u < kMaxRadix - 1; u++) {
+      g.row[u] = u < nr ? X + ((size_t)b * n + brow(blk * Q1 + u)) * L : X;
+      g.w[u]   = u < nr ? W(l * Q1 + u) : Real(0);
     }
-    if (back)
-      for (Int o = 0; o < 2; o++) {
-        g.row[g.nin] = E + ((size_t)(b * nblk + blk) * 2 + o) * L;
-        g.w[g.nin++] = W(l * Q1 + q - 1 + o);
-      }
+    g.e0 = g.e1 = X;
+    g.we0 = g.we1 = 0;
+    if (back) {
+      g.e0  = E + ((size_t)(b * nblk + blk) * 2) * L;
+      g.e1  = g.e0 + L;
+      g.we0 = W(l * Q1 + q - 1);
+      g.we1 = W(l * Q1 + q);
+    }
     return g;
   }
 };
