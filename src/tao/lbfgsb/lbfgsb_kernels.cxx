@@ -1135,7 +1135,7 @@ void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts
           if (ti <= edges(mid + 1)) hi = mid;
           else lo = mid + 1;
         }
-        Kokkos::atomic_increment(&h(lo));
+        Kokkos::atomic_add(&h(lo), 1);
       });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const Int k) {
