@@ -330,17 +330,30 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
     const Int     nrow = sep ? C : n - t * C, ni = sep ? C - 1 : nrow;
     Int           fail = 0;
     Scalar        cp = 0, yp = 0, vp = 0;
-    /* the chunk's coefficients first: their loads overlap, and the elimination below waits on none of them */
-    Scalar ca[C], cb[C], cc[C];
-    KP_UNROLL
-    for (int j = 0; j < C; j++) {
-      if (j < nrow) coef(t, j, ca[j], cb[j], cc[j]);
-      else ca[j] = cb[j] = cc[j] = 0;
+    /* up to 8 rows a thread, the chunk's coefficients first: their loads overlap, and the elimination below waits on
+       none of them (longer chunks load them row by row: 3 C more registers would spill under 512 threads) */
+    constexpr bool pre = C <= 8;
+    constexpr int  CP  = pre ? C : 1;
+    Scalar         ca[CP], cb[CP], cc[CP];
+    auto           rowcoef = [&](int j, Scalar &a, Scalar &b, Scalar &c) {
+      if constexpr (pre) {
+        a = ca[j];
+        b = cb[j];
+        c = cc[j];
+      } else coef(t, j, a, b, c);
+    };
+    if constexpr (pre) {
+      KP_UNROLL
+      for (int j = 0; j < C; j++) {
+        if (j < nrow) coef(t, j, ca[j], cb[j], cc[j]);
+        else ca[j] = cb[j] = cc[j] = 0;
+      }
     }
     KP_UNROLL
     for (int j = 0; j < C; j++) {
       if (j < ni) {
-        const Scalar a = ca[j], b = cb[j], c = cc[j];
+        Scalar a, b, c;
+        rowcoef(j, a, b, c);
         const Scalar piv = b - a * cp;
         if (!PivotOK(piv, pivtol > 0 ? Mag(a) + Mag(b) + Mag(c) : Real(0), pivtol) && !fail) fail = 1 + t * C + j;
         const Scalar r = Scalar(1) / piv;
@@ -379,8 +392,8 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
         vl = ch.v[C - 2];
         wl = ch.w[C - 2];
       }
-      const Scalar ha = ca[C - 1], hb = cb[C - 1];
-      ch.hc           = cc[C - 1];
+      Scalar ha, hb;
+      rowcoef(C - 1, ha, hb, ch.hc);
       sc.A[t] = ha * vl;
       sc.B[t] = hb + ha * wl;
       sc.F[t] = ch.y[C - 1] - ha * yl;
