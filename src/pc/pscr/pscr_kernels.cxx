@@ -489,13 +489,6 @@ Rest MakeRest(const Solver &S, Int d)
    largest team), so that the addresses of a thread's rows are immediate offsets of one base (no registers) */
 KOKKOS_INLINE_FUNCTION Int ChunkStride(Int T) { return kDeviceExec ? 512 : T; }
 
-/* full unrolling of the loops over register arrays on the device (their indices must be compile-time constants) */
-#if defined(__CUDA_ARCH__)
-  #define PSCR_UNROLL _Pragma("unroll")
-#else
-  #define PSCR_UNROLL
-#endif
-
 /* the number of groups of block blk that hold modes */
 KOKKOS_INLINE_FUNCTION Int Groups(const View<Int> &bm0, Int blk, Int gpb, Int G)
 {
@@ -583,7 +576,7 @@ struct LevelTeam {
     for (int u = 0; u < Q - 1; u++) rows[u] = u < nr ? a.brow(blk * Q1 + u) : 0;
 
     /* 1. the right-hand side rows (and the block-end corrections), staged: coalesced in p */
-    PSCR_UNROLL
+    KP_UNROLL
     for (int u = 0; u < NIN; u++) {
       if (u < Q - 1 && u >= nr) {
         tridiag_detail::ForChunks(m, T, [&](Int t) {
@@ -649,7 +642,7 @@ struct LevelTeam {
     const Int NO = BACK ? q - 1 : 2;
     Scalar   *Pg = a.P + (((size_t)b * nblk + blk) * gpb + g) * NO * L;
     m.team_barrier(); /* the staging area is the separators' scratch, read by the last solve */
-    PSCR_UNROLL
+    KP_UNROLL
     for (int o = 0; o < NOUT; o++) {
       if (BACK && o >= nr) continue;
       Scalar *dst = BACK && gpb == 1 ? Xb + rows[o] * L : Pg + o * L;
@@ -852,7 +845,7 @@ struct RhsLevelOne {
   KOKKOS_INLINE_FUNCTION Scalar operator()(Int p) const
   {
     Scalar g = back ? we0 * e0[p] + we1 * e1[p] : Scalar(0);
-    PSCR_UNROLL
+    KP_UNROLL
     for (int u = 0; u < kMaxRadix - 1; u++)
       if (u < nr) g += w[u] * row[u][p];
     return g;
@@ -881,7 +874,7 @@ struct RhsLevel {
     RhsLevelOne g;
     g.nr   = nr;
     g.back = back;
-    PSCR_UNROLL
+    KP_UNROLL
     for (int u = 0; u < kMaxRadix - 1; u++) {
       g.row[u] = u < nr ? X + ((size_t)b * n + brow(blk * Q1 + u)) * L : X;
       g.w[u]   = u < nr ? W(l * Q1 + u) : Real(0);
