@@ -2,7 +2,10 @@
 # compute-sanitizer (memcheck and racecheck) over petsckp on the GPU machine: the unit tests, and one small example
 # per solver, with GPU vector and matrix types.
 #   bench/gpu/sanitize.sh <petsckp GPU build dir> <outdir> [memcheck|racecheck|all] [runs...]
-# runs: unit_host_types unit_gpu_types poisson_dcg_neumann bubbly_deflated obstacle_psormg bounded_lbfgsb (default: all)
+# runs: unit_host_types unit_gpu_types poisson_dcg_neumann bubbly_deflated obstacle_psormg bounded_lbfgsb minpack2_ept
+# (default: all but minpack2_ept). SANITIZE_TYPES replaces the GPU type options, e.g. PETSc's Kokkos types
+# "-vec_type kokkos -mat_type aijkokkos -dm_vec_type kokkos -dm_mat_type aijkokkos -use_gpu_aware_mpi 0" (minpack2_ept:
+# the smallest example that fails with them, after it converged).
 # Writes <outdir>/sanitize_<tool>_<name>.log and prints one line per run. A run passes when the sanitizer reports no
 # error in a petsckp kernel (petsckp::, Kokkos kernels launched by petsckp) and the program itself succeeds.
 # Hazards that racecheck reports inside NVIDIA libraries (cuSPARSE kernels behind PETSc's own MatMult) are counted
@@ -13,7 +16,7 @@ RUNS=${*:-unit_host_types unit_gpu_types poisson_dcg_neumann bubbly_deflated obs
 [ "$TOOLS" = all ] && TOOLS="memcheck racecheck"
 mkdir -p "$O"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-G="-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0"
+G=${SANITIZE_TYPES:-"-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0"}
 fail=0
 run() { # tool name petsc_options command...
   local tool=$1 name=$2 opts=$3; shift 3
@@ -40,6 +43,7 @@ for tool in $TOOLS; do
     bubbly_deflated) run $tool $r "$G" "$B/examples/bubbly" -dim 3 -n 16 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 2,2,2 -max_its_expected 80 ;;
     obstacle_psormg) run $tool $r "$G" "$B/examples/obstacle" -problem hemisphere -n 65 -max_cycles 35 ;;
     bounded_lbfgsb) run $tool $r "$G" "$B/examples/bounded" -tao_type lbfgsb -tao_lbfgsb_m 5 ;;
+    minpack2_ept) run $tool $r "$G" "$B/examples/minpack2" -problem ept -nx 24 -ny 20 ;;
     *) echo "unknown run $r"; fail=1 ;;
     esac
   done
