@@ -256,21 +256,13 @@ void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows
   if (n == 0) return;
   Kokkos::parallel_for(
     "petsckp::ColourSweep", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i    = rows(t);
-      Scalar    s    = b(i);
-      Scalar    diag = 0;
-      for (Int k = rp(i); k < rp(i + 1); k++) {
-        const Int j = ci(k);
-        if (j == i) diag += va(k);
-        else s -= va(k) * x(j);
-      }
+      const Int    i    = rows(t);
+      Scalar       s    = b(i);
+      const Scalar diag = SorRowSum(rp, ci, va, i, x, s);
       if (haveo)
         for (Int k = orp(i); k < orp(i + 1); k++) s -= ova(k) * g(oci(k));
       if (diag == 0) return;
-      Scalar xi = (1 - omega) * x(i) + omega * s / diag;
-      if (havelo) xi = compat::fmax(xi, lo(i));
-      if (haveup) xi = compat::fmin(xi, up(i));
-      x(i) = xi;
+      x(i) = SorRowUpdate(x(i), s, diag, omega, havelo, havelo ? lo(i) : Scalar(0), haveup, haveup ? up(i) : Scalar(0));
     });
 }
 

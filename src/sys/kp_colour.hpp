@@ -92,4 +92,26 @@ bool StructuredColourPeriodicOK(Int s, Int M, bool periodic);
    sequential); lo / up empty = unbounded. Rows with a zero diagonal are left unchanged. */
 void ColourSweep(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> rows, Real omega, UView<const Scalar> b, UView<const Scalar> g, UView<const Scalar> lo, UView<const Scalar> up, UView<Scalar> x);
 
+/* The row update of ColourSweep, for kernels that sweep in their own launch (e.g. one team over the coarsest grid):
+   s -= sum_{j != i} Ad_ij x_j over the local row i, returning Ad_ii (duplicate entries summed) */
+template <class RP, class CI, class VA, class XV>
+KOKKOS_INLINE_FUNCTION Scalar SorRowSum(const RP &rp, const CI &ci, const VA &va, Int i, const XV &x, Scalar &s)
+{
+  Scalar diag = 0;
+  for (Int k = rp(i); k < rp(i + 1); k++) {
+    const Int j = ci(k);
+    if (j == i) diag += va(k);
+    else s -= va(k) * x(j);
+  }
+  return diag;
+}
+/* x_i = clamp((1 - omega) x_i + omega s / diag, lo, up) (a bound applies when its have flag is set; diag != 0) */
+KOKKOS_INLINE_FUNCTION Scalar SorRowUpdate(Scalar xi, Scalar s, Scalar diag, Real omega, bool havelo, Scalar lo, bool haveup, Scalar up)
+{
+  Scalar v = (1 - omega) * xi + omega * s / diag;
+  if (havelo) v = v > lo ? v : lo; /* compat::fmax */
+  if (haveup) v = v < up ? v : up; /* compat::fmin */
+  return v;
+}
+
 } // namespace petsckp

@@ -40,6 +40,16 @@ Problem MakeProblem(Int n, unsigned seed)
   return p;
 }
 int RefNbd(Real l, Real u) { return l > -kInf ? (u < kInf ? 2 : 1) : (u < kInf ? 3 : 0); }
+/* the breakpoints t_i < kNoBreak, ascending */
+template <class V>
+std::vector<Real> SortedBreakpoints(const V &t)
+{
+  std::vector<Real> sorted;
+  for (Real v : t)
+    if (v < lb::kNoBreak) sorted.push_back(v);
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
 } // namespace
 
 TEST(Lbfgsb, ActiveProjectsAndClassifies)
@@ -224,10 +234,7 @@ TEST(Lbfgsb, BreakpointsSelectionAndCauchyFinish)
       EXPECT_EQ(info.nfreenb_nonzero, nfz);
     }
     /* selection of the breakpoints in (lo, hi] */
-    std::vector<Real> sorted;
-    for (Real v : tref)
-      if (v < lb::kNoBreak) sorted.push_back(v);
-    std::sort(sorted.begin(), sorted.end());
+    const std::vector<Real> sorted = SortedBreakpoints(tref);
     Real      lo = sorted.size() > 2 ? sorted[0] : -1, hi = sorted.size() > 5 ? sorted[sorted.size() / 2] : lb::kNoBreak;
     View<Int> idx("idx", n);
     Int       cnt  = lb::SelectBreakpoints(t, lo, hi, idx);
@@ -1279,10 +1286,7 @@ TEST(LbfgsbFused, FreeSetListMatchesSerial)
       std::vector<Int> gf(n);
       for (Int i = 0; i < n; i++) gf[i] = (i % 3 == 0) ? 0 : 1;
       auto gfree = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf), gfree2 = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf);
-      std::vector<Real> sorted;
-      for (Real v : th)
-        if (v < lb::kNoBreak) sorted.push_back(v);
-      std::sort(sorted.begin(), sorted.end());
+      const std::vector<Real> sorted = SortedBreakpoints(th);
       lb::CauchyPointDesc cp;
       cp.passed  = passed && !sorted.empty();
       cp.tstar   = cp.passed ? sorted[sorted.size() / 3] : -1;
@@ -1413,10 +1417,7 @@ TEST(LbfgsbFused, SubspaceStepStartGcpMatchesStoredPoint)
           lb::Active(l, u, x, iw, kInf);
           lb::CauchyInit(l, u, x, g, iw, d, t, kInf);
           auto              th = ToHost(t);
-          std::vector<Real> sorted;
-          for (Real v : th)
-            if (v < lb::kNoBreak) sorted.push_back(v);
-          std::sort(sorted.begin(), sorted.end());
+          const std::vector<Real> sorted = SortedBreakpoints(th);
           lb::CauchyPointDesc cp;
           cp.passed  = passed && !sorted.empty();
           cp.tstar   = cp.passed ? sorted[sorted.size() / 2] : -1;

@@ -322,6 +322,13 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     else if (code == 1) PetscCall(PetscSNPrintf(msg, len, "PCPSCR: point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") has a diagonal-only row inside the box of coupled points (%" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT "..%" PetscInt_FMT "): the operator is not separable", i, j, k, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]));
     PetscFunctionReturn(PETSC_SUCCESS);
   };
+  /* the smallest violation key of a check over the processes (INT64_MAX when there is none) */
+  auto FirstViolation = [&](const pscr::SeparableCount &c, int64_t *first) -> PetscErrorCode {
+    PetscFunctionBegin;
+    *first = c.nviol ? c.first : INT64_MAX;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, first, 1, MPI_INT64_T, MPI_MIN, comm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
 
   pscr::SeparableCount   cnt;
   std::vector<PetscReal> lines;
@@ -342,8 +349,7 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     /* the check of every row against the lines */
     int64_t first;
     PetscCallCXX(cnt = pscr::CheckSeparable(L, rank, ucv(s), l3, h3, ucv(dlines), 1e-10 * amax));
-    first = cnt.nviol ? cnt.first : INT64_MAX;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+    PetscCall(FirstViolation(cnt, &first));
     if (first != INT64_MAX) {
       const PetscInt g = (PetscInt)(first / 16), code = (PetscInt)(first % 16);
       const PetscInt i = g % M, j = (g / M) % N, k = g / (M * N);
@@ -396,8 +402,7 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
     /* the check of every row against the separable operator of these factors */
     int64_t first;
     PetscCallCXX(cnt = pscr::CheckSeparableBox(L, rank, st, ucv(s), l3, h3, ucv(fac), 1e-10 * amax));
-    first = cnt.nviol ? cnt.first : INT64_MAX;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+    PetscCall(FirstViolation(cnt, &first));
     if (first != INT64_MAX) {
       const PetscInt g = (PetscInt)(first / 32), code = (PetscInt)(first % 32);
       const PetscInt i = g % M, j = (g / M) % N, k = g / (M * N);

@@ -3,6 +3,7 @@
 */
 #include "psormg_kernels.hpp"
 #include "kp_segsort.hpp"
+#include "kp_colour.hpp"
 
 namespace petsckp
 {
@@ -160,19 +161,11 @@ void CoarsePsor(const CsrMatrix &A, UView<const Int> rows, UView<const Int> offs
         for (Int cc = 0; cc < ncolours; cc++) {
           const Int c = backward ? ncolours - 1 - cc : cc;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, offsets(c), offsets(c + 1)), [&](Int q) {
-            const Int i    = rows(q);
-            Scalar    s    = b(i);
-            Scalar    diag = 0;
-            for (Int k = rp(i); k < rp(i + 1); k++) {
-              const Int j = ci(k);
-              if (j == i) diag += va(k);
-              else s -= va(k) * x(j);
-            }
+            const Int    i    = rows(q);
+            Scalar       s    = b(i);
+            const Scalar diag = SorRowSum(rp, ci, va, i, x, s);
             if (diag == 0) return;
-            Scalar xi = (1 - omega) * x(i) + omega * s / diag;
-            if (havelo) xi = cm::fmax(xi, lo(i));
-            if (haveup) xi = cm::fmin(xi, up(i));
-            x(i) = xi;
+            x(i) = SorRowUpdate(x(i), s, diag, omega, havelo, havelo ? lo(i) : Scalar(0), haveup, haveup ? up(i) : Scalar(0));
           });
           t.team_barrier();
         }

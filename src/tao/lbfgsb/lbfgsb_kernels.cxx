@@ -826,6 +826,30 @@ KOKKOS_INLINE_FUNCTION void MaxStepAt(int nbd, Real l, Real u, Real x, Real a1, 
   }
 }
 
+/* LineSearchStart at variable i from the new point xn: d = xn - x, x and g saved, a += d^T d, bsum += g^T d, and (maxstep)
+   the bound on the step in mn */
+KOKKOS_INLINE_FUNCTION void LineSearchStartAt(const MutView &d, const MutView &xold, const MutView &gold, Int i, Real xn, Real xi, Real gi, bool maxstep, int nbd, Real li, Real ui, Real &a, Real &bsum, Real &mn)
+{
+  const Real di = xn - xi;
+  d(i)          = di;
+  xold(i)       = xi;
+  gold(i)       = gi;
+  a += di * di;
+  bsum += gi * di;
+  if (maxstep) MaxStepAt(nbd, li, ui, xi, di, mn);
+}
+
+/* the StepInfo of the reductions of a LineSearchStart */
+static StepInfo StepResult(Int hits, Real dtd, Real gtd, Real stp, bool maxstep, Real big)
+{
+  StepInfo info;
+  info.iword  = hits;
+  info.dtd    = dtd;
+  info.gtd    = gtd;
+  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
+  return info;
+}
+
 void CauchyPointVec(ConstView l, ConstView u, ConstView x, ConstView g, ConstView t, View<Int> iwhere, const CauchyPointDesc &cp, MutView z)
 {
   Kokkos::parallel_for(
@@ -1003,12 +1027,10 @@ void EndPass(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold,
 
 StepInfo SubspaceStepStartGcp(ConstView l, ConstView u, View<Int> iwhere, ConstView t, const CauchyPointDesc &cp, ConstView x, ConstView g, Real scale, Real c0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
 {
-  StepInfo  info;
   const Int n    = (Int)x.extent(0);
   Int       hits = 0;
   Real      dtd = 0, gtd = 0, stp = big;
-  info.stpmax = big;
-  if (n == 0) return info;
+  if (n == 0) return StepResult(0, 0, 0, big, false, big);
   Kokkos::parallel_reduce(
     "lbfgsb::SubspaceStepStartGcp", range(n),
     KOKKOS_LAMBDA(const Int i, Int &nh, Real &a, Real &bsum, Real &mn) {
@@ -1023,33 +1045,21 @@ StepInfo SubspaceStepStartGcp(ConstView l, ConstView u, View<Int> iwhere, ConstV
         const Real xk = zi + scale * v; /* ProjectStep */
         xn            = ProjectAt(nbd, li, ui, xk, nh);
       }
-      xnew(i)       = xn;
-      const Real di = xn - xi; /* LineSearchStart from z := xnew */
-      d(i)          = di;
-      xold(i)       = xi;
-      gold(i)       = gi;
-      a += di * di;
-      bsum += gi * di;
-      if (maxstep) MaxStepAt(nbd, li, ui, xi, di, mn);
+      xnew(i) = xn;
+      LineSearchStartAt(d, xold, gold, i, xn, xi, gi, maxstep, nbd, li, ui, a, bsum, mn); /* from z := xnew */
     },
     hits, dtd, gtd, Kokkos::Min<Real>(stp));
-  info.iword  = hits;
-  info.dtd    = dtd;
-  info.gtd    = gtd;
-  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
-  return info;
+  return StepResult(hits, dtd, gtd, stp, maxstep, big);
 }
 
 
 StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView z, ConstView x, ConstView g, MutView dsub, Real scale, Real c0, ConstView u0, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> coef, MutView xnew, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
 {
-  StepInfo   info;
   const Int  n  = (Int)x.extent(0);
   const bool h0 = u0.extent(0) > 0;
   Int        hits = 0;
   Real       dtd = 0, gtd = 0, stp = big;
-  info.stpmax = big;
-  if (n == 0) return info;
+  if (n == 0) return StepResult(0, 0, 0, big, false, big);
   Kokkos::parallel_reduce(
     "lbfgsb::SubspaceStepStart", range(n),
     KOKKOS_LAMBDA(const Int i, Int &nh, Real &a, Real &bsum, Real &mn) {
@@ -1066,46 +1076,26 @@ StepInfo SubspaceStepStart(ConstView l, ConstView u, View<Int> iwhere, ConstView
         const Real xk = zi + dk; /* ProjectStep */
         xn            = ProjectAt(nbd, li, ui, xk, nh);
       }
-      xnew(i)       = xn;
-      const Real di = xn - xi; /* LineSearchStart from z := xnew */
-      d(i)          = di;
-      xold(i)       = xi;
-      gold(i)       = gi;
-      a += di * di;
-      bsum += gi * di;
-      if (maxstep) MaxStepAt(nbd, li, ui, xi, di, mn);
+      xnew(i) = xn;
+      LineSearchStartAt(d, xold, gold, i, xn, xi, gi, maxstep, nbd, li, ui, a, bsum, mn); /* from z := xnew */
     },
     hits, dtd, gtd, Kokkos::Min<Real>(stp));
-  info.iword  = hits;
-  info.dtd    = dtd;
-  info.gtd    = gtd;
-  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
-  return info;
+  return StepResult(hits, dtd, gtd, stp, maxstep, big);
 }
 
 StepInfo LineSearchStartMax(ConstView l, ConstView u, ConstView z, ConstView x, ConstView g, MutView d, MutView xold, MutView gold, Real inf, bool maxstep, Real big)
 {
-  StepInfo  info;
   const Int n   = (Int)x.extent(0);
   Real      dtd = 0, gtd = 0, stp = big;
-  info.stpmax   = big;
-  if (n == 0) return info;
+  if (n == 0) return StepResult(0, 0, 0, big, false, big);
   Kokkos::parallel_reduce(
     "lbfgsb::LineSearchStartMax", range(n),
     KOKKOS_LAMBDA(const Int i, Real &a, Real &bsum, Real &mn) {
-      const Real xi = x(i), gi = g(i), di = z(i) - xi;
-      d(i)          = di;
-      xold(i)       = xi;
-      gold(i)       = gi;
-      a += di * di;
-      bsum += gi * di;
-      if (maxstep) MaxStepAt(Nbd(l(i), u(i), inf), l(i), u(i), xi, di, mn);
+      const Real li = maxstep ? l(i) : Real(0), ui = maxstep ? u(i) : Real(0); /* the bounds only for the step bound */
+      LineSearchStartAt(d, xold, gold, i, z(i), x(i), g(i), maxstep, maxstep ? Nbd(li, ui, inf) : 0, li, ui, a, bsum, mn);
     },
     dtd, gtd, Kokkos::Min<Real>(stp));
-  info.dtd    = dtd;
-  info.gtd    = gtd;
-  info.stpmax = maxstep ? cm::fmin(stp, big) : big;
-  return info;
+  return StepResult(0, dtd, gtd, stp, maxstep, big);
 }
 
 void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts)
