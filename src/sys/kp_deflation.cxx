@@ -465,7 +465,7 @@ PetscErrorCode Deflation::SetUpUser(Mat A, Mat Zmat, DenseSpdForm form, Real rto
     PetscCall(MatGetType(A, &ta));
     PetscCall(MatGetType(Zmat, &tz));
     PetscCall(PetscStrcmp(ta, tz, &same));
-    if (!same) PetscCall(MatConvert(Zmat, ta, MAT_INITIAL_MATRIX, &Zc));
+    if (!same) PetscCall(MatConvertCopy(Zmat, ta, &Zc));
     PetscCall(MatMatMult(A, Zc, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AZm));
     if (!same) PetscCall(MatDestroy(&Zc));
   }

@@ -19,22 +19,29 @@ ExecSpace exec()
   return ExecSpace();
 }
 
-/* PetscFinalize(): forget the execution space instance, which wraps PETSc's stream */
-static PetscErrorCode ExecInstanceRelease(void)
-{
-  PetscFunctionBegin;
-  if (g_exec) PetscCallCXX(delete g_exec);
-  g_exec = nullptr;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Kokkos cannot be initialised again once finalised, and an application may call PetscInitialize() again after
-   PetscFinalize(): Kokkos, when petsckp started it, is finalised at the exit of the process (registered after the
-   CUDA runtime's own exit handler, so it runs first) */
+   PetscFinalize(): Kokkos, when petsckp started it, is finalised at the exit of the process, before the static objects
+   of the libraries are destroyed. Kokkos::finalize() runs the finalize hooks that libraries registered with Kokkos,
+   and Kokkos Kernels' hooks (its cuBLAS and cuSPARSE handles, used by PETSc's VECKOKKOS and MATAIJKOKKOS) read static
+   holders that are destroyed at exit in the reverse order of their construction: the handler is therefore registered
+   again at each PetscFinalize(), after every such object of the session (exit handlers run last-registered first,
+   all of them before the CUDA runtime's, registered at its first call). */
 static void KokkosFinalizeAtExit(void)
 {
   if (g_we_initialized && Kokkos::is_initialized()) Kokkos::finalize();
   g_we_initialized = PETSC_FALSE;
+}
+
+/* PetscFinalize(): forget the execution space instance, which wraps PETSc's stream, and move the finalisation of
+   Kokkos after the static objects created in this session */
+static PetscErrorCode ExecInstanceRelease(void)
+{
+  PetscFunctionBegin;
+  /* (a Kokkos that PETSc initialised is finalised by PetscFinalize() before this runs: the instance is then left) */
+  if (g_exec && Kokkos::is_initialized()) PetscCallCXX(delete g_exec);
+  g_exec = nullptr;
+  if (g_we_initialized) PetscCheck(std::atexit(KokkosFinalizeAtExit) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "petsckp: cannot register the finalisation of Kokkos at exit");
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Run on PETSc's CUDA stream when PETSc's vectors live on the same device, so that no synchronisation is

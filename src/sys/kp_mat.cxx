@@ -23,6 +23,14 @@ PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatConvertCopy(Mat A, MatType type, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  PetscCall(MatConvert(*B, type, MAT_INPLACE_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The CSR arrays of a sequential AIJ block in our memory space (values only when vals_only).
    Values are read where they live (PETSc's device copy for aijcusparse / aijkokkos: a device-to-device copy).
    Column indices: from PETSc's device CSR when there is one (PETSCKP_HAVE_DEVICE_CSR), converted to our 32-bit indices

@@ -170,7 +170,7 @@ static PetscErrorCode MatConvertOrReference(Mat A, MatType type, Mat *B)
   if (same) {
     PetscCall(PetscObjectReference((PetscObject)A));
     *B = A;
-  } else PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, B));
+  } else PetscCall(MatConvertCopy(A, type, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

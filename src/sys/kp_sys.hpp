@@ -64,6 +64,11 @@ PetscErrorCode DeviceMatCreateFromCsr(MPI_Comm comm, const CsrMatrix &Ad, const 
 PetscErrorCode DeviceMatGetShared(Mat A, PetscKPDeviceMat *dm);
 /* check that a matrix is of a supported AIJ type; err names the caller */
 PetscErrorCode MatCheckAIJ(Mat A, PetscBool *ismpi);
+/* *B = a copy of A converted to `type` (MatDuplicate() and MatConvert(MAT_INPLACE_MATRIX)): PETSc's conversion of an
+   MPIAIJ matrix to MPIAIJKOKKOS with MAT_INITIAL_MATRIX converts the diagonal and off-diagonal blocks of its input
+   instead of those of the new matrix (MatConvert_MPIAIJ_MPIAIJKokkos() up to at least PETSc 3.25), whose blocks are
+   then left without their device data */
+PetscErrorCode MatConvertCopy(Mat A, MatType type, Mat *B);
 
 /* The private data of every solver type is a C++ struct T with default member initialisers (Kokkos views,
    std::vectors and PETSc objects as members), made by TypeDataCreate(&pc->data, &ctx) in the type's Create routine and freed by

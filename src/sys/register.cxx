@@ -106,8 +106,8 @@ PetscErrorCode PetscKPInitializePackage(void)
   library at run time with `-dll_append /path/to/libpetsckp.so` need not call it: PETSc calls
   `PetscDLLibraryRegister_petsckp()`, which calls it.
 
-  Kokkos is initialised at the first use of a petsckp solver, unless it is already initialised (as in PETSc
-  builds with Kokkos), and finalised at the exit of the process when petsckp initialised it, so that an application
+  Kokkos is initialised at the first use of a petsckp solver (here, with a PETSc configured with Kokkos), unless it is
+  already initialised, and finalised at the exit of the process when petsckp initialised it, so that an application
   may call `PetscInitialize()` again after `PetscFinalize()` (the class, events and types are then registered again).
 
 .seealso: `PetscKPInitializePackage()`
@@ -119,6 +119,12 @@ PetscErrorCode PetscKPRegisterAll(void)
   PetscKPTypesRegistered = PETSC_TRUE;
   PetscCall(PetscKPInitializePackage());
   PetscCall(PetscKPRegisterTypes_Private());
+#if defined(PETSC_HAVE_KOKKOS)
+  /* before PETSc's first Kokkos object (a PETSc configured with Kokkos shares it with petsckp: our CMake refuses
+     another one): PETSc finalises a Kokkos it initialised in PetscFinalize(), after which Kokkos cannot start again,
+     so that a new PetscInitialize() could use neither PETSc's nor petsckp's Kokkos objects */
+  PetscCall(petsckp::KokkosInitializeOnce());
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
