@@ -1,6 +1,7 @@
 /* Unit tests of the TAO lbfgsb kernels against plain serial references (sizes 0, 1, 13, 597, 100003), and of the
    solver's public API (setters, getters, their validation, new setups). */
 #include <cfloat>
+#include <algorithm>
 #include <limits>
 #include <petsckp.h>
 #include "kp_test.hpp"
@@ -1399,8 +1400,9 @@ TEST(LbfgsbFused, SubspaceStepStartMatchesSerial)
   }
 }
 
-/* the subspace step with the Cauchy point formed on the fly, against SubspaceStepStart from the stored point (bit for
-   bit) */
+/* the subspace step with the Cauchy point formed on the fly, against SubspaceStepStart from the stored point: the
+   same arithmetic in the same order, equal up to the compiler's contraction of products and sums into fused
+   multiply-adds, which may differ between the two kernels (a few units in the last place of the terms) */
 TEST(LbfgsbFused, SubspaceStepStartGcpMatchesStoredPoint)
 {
   for (Int n : Sizes()) {
@@ -1432,11 +1434,13 @@ TEST(LbfgsbFused, SubspaceStepStartGcpMatchesStoredPoint)
           const auto si    = lb::SubspaceStepStartGcp(l, u, iw, t, cp, x, g, scale, c0, P.table, col, cd, xn, dd, xo, go, kInf, maxstep != 0, 1e10);
           const auto s2    = lb::SubspaceStepStart(l, u, iw, z, x, g, dsub, scale, c0, g, P.table, col, cd, xn2, dd2, xo2, go2, kInf, maxstep != 0, 1e10);
           EXPECT_EQ(si.iword, s2.iword) << "n " << n;
-          EXPECT_EQ(si.dtd, s2.dtd) << "n " << n;
-          EXPECT_EQ(si.gtd, s2.gtd) << "n " << n;
+          EXPECT_LE(std::abs(si.dtd - s2.dtd), 1e-13 * std::max(Real(1), std::abs(s2.dtd))) << "n " << n;
+          EXPECT_LE(std::abs(si.gtd - s2.gtd), 1e-13 * std::max(Real(1), std::abs(s2.gtd))) << "n " << n;
           EXPECT_EQ(si.stpmax, s2.stpmax) << "n " << n;
           auto a1 = ToHost(xn), a2 = ToHost(xn2), b1 = ToHost(dd), b2 = ToHost(dd2), c1 = ToHost(xo), c2 = ToHost(xo2), e1 = ToHost(go), e2 = ToHost(go2);
-          for (Int i = 0; i < n; i++) ASSERT_TRUE(a1[i] == a2[i] && b1[i] == b2[i] && c1[i] == c2[i] && e1[i] == e2[i]) << "n " << n << " i " << i;
+          /* entries formed by cancellation (x + step d near 0) differ by the rounding of their terms, not of their value */
+          auto ulps = [](Real a, Real b) { return std::abs(a - b) <= 8 * std::numeric_limits<Real>::epsilon() * (1 + std::max(std::abs(a), std::abs(b))); };
+          for (Int i = 0; i < n; i++) ASSERT_TRUE(ulps(a1[i], a2[i]) && ulps(b1[i], b2[i]) && ulps(c1[i], c2[i]) && ulps(e1[i], e2[i])) << "n " << n << " i " << i << ": " << a1[i] - a2[i] << " " << b1[i] - b2[i] << " " << c1[i] - c2[i] << " " << e1[i] - e2[i];
           /* the stored-point kernel is checked against a serial reference in SubspaceStepStartMatchesSerial; here a
              spot check of x^c itself: passed variables on their bound */
           auto zh = ToHost(z);

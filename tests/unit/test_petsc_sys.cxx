@@ -109,9 +109,9 @@ TEST_P(PetscSizes, DeviceMatMatchesMatMult)
     KP_OK(PetscKPDeviceMatMult(dm, x, y));
     KP_OK(MatMult(A, x, yref));
     EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14);
-    /* new values, same pattern: picked up automatically */
+    /* new values, same pattern: picked up automatically (no MatShift(): the random pattern misses diagonal entries,
+       which MatShift() would insert, and PETSc reassembles an aijkokkos matrix entry by entry for that) */
     KP_OK(MatScale(A, -3.0));
-    KP_OK(MatShift(A, 2.0));
     KP_OK(PetscKPDeviceMatMult(dm, x, y));
     KP_OK(MatMult(A, x, yref));
     EXPECT_LE(RelErr(VecToStd(y), VecToStd(yref)), 1e-14);
