@@ -28,7 +28,7 @@
 # Writes <prefix>/env.sh (PETSC_DIR, PETSC_ARCH, Kokkos_ROOT (not with --petsc-kokkos), GTest_ROOT, PATH), which later
 # shells source.
 # The Kokkos and PETSc builds run side by side. Kokkos snapshots that predate CUDA 13 are adapted to its runtime API
-# (cudaMemPrefetchAsync takes a cudaMemLocation, cudaGraphAddDependencies edge data) and nvcc_wrapper's default architecture is set to the GPU's.
+# (cudaMemPrefetchAsync and cudaMemAdvise take a cudaMemLocation, cudaGraphAddDependencies edge data) and nvcc_wrapper's default architecture is set to the GPU's.
 set -euo pipefail
 
 usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
@@ -129,6 +129,10 @@ if [ "$PETSC_KOKKOS" = 1 ]; then
   kkv=$(sed -n 's/^ *set(KokkosKernels_VERSION_\(MAJOR\|MINOR\) \([0-9]*\)).*/\2/Ip' "$PREFIX/kokkos-kernels-src/CMakeLists.txt" | head -2 | paste -sd.)
   [ -z "$kv" ] || [ -z "$kkv" ] || [ "$kv" = "$kkv" ] ||
     die "Kokkos $kv and Kokkos Kernels $kkv differ: give Kokkos Kernels of the same major.minor version as Kokkos"
+  # a development snapshot (patch version 99) of Kokkos: PETSc's Kokkos types gave wrong results and illegal addresses
+  # with the June 2025 one (4.6.99, midway through Kokkos 5's new View), where the released 4.6.01 worked
+  kp=$(sed -n 's/^ *set(Kokkos_VERSION_PATCH \([0-9]*\)).*/\1/Ip' "$PREFIX/kokkos-src/CMakeLists.txt" | head -1)
+  [ "$kp" != 99 ] || echo "build-gpu-stack: WARNING: Kokkos $kv.$kp is a development snapshot; PETSc's Kokkos types may not work with it: prefer a released Kokkos and Kokkos Kernels pair (e.g. the tags 4.6.01 and 4.6.02)"
 else
   source_tree "$KOKKOS_SRC" kokkos-src
 fi
@@ -140,23 +144,37 @@ fi
 [ -f "$PREFIX/kokkos-src/core/src/Kokkos_Core.hpp" ] || die "$KOKKOS_SRC is not a Kokkos source tree (no core/src/Kokkos_Core.hpp)"
 
 # Kokkos snapshots older than its CUDA 13 support: the runtime's cudaMemPrefetchAsync takes a cudaMemLocation and
-# flags, cudaGraphAddDependencies an edge-data array; nvcc_wrapper's default architecture (used for every nvcc call) is the GPU's
+# flags, cudaMemAdvise a cudaMemLocation, cudaGraphAddDependencies an edge-data array; nvcc_wrapper's default architecture (used for every nvcc call) is the GPU's
 KS="$PREFIX/kokkos-src"
 if ! grep -q "CUDART_VERSION >= 13000" "$KS/core/src/Cuda/Kokkos_Cuda_Instance.hpp"; then
   python3 - "$KS/core/src/Cuda/Kokkos_Cuda_Instance.hpp" << 'EOF'
 import sys
 p = sys.argv[1]
 s = open(p).read()
-old = "    return cudaMemPrefetchAsync(devPtr, count, dstDevice, m_stream);\n"
+import re
+# "return cudaMemPrefetchAsync(devPtr, count, dstDevice, <stream>);", on one line or two (Kokkos 4.6.01)
+m = re.search(r"( *)return cudaMemPrefetchAsync\(devPtr, count, dstDevice,\s*([^;]*)\);\n", s)
+if m:
+    ind, stream = m.group(1), m.group(2).strip()
+    new = ("#if CUDART_VERSION >= 13000\n"
+           + ind + "cudaMemLocation loc;\n"
+           + ind + "loc.type = cudaMemLocationTypeDevice;\n"
+           + ind + "loc.id   = dstDevice;\n"
+           + ind + "return cudaMemPrefetchAsync(devPtr, count, loc, 0, " + stream + ");\n"
+           "#else\n" + m.group(0) + "#endif\n")
+    s = s[:m.start()] + new + s[m.end():]
+    print("build-gpu-stack: Kokkos adapted to the CUDA 13 cudaMemPrefetchAsync")
+# "return cudaMemAdvise(devPtr, count, advice, device);" (Kokkos 4.6.01): the device is a cudaMemLocation
+old = "    return cudaMemAdvise(devPtr, count, advice, device);\n"
 new = ("#if CUDART_VERSION >= 13000\n"
        "    cudaMemLocation loc;\n"
-       "    loc.type = cudaMemLocationTypeDevice;\n"
-       "    loc.id   = dstDevice;\n"
-       "    return cudaMemPrefetchAsync(devPtr, count, loc, 0, m_stream);\n"
+       "    loc.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;\n"
+       "    loc.id   = device;\n"
+       "    return cudaMemAdvise(devPtr, count, advice, loc);\n"
        "#else\n" + old + "#endif\n")
 if old in s:
     s = s.replace(old, new)
-    print("build-gpu-stack: Kokkos adapted to the CUDA 13 cudaMemPrefetchAsync")
+    print("build-gpu-stack: Kokkos adapted to the CUDA 13 cudaMemAdvise")
 old = "    return cudaGraphAddDependencies(graph, from, to, numDependencies);\n"
 new = ("#if CUDART_VERSION >= 13000\n"
        "    return cudaGraphAddDependencies(graph, from, to, nullptr, numDependencies);\n"
@@ -238,6 +256,24 @@ export PATH="$KOKKOS_ROOT/bin:\$PATH" LD_LIBRARY_PATH="$PREFIX/petsc/$PETSC_ARCH
 EOF
 fi
 echo "build-gpu-stack: wrote $PREFIX/env.sh"
+
+# PETSc's GPU types against its host types (tools/check-petsc-gpu-types.c), at 1 and 2 processes: petsckp's solvers
+# cannot work on a PETSc whose GPU vector and matrix operations are wrong, and this tells such a PETSc apart
+if [ "$PETSC_KOKKOS" = 1 ]; then CHECKTYPES="-check_vec_type kokkos -check_mat_type aijkokkos"; else CHECKTYPES="-check_vec_type cuda -check_mat_type aijcusparse"; fi
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+CHECK="$PREFIX/check-petsc-gpu-types"
+PLIB="$PREFIX/petsc/$PETSC_ARCH/lib"
+if mpicc -O2 -I"$HERE/include" -I"$PREFIX/petsc/include" -I"$PREFIX/petsc/$PETSC_ARCH/include" -o "$CHECK" "$HERE/tools/check-petsc-gpu-types.c" \
+  -L"$PLIB" -Wl,-rpath,"$PLIB" -lpetsc -lm > "$LOG/check-petsc-gpu-types.log" 2>&1 &&
+  (for np in 1 2; do mpiexec -n $np "$CHECK" $CHECKTYPES -use_gpu_aware_mpi 0 || exit 1; done) >> "$LOG/check-petsc-gpu-types.log" 2>&1; then
+  echo "build-gpu-stack: PETSc's GPU types ($CHECKTYPES) agree with its host types at 1 and 2 processes"
+else
+  tail -40 "$LOG/check-petsc-gpu-types.log"
+  echo "build-gpu-stack: WARNING: this PETSc's GPU types ($CHECKTYPES) give wrong results or fail in PETSc's own operations (above;"
+  echo "  $LOG/check-petsc-gpu-types.log). petsckp's solvers cannot work with what fails there on this PETSc. With --petsc-kokkos,"
+  echo "  build with released Kokkos and Kokkos Kernels of the same version (e.g. the tags 4.6.01 and 4.6.02): PETSc's own vector"
+  echo "  operations, ghost updates and products failed with development snapshots (Kokkos 4.6.99 of June 2025)."
+fi
 
 if [ "$PETSCKP" = 1 ]; then
   unset Kokkos_ROOT
