@@ -2,8 +2,8 @@ static const char help[] = "Checks a PETSc build's GPU vector and matrix types a
 petsckp reads and writes PETSc's GPU Vecs and Mats in place and leaves the operations between them to PETSc; when a PETSc\n\
 build's GPU backend is wrong (e.g. built against Kokkos and Kokkos Kernels versions that do not work together), petsckp's\n\
 solvers fail with it. This program tells the two apart.\n\
-  -check_vec_type <type>  the GPU vector type, e.g. kokkos or cuda (default: the -vec_type option, else standard)\n\
-  -check_mat_type <type>  the GPU matrix type, e.g. aijkokkos or aijcusparse (default: the -mat_type option, else aij)\n\
+  -check_vec_type <type>  the GPU vector type, e.g. kokkos or cuda (default: the -vec_type option)\n\
+  -check_mat_type <type>  the GPU matrix type, e.g. aijkokkos or aijcusparse (default: the -mat_type option)\n\
   -n <n>                  the grid is n x (n - 2), n odd (default 61)\n\
 Exit status 0 when every operation agrees with the host types to 1e-10 (relative), known PETSc defects that petsckp\n\
 avoids (reported) apart.\n";
@@ -207,7 +207,7 @@ static PetscErrorCode CheckConvertInitial(Report *r, Mat A, Mat Ph, MatType gmty
   PetscCall(MatDuplicate(Ph, MAT_COPY_VALUES, &Pin));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatConvert(Pin, gmtype, MAT_INITIAL_MATRIX, &P);
-  if (!ierr) ierr = MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP);
+  if (!ierr) ierr = MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &AP);
   PetscCall(PetscPopErrorHandler());
   if (!ierr) PetscCall(MatRelDiff(AP, APref, &err));
   PetscCall(RecordAs(r, "MatConvert (MAT_INITIAL_MATRIX), MatMatMult", err, PETSC_TRUE));
@@ -218,7 +218,7 @@ static PetscErrorCode CheckConvertInitial(Report *r, Mat A, Mat Ph, MatType gmty
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJ, &seqblocks));
   }
   PetscCall(RecordAs(r, "MatConvert (MAT_INITIAL_MATRIX) leaves its input", seqblocks ? 0.0 : PETSC_INFINITY, PETSC_TRUE));
-  if (!ierr) {
+  if (!ierr) { /* after an error, the matrices PETSc left are not destroyed: that may fail too */
     PetscCall(MatDestroy(&AP));
     PetscCall(MatDestroy(&P));
   }
@@ -319,6 +319,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-check_mat_type", mtype, sizeof(mtype), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCheck(n >= 7 && n % 2 == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT ": give an odd n >= 7", n);
+  {
+    PetscBool hostv, hostm;
+    PetscCall(PetscStrcmp(vtype, VECSTANDARD, &hostv));
+    PetscCall(PetscStrcmp(mtype, MATAIJ, &hostm));
+    PetscCheck(!hostv || !hostm, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Nothing to check: give the GPU types with -check_vec_type (e.g. kokkos, cuda) and -check_mat_type (aijkokkos, aijcusparse)");
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PETSc's %s and %s against %s and %s (%d processes, grid %" PetscInt_FMT " x %" PetscInt_FMT "):\n", vtype, mtype, VECSTANDARD, MATAIJ, size, n, n - 2));
   PetscCall(CheckVecOps(&r, vtype, n * (n - 2)));
   PetscCall(CheckDMAndMat(&r, vtype, mtype, n));

@@ -71,6 +71,20 @@ static PetscErrorCode SetExecInstance(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+bool KokkosDevicePresent()
+{
+#if defined(KOKKOS_ENABLE_CUDA)
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError(); /* clear the error state of the runtime */
+    return false;
+  }
+  return n > 0;
+#else
+  return true;
+#endif
+}
+
 PetscErrorCode KokkosInitializeOnce()
 {
   PetscFunctionBegin;

@@ -42,6 +42,8 @@ ExecSpace exec();
 
 /* Kokkos initialisation on first use (no-op when someone, e.g. PETSc, already initialised it) */
 PetscErrorCode KokkosInitializeOnce();
+/* whether the device of Kokkos' default execution space is there (always true for a host backend) */
+bool KokkosDevicePresent();
 
 /* A Kokkos profiling region for the lifetime of the object (a solver's setup or application): Kokkos Tools (e.g.
    bench/kernel_timer.cxx) group the kernels launched inside by its name */

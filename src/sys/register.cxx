@@ -122,8 +122,9 @@ PetscErrorCode PetscKPRegisterAll(void)
 #if defined(PETSC_HAVE_KOKKOS)
   /* before PETSc's first Kokkos object (a PETSc configured with Kokkos shares it with petsckp: our CMake refuses
      another one): PETSc finalises a Kokkos it initialised in PetscFinalize(), after which Kokkos cannot start again,
-     so that a new PetscInitialize() could use neither PETSc's nor petsckp's Kokkos objects */
-  PetscCall(petsckp::KokkosInitializeOnce());
+     so that a new PetscInitialize() could use neither PETSc's nor petsckp's Kokkos objects. Only where Kokkos' device
+     is present: an application that loads petsckp on a node without a GPU still runs until it uses a GPU object. */
+  if (petsckp::KokkosDevicePresent()) PetscCall(petsckp::KokkosInitializeOnce());
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

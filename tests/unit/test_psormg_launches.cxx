@@ -116,7 +116,7 @@ struct Hemisphere {
       KP_OK(DMSetMatType(da, MATAIJCUSPARSE));
     }
 #endif
-    KP_OK(DMSetFromOptions(da)); /* -dm_vec_type, -dm_mat_type: the vectors of the operator's type (-mat_type) */
+    KP_OK(DMSetFromOptions(da)); /* -dm_vec_type, -dm_mat_type (the tests give them with -vec_type, -mat_type) */
     KP_OK(DMSetUp(da));
     KP_OK(DMCreateMatrix(da, &A));
     KP_OK(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
