@@ -64,6 +64,17 @@ static PetscErrorCode VecRelDiff(Vec a, Vec b, PetscReal *err)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Record() of the difference between the GPU-type result a and the host-type result b */
+static PetscErrorCode RecordVecs(Report *r, const char what[], Vec a, Vec b)
+{
+  PetscReal err;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecRelDiff(a, b, &err));
+  PetscCall(Record(r, what, err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscReal ScalarRelDiff(PetscScalar a, PetscScalar b)
 {
   return PetscAbsScalar(a - b) / PetscMax(PetscAbsScalar(b), PETSC_SMALL);
@@ -139,12 +150,9 @@ static PetscErrorCode CheckVecOps(Report *r, VecType gtype, PetscInt n)
     PetscCall(VecMDot(z[k], 3, m[k], md[k]));
     for (PetscInt j = 0; j < 3; j++) PetscCall(VecNorm(z[k], nt[j], &nrm[k][j]));
   }
-  PetscCall(VecRelDiff(y[1], y[0], &err));
-  PetscCall(Record(r, "VecAXPY", err));
-  PetscCall(VecRelDiff(z[1], z[0], &err));
-  PetscCall(Record(r, "VecWAXPY, VecAXPBY, VecAXPBYPCZ, VecMAXPY", err));
-  PetscCall(VecRelDiff(w[1], w[0], &err));
-  PetscCall(Record(r, "VecPointwiseMult, VecScale", err));
+  PetscCall(RecordVecs(r, "VecAXPY", y[1], y[0]));
+  PetscCall(RecordVecs(r, "VecWAXPY, VecAXPBY, VecAXPBYPCZ, VecMAXPY", z[1], z[0]));
+  PetscCall(RecordVecs(r, "VecPointwiseMult, VecScale", w[1], w[0]));
   PetscCall(Record(r, "VecDot", ScalarRelDiff(d[1], d[0])));
   PetscCall(Record(r, "VecTDot", ScalarRelDiff(t[1], t[0])));
   err = 0;
@@ -273,14 +281,10 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
     PetscCall(MatMatMult(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &AP[k]));
     PetscCall(MatPtAP(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &PtAP[k]));
   }
-  PetscCall(VecRelDiff(l[1], l[0], &err));
-  PetscCall(Record(r, "DMGlobalToLocal (2D DMDA, box stencil)", err));
-  PetscCall(VecRelDiff(yv[1], yv[0], &err));
-  PetscCall(Record(r, "MatMult", err));
-  PetscCall(VecRelDiff(b[1], b[0], &err));
-  PetscCall(Record(r, "DMLocalToGlobal (ADD_VALUES)", err));
-  PetscCall(VecRelDiff(c[1], c[0], &err));
-  PetscCall(Record(r, "MatMultTransposeAdd", err));
+  PetscCall(RecordVecs(r, "DMGlobalToLocal (2D DMDA, box stencil)", l[1], l[0]));
+  PetscCall(RecordVecs(r, "MatMult", yv[1], yv[0]));
+  PetscCall(RecordVecs(r, "DMLocalToGlobal (ADD_VALUES)", b[1], b[0]));
+  PetscCall(RecordVecs(r, "MatMultTransposeAdd", c[1], c[0]));
   PetscCall(MatRelDiff(AP[1], AP[0], &err));
   PetscCall(Record(r, "MatMatMult (A P)", err));
   PetscCall(MatRelDiff(PtAP[1], PtAP[0], &err));
