@@ -21,11 +21,16 @@
    writes of the data, stored solutions and work vectors once), its bandwidth and its fraction of the measured
    device-to-device copy bandwidth, and which level kernels ran (pscr::LevelPath).
    cuFFT: forward D2Z, division by the eigenvalues of the periodic Laplacian, inverse Z2D (min and median).
+
+   -summary pscr|cufft also prints one line 'SUMMARY setup_s=.. solve_s=.. total_s=.. relres=..' for PSCR (setup: the
+   host eigen setup; solve: the fastest application) or for the cuFFT solve (setup: the two plans; solve: the fastest
+   solve), which bench/run_all.py reads.
 */
 #include <petscsys.h>
 #include <petsckp.h>
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 #include "kp_kokkos.hpp"
@@ -155,7 +160,7 @@ static pscr::Factor Make1D(Int n, bool random, bool lumped, bool consistent, uns
 
 #if defined(PETSCKP_BENCH_CUFFT)
 /* periodic Poisson -lap u = f on m^dim points (zero-mean f): D2Z, divide by the eigenvalues, Z2D; returns the times */
-static void CufftPoisson(Int dim, Int m, Int reps, double &tmin, double &tmed, std::string &err)
+static void CufftPoisson(Int dim, Int m, Int reps, double &tplan, double &tmin, double &tmed, std::string &err)
 {
   const Int      N = dim == 2 ? m * m : m * m * m, Nc = (dim == 2 ? m : m * m) * (m / 2 + 1);
   View<double>   x("fft x", N);
@@ -164,13 +169,15 @@ static void CufftPoisson(Int dim, Int m, Int reps, double &tmin, double &tmed, s
   std::vector<double> t;
   Kokkos::parallel_for(
     "bench::FftInit", range(N), KOKKOS_LAMBDA(Int p) { x(p) = (double)((p * 2654435761u) % 1000) / 1000.0 - 0.5; });
-  int nn[3] = {(int)m, (int)m, (int)m};
+  int          nn[3] = {(int)m, (int)m, (int)m};
+  const double tp0   = Now();
   if (cufftPlanMany(&pf, (int)dim, nn, NULL, 1, 0, NULL, 1, 0, CUFFT_D2Z, 1) != CUFFT_SUCCESS || cufftPlanMany(&pb, (int)dim, nn, NULL, 1, 0, NULL, 1, 0, CUFFT_Z2D, 1) != CUFFT_SUCCESS) {
     err = "cufftPlanMany failed";
     return;
   }
   cufftSetStream(pf, exec().cuda_stream());
   cufftSetStream(pb, exec().cuda_stream());
+  tplan          = Now() - tp0;
   const Int    mh = m / 2 + 1;
   const double pi = 3.14159265358979323846;
   for (Int r = 0; r <= reps; r++) {
@@ -199,7 +206,7 @@ static void CufftPoisson(Int dim, Int m, Int reps, double &tmin, double &tmed, s
 int main(int argc, char **argv)
 {
   PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1, team = 1, team_rows = 0, team_modes = 0, tridiag_rows = -1;
-  char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto", rhs[32] = "sawtooth";
+  char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto", rhs[32] = "sawtooth", summary[32] = "";
   PetscBool flg;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -219,6 +226,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_rows", &team_rows, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_modes", &team_modes, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-tridiag_rows", &tridiag_rows, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-summary", summary, sizeof(summary), NULL));
+  PetscCheck(!summary[0] || !strcmp(summary, "pscr") || !strcmp(summary, "cufft"), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-summary %s: use pscr or cufft", summary);
   if (fftn < 0) fftn = ((n + 1) & n) == 0 ? n + 1 : n;
   reps = std::max<PetscInt>(reps, 1); /* the first application (workspace allocation) is not timed */
   {
@@ -272,11 +281,11 @@ int main(int argc, char **argv)
     const double tmin = *std::min_element(t.begin(), t.end()), tmed = Median(t);
     const double bytes = pscr::ModelBytes(S), bw = bytes / tmin;
     char         line[2048];
-    double       fmin = 0, fmed = 0;
+    double       fplan = 0, fmin = 0, fmed = 0;
     std::string  ferr = "not built with cuFFT";
 #if defined(PETSCKP_BENCH_CUFFT)
     ferr = "";
-    CufftPoisson(dim, fftn, reps, fmin, fmed, ferr);
+    CufftPoisson(dim, fftn, reps, fplan, fmin, fmed, ferr);
 #endif
     std::string problem = smesh + (smass.empty() ? "" : ", " + smass + " M");
     if (rnd) problem += ", random f";
@@ -289,6 +298,11 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(line, sizeof(line), "| %" PetscInt_FMT "D | %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %s | %.3f | %.3f | %.3f | %.1e / %.1e | %.0f | %.2f | %.0f | %.0f | %.2f | %s | %s | %s |\n", dim, n, q, S.plan[0].k, problem.c_str(), tsu, 1e3 * tmin, 1e3 * tmed, res, bwd, N / tmin / 1e6, bytes / 1e9, bw / 1e9, bwcopy / 1e9, bw / bwcopy, fft.c_str(), ferr.empty() ? std::to_string(tmin / fmin).substr(0, 5).c_str() : "-", pscr::LevelPath(S).c_str()));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", line));
     if (nf) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "WARNING: %" PetscInt_FMT " failed shifted solves\n", nf));
+    if (!strcmp(summary, "pscr")) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SUMMARY setup_s=%.6g solve_s=%.6g total_s=%.6g relres=%.3g reason=%s\n", tsu, tmin, tsu + tmin, res, nf ? "DIVERGED_SHIFTED_SOLVE" : "CONVERGED"));
+    if (!strcmp(summary, "cufft")) {
+      PetscCheck(ferr.empty(), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-summary cufft: %s", ferr.c_str());
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SUMMARY setup_s=%.6g solve_s=%.6g total_s=%.6g grid=%" PetscInt_FMT "\n", fplan, fmin, fplan + fmin, fftn));
+    }
     if (out[0]) {
       FILE *fp;
       PetscCall(PetscFOpen(PETSC_COMM_WORLD, out, "a", &fp));

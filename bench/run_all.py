@@ -12,7 +12,7 @@ Parts (each fits one 10-minute device call on one H100 at the default sizes; run
           against the published times of Klement and Oberhuber (bench/run_psormg.sh, run_segmentation.sh)
   lbfgsb  TAO lbfgsb on MINPACK-2 dsscfg/ssc and the CVT energy against TAO BLMVM and BQNLS (bench/run_lbfgsb.sh)
   uaamg   PCUAAMG + FCG on 3D/2D Poisson against GAMG (unsmoothed and smoothed aggregation) and hypre BoomerAMG
-  pscr    PCPSCR (direct) on 2D/3D Poisson against a cuFFT Poisson solve (bench/bench_cufft) and CG + GAMG
+  pscr    PCPSCR (direct) on 2D/3D Poisson against a cuFFT Poisson solve (bench/bench_pscr -summary) and CG + GAMG
   main    the main job: one problem per solver next to PETSc's built-ins (the README's table; bench/main_job.sh)
 
 Every row runs under a time limit (a killed row is recorded with status "timeout"); a part stops starting rows
@@ -132,7 +132,7 @@ def parse_ex9(text, rec):
 
 
 def parse_summary(text, rec):
-    """examples/minpack2 -summary (and any program printing 'SUMMARY key=value ...', e.g. bench_cufft)"""
+    """examples/minpack2 -summary (and any program printing 'SUMMARY key=value ...', e.g. bench_pscr -summary)"""
     m = re.findall(r'^SUMMARY (.*)$', text, re.M)
     if not m:
         return False
@@ -143,6 +143,8 @@ def parse_summary(text, rec):
     rec['total_s'] = fnum(d.get('total_s')) or (rec['solve_s'] + (rec['setup_s'] or 0) if rec['solve_s'] is not None else None)
     if 'pginf' in d:
         rec.update(residual=fnum(d['pginf']), residual_kind='pg_inf = max norm of P(x - g) - x')
+    if 'relres' in d:
+        rec.update(residual=fnum(d['relres']), residual_kind='relative residual')
     for k in ('f', 'fg', 'fg_s', 'solver_ms_per_it'):
         if k in d:
             rec['extra'][k] = fnum(d[k])
@@ -333,16 +335,21 @@ def rows_uaamg(t):
 
 
 def rows_pscr(t):
-    """Hook: PCPSCR as a direct solver (preonly) on the Poisson example, against a periodic cuFFT Poisson solve of the
-    same size (bench/bench_cufft -dim D -n N, expected to print 'SUMMARY setup_s=... solve_s=... total_s=...') and
-    CG + GAMG (up to the 'gamg' sizes)."""
+    """PCPSCR as a direct solver (preonly) on the Poisson example (time to solution through PETSc), the PSCR kernels
+    alone next to a periodic cuFFT Poisson solve of the same grid in the same process (bench/bench_pscr -summary
+    pscr|cufft: n + 1 points per direction, a power of two), and CG + GAMG (up to the 'gamg' sizes)."""
     R = []
     cases = {'toy': [(2, 63), (3, 15)], 'cpu': [(2, 511), (3, 63)], 'gpu': [(2, 4095), (2, 8191), (3, 255), (3, 511)]}[t]
-    gamg_max = {'toy': 10 ** 9, 'cpu': 10 ** 9, 'gpu': 20 * 10 ** 6}[t]
+    gamg_max = {'toy': 10 ** 9, 'cpu': 10 ** 9, 'gpu': 140 * 10 ** 6}[t]
     for dim, n in cases:
+        prob, sz = 'Poisson 3D, 7-point' if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim)
+        bench = ['-dim', str(dim), '-n', str(n), '-reps', '10']
         R.append(poisson('pscr', dim, n, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 150, requires=[('pc', 'pscr')]))
-        R.append(row('pscr', 'Poisson %dD, 7-point' % dim if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim), n ** dim,
-                     'cuFFT periodic Poisson (bench_cufft)', 'anchor', 'bench/bench_cufft', ['-dim', str(dim), '-n', str(n + 1)], 'summary', 60))
+        R.append(row('pscr', prob, sz, n ** dim, 'PSCR kernels, one application (bench_pscr)', 'ours', 'bench/bench_pscr',
+                     bench + ['-summary', 'pscr'], 'summary', 120))
+        if t == 'gpu':  # bench_pscr has cuFFT only in a CUDA build
+            R.append(row('pscr', prob, sz, n ** dim, 'cuFFT periodic Poisson, %d^%d (bench_pscr)' % (n + 1, dim), 'anchor',
+                         'bench/bench_pscr', bench + ['-summary', 'cufft'], 'summary', 120))
         if n ** dim <= gamg_max:
             R.append(poisson('pscr', dim, n, 'PETSc CG + GAMG', 'anchor', ['-ksp_type', 'cg', '-pc_type', 'gamg'], 150, builtin=True))
     return R
