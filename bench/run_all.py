@@ -424,7 +424,8 @@ def environment(build, cpu):
                                  sh("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1 | cut -d' ' -f3")),
          'driver': '' if cpu else sh('nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1'),
          'compiler': c.get('CMAKE_CXX_COMPILER', ''), 'build_type': c.get('CMAKE_BUILD_TYPE', ''),
-         'git': sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)),
+         # a copy of the tree without .git (a device machine) names its commit in PETSCKP_GIT_COMMIT
+         'git': sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)) or os.environ.get('PETSCKP_GIT_COMMIT', ''),
          'git_dirty': bool(sh('git -C %s status --porcelain --untracked-files=no' % shlex.quote(SRC)))}
     return dev, v, sh('hostname')
 
