@@ -482,6 +482,9 @@ def main():
     ap.add_argument('--part-budget', type=float, help='seconds per part for starting rows (default: per part, 300-420)')
     ap.add_argument('--timeout-scale', type=float, default=1.0, help='multiplies every row time limit')
     ap.add_argument('--list', action='store_true', help='print the rows and exit')
+    ap.add_argument('--resume', nargs='+', metavar='JSONL', default=[],
+                    help='raw results of an earlier run (another device call): rows recorded there with any status but '
+                         '"skipped" are not run again (report.py takes the newest record of each row from all files)')
     ap.add_argument('parts', nargs='*', help='parts to run (default: all): ' + ' '.join(PARTS))
     a = ap.parse_args()
     parts = a.parts or list(PARTS)
@@ -502,6 +505,18 @@ def main():
     device, versions, host = environment(build, a.cpu)
     raw = os.path.join(a.out, 'results.jsonl')
     counts = {}
+    # rows an earlier run recorded, and the time limits rows hit there: (part, solver) -> [(unknowns, limit s, size)]
+    earlier, timed_out = set(), {}
+    for f in a.resume:
+        for l in open(f):
+            if l.strip():
+                r = json.loads(l)
+                if r.get('types') != tname or r.get('tier') != tier:
+                    continue
+                if r.get('status') != 'skipped':
+                    earlier.add((r['part'], r['problem'], r['size'], r['solver']))
+                if r.get('status') == 'timeout':
+                    timed_out.setdefault((r['part'], r['solver']), []).append((r['unknowns'], r['timeout_s'], r['size']))
     with open(raw, 'a') as out:
         for p in parts:
             start, budget = time.time(), a.part_budget or BUDGET[p]
@@ -509,6 +524,9 @@ def main():
             done = {}
             print('run_all: part %s, %d rows, budget %.0f s, %s, types %s' % (p, len(rows), budget, device, tname or 'host'), flush=True)
             for i, r in enumerate(rows):
+                if (p, r['problem'], r['size'], r['solver']) in earlier:
+                    print('  %-9s %-38s %-10s %s' % ('earlier', r['problem'][:38], r['size'], r['solver'][:45]), flush=True)
+                    continue
                 rec = {k: r[k] for k in ('part', 'problem', 'size', 'unknowns', 'solver', 'role', 'builtin', 'model_bytes', 'extra')}
                 rec.update(id='%s-%02d' % (p, i), build=build, device=device, host=host, types=tname, tier=tier, versions=versions,
                            date=datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'), ranks=1,
@@ -526,7 +544,11 @@ def main():
                         why = '%s was not built in %s' % (r['exe'], build)
                     elif time.time() - start > budget:
                         why = 'budget of part %s (%.0f s) spent' % (p, budget)
-                    else:
+                    else:  # a row that hit its time limit at this size or a smaller one is not run again larger
+                        hit = [t for t in timed_out.get((p, r['solver']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
+                        if hit:
+                            why = 'timed out at %s (%.0f s limit), not run at this size' % (hit[0][2], hit[0][1])
+                    if not why:
                         for kind, name in r['requires']:
                             why = why or registered(build, r['exe'], r['probe'], kind, name, types)
                     if why:
@@ -546,6 +568,7 @@ def main():
                             rec['reason'] = 'could not parse the output: %s' % e
                         if rc == 124:
                             rec.update(status='timeout', reason='killed at the %.0f s limit' % tmo)
+                            timed_out.setdefault((p, r['solver']), []).append((r['unknowns'], tmo, r['size']))
                         elif rc != 0:
                             rec.update(status='failed', reason='rc %d: %s' % (rc, firsterr(text)))
                         elif rec['total_s'] is None and rec['solve_s'] is None:

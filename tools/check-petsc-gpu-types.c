@@ -237,7 +237,7 @@ static PetscErrorCode CheckConvertInitial(Report *r, Mat A, Mat Ph, MatType gmty
 static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, PetscInt n)
 {
   DM        da[2], dc;
-  Vec       g[2], l[2], b[2], c[2], yv[2];
+  Vec       g[2], l[2], b[2], c[2], d[2], yv[2];
   Mat       A[2], P[2], AP[2], PtAP[2], Ph;
   PetscReal err;
 
@@ -260,6 +260,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
     PetscCall(DMCreateLocalVector(da[k], &l[k]));
     PetscCall(VecDuplicate(g[k], &b[k]));
     PetscCall(VecDuplicate(g[k], &c[k]));
+    PetscCall(VecDuplicate(g[k], &d[k]));
     PetscCall(VecDuplicate(g[k], &yv[k]));
     PetscCall(VecFill(g[k], 0.013, 1.0));
     PetscCall(DMGlobalToLocalBegin(da[k], g[k], INSERT_VALUES, l[k]));
@@ -270,6 +271,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
     PetscCall(DMCreateMatrix(da[k], &A[k]));
     PetscCall(FillOperator(da[k], A[k]));
     PetscCall(MatMult(A[k], g[k], yv[k]));
+    PetscCall(MatMultTranspose(A[k], yv[k], d[k]));
     PetscCall(MatMultTransposeAdd(A[k], yv[k], g[k], c[k]));
     if (k == 0) PetscCall(PetscObjectReference((PetscObject)Ph));
     if (k == 0) P[k] = Ph;
@@ -284,6 +286,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
   PetscCall(RecordVecs(r, "DMGlobalToLocal (2D DMDA, box stencil)", l[1], l[0]));
   PetscCall(RecordVecs(r, "MatMult", yv[1], yv[0]));
   PetscCall(RecordVecs(r, "DMLocalToGlobal (ADD_VALUES)", b[1], b[0]));
+  PetscCall(RecordVecs(r, "MatMultTranspose", d[1], d[0]));
   PetscCall(RecordVecs(r, "MatMultTransposeAdd", c[1], c[0]));
   PetscCall(MatRelDiff(AP[1], AP[0], &err));
   PetscCall(Record(r, "MatMatMult (A P)", err));
@@ -295,6 +298,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
     PetscCall(VecDestroy(&l[k]));
     PetscCall(VecDestroy(&b[k]));
     PetscCall(VecDestroy(&c[k]));
+    PetscCall(VecDestroy(&d[k]));
     PetscCall(VecDestroy(&yv[k]));
     PetscCall(MatDestroy(&A[k]));
     PetscCall(MatDestroy(&P[k]));
