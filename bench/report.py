@@ -122,6 +122,24 @@ def best(rows, role):
     return min(c, key=lambda r: r['total_s']) if c else None
 
 
+def commits(rows):
+    """the petsckp commits of a set of rows (several device calls may have run different commits)"""
+    c = sorted({(r.get('versions') or {}).get('git') or '?' for r in rows})
+    dirty = any((r.get('versions') or {}).get('git_dirty') for r in rows)
+    return ', '.join(c) + (' (modified)' if dirty else '')
+
+
+def setup_note(rows):
+    """rows timed by -log_view whose KSPSetUp a GPU build prints as n/a"""
+    n = [r for r in rows if r.get('status') == 'ok' and r.get('solve_s') is not None and r.get('setup_s') is None
+         and (r.get('timing') or '').startswith('-log_view KSPSetUp')]
+    if not n:
+        return ''
+    return (' Setup not recorded in %d rows timed by -log_view (a GPU build prints n/a for KSPSetUp, which does not wait'
+            ' for the device), so they have no time to solution; the Poisson rows now use the example\'s'
+            ' device-synchronised -print_times.' % len(n))
+
+
 def commands_block(rows, out):
     cmds = [r for r in rows if r.get('command')]
     if not cmds:
@@ -158,11 +176,16 @@ def main_table(recs, out, title_level='##'):
         for p in order:
             g = [r for r in rows if (r['problem'], r['size']) == p]
             ref = next((r for r in g if r.get('builtin') and ok(r)), None)
+            slow = next((r for r in g if r.get('builtin') and r.get('status') == 'timeout'), None)
             first = True
             for r in sorted(g, key=lambda r: (r.get('role') != 'ours', r.get('status') != 'ok')):
                 sp = '-'
                 if ref is not None and ok(r) and r['total_s'] > 0:
                     sp = '**1 (built-in)**' if r is ref else '%.3gx' % (ref['total_s'] / r['total_s'])
+                elif slow is not None and ok(r) and r['total_s'] > 0:  # the built-in hit its time limit
+                    sp = '> %.3gx' % (slow['timeout_s'] / r['total_s'])
+                elif r is slow:
+                    sp = 'built-in'
                 name = ('**%s**' % esc(r['solver'])) if r.get('role') == 'ours' else esc(r['solver'])
                 if r.get('status') not in ('ok', 'published'):
                     its = setup = solve = '-'
@@ -173,10 +196,10 @@ def main_table(recs, out, title_level='##'):
                 first = False
         v = rows[0].get('versions', {})
         out.append('')
-        out.append('Device %s; PETSc %s, Kokkos %s%s, petsckp %s%s. Times in seconds (setup + solve = time to solution;'
-                   ' where the program reports no setup, the time to solution is its solve). Bold: petsckp solvers.' % (
+        out.append('Device %s; PETSc %s, Kokkos %s%s, petsckp %s. Times in seconds (setup + solve = time to solution;'
+                   ' where the program reports no setup, the time to solution is its solve). Bold: petsckp solvers.%s' % (
                        rows[0].get('device'), v.get('petsc') or '?', v.get('kokkos') or '?',
-                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', v.get('git') or '?', ' (modified)' if v.get('git_dirty') else ''))
+                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', commits(rows), setup_note(rows)))
         commands_block(rows, out)
         out.append('')
 
@@ -235,10 +258,10 @@ def part_section(recs, part, out, plots, outdir, bwo):
         out.append('Bold: petsckp. Anchor / ours = time to solution of the best anchor over ours (> 1: ours is faster).'
                    + (' Model = bytes per unknown and iteration x unknowns / %.0f GB/s (%s); in brackets measured / model.' % (bw, bwsrc)
                       if bw and any(r.get('model_bytes') for r in rows_m) else '')
-                   + (' Residual: %s.' % '; '.join(kinds) if kinds else ''))
+                   + (' Residual: %s.' % '; '.join(kinds) if kinds else '') + setup_note(rows_m))
         v = rows_m[0].get('versions', {})
         out.append('PETSc %s, Kokkos %s%s, petsckp %s.' % (v.get('petsc') or '?', v.get('kokkos') or '?',
-                                                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', v.get('git') or '?'))
+                                                       ', CUDA %s' % v['cuda'] if v.get('cuda') else '', commits(rows_m)))
         commands_block(rows_m, out)
         out.append('')
         for f in plots(rows_m, part, m, bw, outdir):
@@ -318,30 +341,41 @@ def make_plotter(enabled):
         return files
 
     def headline(recs, outdir):
-        """speed-up of our best solver over the PETSc built-in, per problem of the main job (first machine)"""
+        """speed-up of our best solver over the PETSc built-in, per problem of the main job, one panel per machine; a
+        built-in that hit its time limit gives a lower bound (hatched bar, '>')"""
         main = [r for r in recs if r.get('part') == 'main']
-        if not main:
+        panels = []
+        for m in sorted({machine(r) for r in main}, key=lambda m: (m.startswith('CPU'), m)):  # GPUs first
+            labels, vals, lower = [], [], []
+            for p in collections.OrderedDict(((r['problem'], r['size']), 1) for r in main if machine(r) == m):
+                g = [r for r in main if machine(r) == m and (r['problem'], r['size']) == p]
+                ref, o = next((r for r in g if r.get('builtin') and ok(r)), None), best(g, ('ours',))
+                slow = next((r for r in g if r.get('builtin') and r.get('status') == 'timeout'), None)
+                if o and o['total_s'] > 0 and (ref or slow):
+                    b = ref or slow
+                    labels.append('%s\n%s\n%s\nvs %s' % (p[0][:26], p[1], o['solver'][:26], b['solver'][:26]))
+                    vals.append((ref['total_s'] if ref else slow['timeout_s']) / o['total_s'])
+                    lower.append(ref is None)
+            if vals:
+                panels.append((m, labels, vals, lower))
+        if not panels:
             return None
-        m = sorted({machine(r) for r in main})[0]
-        labels, vals = [], []
-        for p in collections.OrderedDict(((r['problem'], r['size']), 1) for r in main if machine(r) == m):
-            g = [r for r in main if machine(r) == m and (r['problem'], r['size']) == p]
-            ref, o = next((r for r in g if r.get('builtin') and ok(r)), None), best(g, ('ours',))
-            if ref and o and o['total_s'] > 0:
-                labels.append('%s\n%s\n%s\nvs %s' % (p[0][:26], p[1], o['solver'][:26], ref['solver'][:26]))
-                vals.append(ref['total_s'] / o['total_s'])
-        if not vals:
-            return None
-        fig, ax = plt.subplots(figsize=(max(6, 2.6 * len(vals)), 5))
-        bars = ax.bar(range(len(vals)), vals, color=['tab:green' if v >= 1 else 'tab:red' for v in vals])
-        ax.axhline(1, color='k', linewidth=0.8)
-        ax.set_yscale('log')
-        ax.set_xticks(range(len(vals)))
-        ax.set_xticklabels(labels, fontsize=7)
-        ax.set_ylabel('speed-up over the PETSc built-in (time to solution)')
-        ax.set_title('petsckp main job, %s' % m, fontsize=10)
-        for b, v in zip(bars, vals):
-            ax.text(b.get_x() + b.get_width() / 2, v, '%.3gx' % v, ha='center', va='bottom', fontsize=8)
+        width = max(6, 2.6 * max(len(p[2]) for p in panels))
+        fig, axes = plt.subplots(len(panels), 1, figsize=(width, 5 * len(panels)), squeeze=False)
+        for ax, (m, labels, vals, lower) in zip(axes[:, 0], panels):
+            bars = ax.bar(range(len(vals)), vals, color=['tab:green' if v >= 1 else 'tab:red' for v in vals],
+                          hatch=None)
+            for b, lo in zip(bars, lower):
+                if lo:
+                    b.set_hatch('//')
+            ax.axhline(1, color='k', linewidth=0.8)
+            ax.set_yscale('log')
+            ax.set_xticks(range(len(vals)))
+            ax.set_xticklabels(labels, fontsize=7)
+            ax.set_ylabel('speed-up over the PETSc built-in\n(time to solution)')
+            ax.set_title('petsckp main job, %s' % m, fontsize=10)
+            for b, v, lo in zip(bars, vals, lower):
+                ax.text(b.get_x() + b.get_width() / 2, v, ('> %.3gx' if lo else '%.3gx') % v, ha='center', va='bottom', fontsize=8)
         fig.tight_layout()
         f = 'report_headline.png'
         fig.savefig(os.path.join(outdir, f), dpi=90)
@@ -397,11 +431,10 @@ def main():
             rs = [r for r in recs if machine(r) == m]
             v = rs[0].get('versions', {})
             ds = sorted(r['date'][:10] for r in rs if r.get('date'))
-            out.append('| %s | %s | %s %s | %s | %s | %s%s | %s |' % (m, v.get('petsc') or '?', v.get('kokkos') or '?',
-                                                                 '(%s)' % v['kokkos_devices'] if v.get('kokkos_devices') else '',
-                                                                 v.get('cuda') or '-', (v.get('mpi') or '?')[:40], v.get('git') or '?',
-                                                                 ' (modified)' if v.get('git_dirty') else '',
-                                                                 ds[0] if ds and ds[0] == ds[-1] else ' to '.join([ds[0], ds[-1]]) if ds else '?'))
+            out.append('| %s | %s | %s %s | %s | %s | %s | %s |' % (m, v.get('petsc') or '?', v.get('kokkos') or '?',
+                                                               '(%s)' % v['kokkos_devices'] if v.get('kokkos_devices') else '',
+                                                               v.get('cuda') or '-', (v.get('mpi') or '?')[:40], commits(rs),
+                                                               ds[0] if ds and ds[0] == ds[-1] else ' to '.join([ds[0], ds[-1]]) if ds else '?'))
         out.append('')
         main_table(recs, out)
         for p in list(PART_TITLES)[1:] + sorted({r.get('part') for r in recs} - set(PART_TITLES)):

@@ -83,8 +83,13 @@ def parse_ksp(text, rec):
     r = re.findall(r'KSP final norm of residual (\S+)', text)
     if r:
         rec.update(residual=fnum(r[-1]), residual_kind='final residual 2-norm (unscaled)')
-    su, so = event(text, 'KSPSetUp'), event(text, 'KSPSolve')
-    rec.update(setup_s=su, solve_s=so, timing='-log_view KSPSetUp / KSPSolve (max over ranks)')
+    t = re.search(r'^times: setup (\S+) s, solve (\S+) s', text, re.M)
+    if t:  # examples/poisson -print_times: device-synchronised wall clock (-log_view shows n/a for KSPSetUp on a GPU)
+        su, so = fnum(t.group(1)), fnum(t.group(2))
+        rec.update(setup_s=su, solve_s=so, timing='example wall clock of KSPSetUp / KSPSolve, device synchronised')
+    else:
+        su, so = event(text, 'KSPSetUp'), event(text, 'KSPSolve')
+        rec.update(setup_s=su, solve_s=so, timing='-log_view KSPSetUp / KSPSolve (max over ranks)')
     if su is not None and so is not None:
         rec['total_s'] = su + so
     e = re.search(r'max error / h\^2 = (\S+)', text)
@@ -218,7 +223,7 @@ POISSON_PROBE = ['-dim', '2', '-n', '8', '-ksp_max_it', '1']
 
 def poisson(part, dim, n, solver, role, args, timeout, **kw):
     N = n ** dim
-    a = ['-dim', str(dim), '-n', str(n), '-ksp_converged_reason', '-ksp_view_final_residual', '-log_view'] + args
+    a = ['-dim', str(dim), '-n', str(n), '-ksp_converged_reason', '-ksp_view_final_residual', '-log_view', '-print_times'] + args
     return row(part, 'Poisson %dD, 7-point' % dim if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim), N, solver,
                role, 'examples/poisson', a, 'ksp', timeout, probe=POISSON_PROBE, **kw)
 
@@ -272,9 +277,9 @@ def rows_psormg(t):
         base = ['-problem', 'hemisphere', '-n', str(n), '-ksp_rtol', '1e-8', '-print_times']
         prob, sz = '2D obstacle (hemisphere)', '%d^2' % n
         R.append(row('psormg', prob, sz, n * n, 'richardson + psormg', 'ours', 'examples/obstacle', base + ['-ksp_converged_reason'], 'obstacle', 120))
-        # the monotone restriction that the truncated monotone multigrid replaced as the default
-        R.append(row('psormg', prob, sz, n * n, 'richardson + psormg, monotone restriction', 'ours', 'examples/obstacle',
-                     base + ['-ksp_converged_reason', '-pc_psormg_obstacle_restriction', 'monotone'], 'obstacle', 120))
+        # Kornhuber's truncated monotone multigrid next to the default (monotone) restriction
+        R.append(row('psormg', prob, sz, n * n, 'richardson + psormg, truncated restriction', 'ours', 'examples/obstacle',
+                     base + ['-ksp_converged_reason', '-pc_psormg_obstacle_restriction', 'truncated'], 'obstacle', 120))
         if n <= amax:
             R.append(row('psormg', prob, sz, n * n, 'PETSc SNESVI vinewtonrsls, CG + GAMG (snes ex9)', 'anchor', 'tutorials/tutorial_snes_ex9',
                          ['-da_grid_x', str(n), '-da_grid_y', str(n), '-snes_type', 'vinewtonrsls', '-snes_max_it', '50', '-ksp_type', 'cg',
@@ -285,7 +290,7 @@ def rows_psormg(t):
     paper = {256: (2.6, 25.3, 6.4), 512: (25, 368, 61), 1024: (267, 5431, 935)}
     for n in {'toy': [64], 'cpu': [128, 256], 'gpu': [256, 512, 1024]}[t]:
         prob, sz = 'level-set segmentation, 20 steps', '%d^2' % n
-        for label, extra in (('richardson + psormg', []), ('richardson + psormg, monotone restriction', ['-pc_psormg_obstacle_restriction', 'monotone'])):
+        for label, extra in (('richardson + psormg', []), ('richardson + psormg, truncated restriction', ['-pc_psormg_obstacle_restriction', 'truncated'])):
             R.append(row('psormg', prob, sz, n * n, label, 'ours', 'examples/segmentation',
                          ['-n', str(n), '-sigma_domain', '0.00390625', '-tau', '2e-2', '-steps', '20', '-ksp_rtol', '1e-6', '-max_cycles', '3000',
                           '-check_every_step', 'false', '-verbose'] + extra, 'segmentation', 100))
@@ -424,9 +429,10 @@ def environment(build, cpu):
                                  sh("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1 | cut -d' ' -f3")),
          'driver': '' if cpu else sh('nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1'),
          'compiler': c.get('CMAKE_CXX_COMPILER', ''), 'build_type': c.get('CMAKE_BUILD_TYPE', ''),
-         # a copy of the tree without .git (a device machine) names its commit in PETSCKP_GIT_COMMIT
-         'git': sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)) or os.environ.get('PETSCKP_GIT_COMMIT', ''),
-         'git_dirty': bool(sh('git -C %s status --porcelain --untracked-files=no' % shlex.quote(SRC)))}
+         # a copy of the tree whose .git is not its commit (a device machine's) names the commit in PETSCKP_GIT_COMMIT
+         'git': os.environ.get('PETSCKP_GIT_COMMIT') or sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)),
+         'git_dirty': False if os.environ.get('PETSCKP_GIT_COMMIT') else
+                      bool(sh('git -C %s status --porcelain --untracked-files=no' % shlex.quote(SRC)))}
     return dev, v, sh('hostname')
 
 
@@ -505,7 +511,7 @@ def main():
     device, versions, host = environment(build, a.cpu)
     raw = os.path.join(a.out, 'results.jsonl')
     counts = {}
-    # rows an earlier run recorded, and the time limits rows hit there: (part, solver) -> [(unknowns, limit s, size)]
+    # rows an earlier run recorded, and the time limits rows hit there: (part, problem, solver) -> [(unknowns, limit s, size)]
     earlier, timed_out = set(), {}
     for f in a.resume:
         for l in open(f):
@@ -516,7 +522,7 @@ def main():
                 if r.get('status') != 'skipped':
                     earlier.add((r['part'], r['problem'], r['size'], r['solver']))
                 if r.get('status') == 'timeout':
-                    timed_out.setdefault((r['part'], r['solver']), []).append((r['unknowns'], r['timeout_s'], r['size']))
+                    timed_out.setdefault((r['part'], r['problem'], r['solver']), []).append((r['unknowns'], r['timeout_s'], r['size']))
     with open(raw, 'a') as out:
         for p in parts:
             start, budget = time.time(), a.part_budget or BUDGET[p]
@@ -544,8 +550,8 @@ def main():
                         why = '%s was not built in %s' % (r['exe'], build)
                     elif time.time() - start > budget:
                         why = 'budget of part %s (%.0f s) spent' % (p, budget)
-                    else:  # a row that hit its time limit at this size or a smaller one is not run again larger
-                        hit = [t for t in timed_out.get((p, r['solver']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
+                    else:  # a row that hit its time limit on this problem at this size or a smaller one is not run larger
+                        hit = [t for t in timed_out.get((p, r['problem'], r['solver']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
                         if hit:
                             why = 'timed out at %s (%.0f s limit), not run at this size' % (hit[0][2], hit[0][1])
                     if not why:
@@ -568,7 +574,7 @@ def main():
                             rec['reason'] = 'could not parse the output: %s' % e
                         if rc == 124:
                             rec.update(status='timeout', reason='killed at the %.0f s limit' % tmo)
-                            timed_out.setdefault((p, r['solver']), []).append((r['unknowns'], tmo, r['size']))
+                            timed_out.setdefault((p, r['problem'], r['solver']), []).append((r['unknowns'], tmo, r['size']))
                         elif rc != 0:
                             rec.update(status='failed', reason='rc %d: %s' % (rc, firsterr(text)))
                         elif rec['total_s'] is None and rec['solve_s'] is None:

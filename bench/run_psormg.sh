@@ -17,9 +17,9 @@
 # PSORMG_ANCHOR_TIMEOUT (default 75 s); psormg runs have PSORMG_BENCH_TIMEOUT (default 120 s). With the default
 # sizes the script takes about 3 minutes on one H100.
 # PSORMG_BENCH_TYPES overrides the GPU type options (e.g. empty for a CPU dry run).
-# PSORMG_RESTRICTIONS lists the obstacle restrictions run per size (default "truncated monotone": the truncated
-# monotone multigrid, the default since it exists, next to the monotone restriction it replaced); each gets its own
-# psormg row (-pc_psormg_obstacle_restriction R), the anchors run once per size.
+# PSORMG_RESTRICTIONS lists the obstacle restrictions run per size (default "truncated monotone": Kornhuber's truncated
+# monotone multigrid next to the monotone restriction, PCPSORMG's default); each gets its own psormg row
+# (-pc_psormg_obstacle_restriction R), the anchors run once per size.
 set -u
 BUILD=${1:?usage: run_psormg.sh <build-dir> <output-dir> [sizes...]}
 OUT=${2:?usage: run_psormg.sh <build-dir> <output-dir> [sizes...]}

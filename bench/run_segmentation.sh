@@ -12,7 +12,7 @@
 # per step; see examples/segmentation -help), LCP tolerance -ksp_rtol 1e-6, constraints/complementarity checked after the last step only (no host copies
 # in the time loop), segmentation checked against the known shapes (Jaccard >= 0.95). The paper does not give its
 # Cycles per step (CPU, Kokkos Serial, this setting), mean / max: monotone restriction 256^2 26.3 / 31, 512^2 44.0 / 82,
-# 1024^2 61.6 / 89; truncated monotone multigrid (the default) 26.3 / 31, 25.0 / 29, 32.1 / 40. Jaccard 0.998 at every
+# 1024^2 61.6 / 89; truncated monotone multigrid (-pc_psormg_obstacle_restriction truncated) 26.3 / 31, 25.0 / 29, 32.1 / 40. Jaccard 0.998 at every
 # size. With the monotone restriction the cycles grew once the contour reaches the seeds (about step 9 of 20): a few
 # dozen points are active, and the coarse upper bound (min of the fine gaps over the support of P) forbids an upward
 # coarse correction on every coarse point above an active one on every level (rate ~0.86 per cycle with a stable

@@ -270,9 +270,11 @@ if mpicc -O2 -I"$HERE/include" -I"$PREFIX/petsc/include" -I"$PREFIX/petsc/$PETSC
 else
   tail -40 "$LOG/check-petsc-gpu-types.log"
   echo "build-gpu-stack: WARNING: this PETSc's GPU types ($CHECKTYPES) give wrong results or fail in PETSc's own operations (above;"
-  echo "  $LOG/check-petsc-gpu-types.log). petsckp's solvers cannot work with what fails there on this PETSc. With --petsc-kokkos,"
-  echo "  build with released Kokkos and Kokkos Kernels of the same version (e.g. the tags 4.6.01 and 4.6.02): PETSc's own vector"
-  echo "  operations, ghost updates and products failed with development snapshots (Kokkos 4.6.99 of June 2025)."
+  echo "  $LOG/check-petsc-gpu-types.log). petsckp's solvers cannot work with what fails there on this PETSc."
+  if [ "$PETSC_KOKKOS" = 1 ]; then
+    echo "  Build with released Kokkos and Kokkos Kernels of the same version (e.g. the tags 4.6.01 and 4.6.02): PETSc's own vector"
+    echo "  operations, ghost updates and products failed with development snapshots (Kokkos 4.6.99 of June 2025)."
+  fi
 fi
 
 if [ "$PETSCKP" = 1 ]; then

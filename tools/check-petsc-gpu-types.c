@@ -12,7 +12,7 @@ avoids (reported) apart.\n";
    Each check does the same operation on the host types (VECSTANDARD, MATAIJ) and on the GPU types, and compares the
    results on the host: Vec operations (AXPY, WAXPY, AXPBY, AXPBYPCZ, MAXPY, pointwise product, dot products and norms),
    the ghost exchange of a 2D DMDA (DMGlobalToLocal, DMLocalToGlobal with ADD_VALUES), and the matrix operations that
-   PETSc's solvers and petsckp's anchors use (MatMult, MatMultTranspose, MatMatMult, MatPtAP with an interpolation).
+   PETSc's solvers and petsckp's anchors use (MatMult, MatMultTranspose(Add), MatMatMult, MatPtAP with an interpolation).
 */
 #include <petscdmda.h>
 #include "petsckp_compat.h" /* PETSC_SUCCESS before PETSc 3.19 */
@@ -234,6 +234,33 @@ static PetscErrorCode CheckConvertInitial(Report *r, Mat A, Mat Ph, MatType gmty
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* z = y + A^T x into a z that held 7 (z != y). PETSc's aijcusparse without an explicit transpose (MatMultAddKernel_
+   SeqAIJCUSPARSE with trans: beta = 1 whenever y is given, then z += y) returns z_old + y + A^T x, i.e. the GPU result
+   minus the host result is 7 everywhere: reported as that defect. petsckp never calls MatMultTranspose(Add); the
+   option -mat_form_explicit_transpose (MAT_FORM_EXPLICIT_TRANSPOSE) avoids it, and PCMG/GAMG call it only with z == y. */
+static PetscErrorCode CheckMultTransposeAdd(Report *r, Vec cg, Vec ch)
+{
+  PetscReal err, erro;
+  Vec       t;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecRelDiff(cg, ch, &err));
+  if (PetscIsInfOrNanReal(err) || err > r->tol) {
+    PetscCall(VecDuplicate(ch, &t));
+    PetscCall(VecCopy(ch, t));
+    PetscCall(VecShift(t, 7.0));
+    PetscCall(VecRelDiff(cg, t, &erro));
+    PetscCall(VecDestroy(&t));
+    if (erro <= r->tol) {
+      PetscCall(RecordAs(r, "MatMultTransposeAdd (z != y): adds the old z", err, PETSC_TRUE));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    (the PETSc defect of aijcusparse without an explicit transpose: use -mat_form_explicit_transpose)\n"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(Record(r, "MatMultTransposeAdd", err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, PetscInt n)
 {
   DM        da[2], dc;
@@ -272,6 +299,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
     PetscCall(FillOperator(da[k], A[k]));
     PetscCall(MatMult(A[k], g[k], yv[k]));
     PetscCall(MatMultTranspose(A[k], yv[k], d[k]));
+    PetscCall(VecSet(c[k], 7.0)); /* old values of the output, which MatMultTransposeAdd overwrites */
     PetscCall(MatMultTransposeAdd(A[k], yv[k], g[k], c[k]));
     if (k == 0) PetscCall(PetscObjectReference((PetscObject)Ph));
     if (k == 0) P[k] = Ph;
@@ -287,7 +315,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
   PetscCall(RecordVecs(r, "MatMult", yv[1], yv[0]));
   PetscCall(RecordVecs(r, "DMLocalToGlobal (ADD_VALUES)", b[1], b[0]));
   PetscCall(RecordVecs(r, "MatMultTranspose", d[1], d[0]));
-  PetscCall(RecordVecs(r, "MatMultTransposeAdd", c[1], c[0]));
+  PetscCall(CheckMultTransposeAdd(r, c[1], c[0]));
   PetscCall(MatRelDiff(AP[1], AP[0], &err));
   PetscCall(Record(r, "MatMatMult (A P)", err));
   PetscCall(MatRelDiff(PtAP[1], PtAP[0], &err));
