@@ -49,6 +49,8 @@ def load(paths):
                     r = json.loads(l)
                 except ValueError as e:
                     sys.exit('report: %s:%d is not JSON: %s' % (p, i + 1, e))
+                if not isinstance(r, dict):
+                    sys.exit('report: %s:%d is not a JSON object (one row of bench/run_all.py)' % (p, i + 1))
                 r.setdefault('extra', {})
                 # a rerun of the same row on the same device and types replaces the older one
                 key = (r.get('device'), r.get('types'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'))
@@ -74,6 +76,26 @@ def esc(x):
 
 def ok(r):
     return r.get('status') in ('ok', 'published') and r.get('total_s') is not None
+
+
+def machines(recs):
+    """the machines of a set of rows, GPUs first (the report's order everywhere)"""
+    return sorted({machine(r) for r in recs}, key=lambda m: (m.startswith('CPU'), m))
+
+
+def speedup(group, r):
+    """(ratio, lower bound?) of the time to solution of the PETSc built-in of a group of rows (one problem and size)
+    over r's; a built-in killed at its time limit gives a lower bound (its limit is the wall clock of its process);
+    None when there is nothing to compare"""
+    ref = next((x for x in group if x.get('builtin') and ok(x)), None)
+    slow = next((x for x in group if x.get('builtin') and x.get('status') == 'timeout' and x.get('timeout_s')), None)
+    if not ok(r) or not r['total_s'] > 0:
+        return None
+    if ref is not None:
+        return ref['total_s'] / r['total_s'], False
+    if slow is not None:
+        return slow['timeout_s'] / r['total_s'], True
+    return None
 
 
 def machine(r):
@@ -124,9 +146,12 @@ def best(rows, role):
 
 def commits(rows):
     """the petsckp commits of a set of rows (several device calls may have run different commits)"""
-    c = sorted({(r.get('versions') or {}).get('git') or '?' for r in rows})
-    dirty = any((r.get('versions') or {}).get('git_dirty') for r in rows)
-    return ', '.join(c) + (' (modified)' if dirty else '')
+    state = collections.OrderedDict()
+    for r in sorted(rows, key=lambda r: r.get('date') or ''):
+        v = r.get('versions') or {}
+        c, d = v.get('git') or '?', v.get('git_dirty')
+        state[c] = state.get(c, False) or d if d is not None else (state.get(c, False) or None)
+    return ', '.join(c + {True: ' (modified)', None: ' (modified: not known)'}.get(d, '') for c, d in state.items())
 
 
 def setup_note(rows):
@@ -136,8 +161,8 @@ def setup_note(rows):
     if not n:
         return ''
     return (' Setup not recorded in %d rows timed by -log_view (a GPU build prints n/a for KSPSetUp, which does not wait'
-            ' for the device), so they have no time to solution; the Poisson rows now use the example\'s'
-            ' device-synchronised -print_times.' % len(n))
+            ' for the device), so they have no time to solution; examples/poisson -print_times gives device-synchronised'
+            ' setup and solve times.' % len(n))
 
 
 def commands_block(rows, out):
@@ -162,7 +187,7 @@ def commands_block(rows, out):
 def main_table(recs, out, title_level='##'):
     """the main job: one row per solver and anchor, speed-up against the PETSc built-in of its problem"""
     main = [r for r in recs if r.get('part') == 'main']
-    for m in sorted({machine(r) for r in main}):
+    for m in machines(main):
         rows = [r for r in main if machine(r) == m]
         out.append('%s Main job (%s)' % (title_level, m))
         out.append('')
@@ -175,17 +200,12 @@ def main_table(recs, out, title_level='##'):
                 order.append(p)
         for p in order:
             g = [r for r in rows if (r['problem'], r['size']) == p]
-            ref = next((r for r in g if r.get('builtin') and ok(r)), None)
-            slow = next((r for r in g if r.get('builtin') and r.get('status') == 'timeout'), None)
             first = True
             for r in sorted(g, key=lambda r: (r.get('role') != 'ours', r.get('status') != 'ok')):
-                sp = '-'
-                if ref is not None and ok(r) and r['total_s'] > 0:
-                    sp = '**1 (built-in)**' if r is ref else '%.3gx' % (ref['total_s'] / r['total_s'])
-                elif slow is not None and ok(r) and r['total_s'] > 0:  # the built-in hit its time limit
-                    sp = '> %.3gx' % (slow['timeout_s'] / r['total_s'])
-                elif r is slow:
-                    sp = 'built-in'
+                q = speedup(g, r)
+                sp = '-' if q is None else ('> %.3gx' if q[1] else '%.3gx') % q[0]
+                if r.get('builtin'):
+                    sp = '**1 (built-in)**' if q is not None and not q[1] else 'built-in'
                 name = ('**%s**' % esc(r['solver'])) if r.get('role') == 'ours' else esc(r['solver'])
                 if r.get('status') not in ('ok', 'published'):
                     its = setup = solve = '-'
@@ -197,7 +217,9 @@ def main_table(recs, out, title_level='##'):
         v = rows[0].get('versions', {})
         out.append('')
         out.append('Device %s; PETSc %s, Kokkos %s%s, petsckp %s. Times in seconds (setup + solve = time to solution;'
-                   ' where the program reports no setup, the time to solution is its solve). Bold: petsckp solvers.%s' % (
+                   ' where the program reports no setup, the time to solution is its solve). Bold: petsckp solvers.'
+                   ' "> N": the built-in was killed at its time limit, the wall clock of its process, which over our time'
+                   ' to solution is a lower bound.%s' % (
                        rows[0].get('device'), v.get('petsc') or '?', v.get('kokkos') or '?',
                        ', CUDA %s' % v['cuda'] if v.get('cuda') else '', commits(rows), setup_note(rows)))
         commands_block(rows, out)
@@ -210,7 +232,7 @@ def part_section(recs, part, out, plots, outdir, bwo):
         return
     out.append('## %s' % PART_TITLES.get(part, part))
     out.append('')
-    for m in sorted({machine(r) for r in rows_p}):
+    for m in machines(rows_p):
         rows_m = [r for r in rows_p if machine(r) == m]
         dev = rows_m[0].get('device')
         bw, bwsrc = bandwidth(recs, dev, bwo)
@@ -345,17 +367,17 @@ def make_plotter(enabled):
         built-in that hit its time limit gives a lower bound (hatched bar, '>')"""
         main = [r for r in recs if r.get('part') == 'main']
         panels = []
-        for m in sorted({machine(r) for r in main}, key=lambda m: (m.startswith('CPU'), m)):  # GPUs first
+        for m in machines(main):
             labels, vals, lower = [], [], []
             for p in collections.OrderedDict(((r['problem'], r['size']), 1) for r in main if machine(r) == m):
                 g = [r for r in main if machine(r) == m and (r['problem'], r['size']) == p]
-                ref, o = next((r for r in g if r.get('builtin') and ok(r)), None), best(g, ('ours',))
-                slow = next((r for r in g if r.get('builtin') and r.get('status') == 'timeout'), None)
-                if o and o['total_s'] > 0 and (ref or slow):
-                    b = ref or slow
+                o = best(g, ('ours',))
+                q = speedup(g, o) if o else None
+                if q is not None:
+                    b = next(r for r in g if r.get('builtin'))
                     labels.append('%s\n%s\n%s\nvs %s' % (p[0][:26], p[1], o['solver'][:26], b['solver'][:26]))
-                    vals.append((ref['total_s'] if ref else slow['timeout_s']) / o['total_s'])
-                    lower.append(ref is None)
+                    vals.append(q[0])
+                    lower.append(q[1])
             if vals:
                 panels.append((m, labels, vals, lower))
         if not panels:
@@ -406,7 +428,7 @@ def main():
         main_table(recs, out, '###')
     else:
         plots, why = make_plotter(not a.no_plots)
-        devices = sorted({machine(r) for r in recs})
+        devices = machines(recs)
         out.append('# petsckp benchmark report')
         out.append('')
         out.append('Written by `bench/report.py` from the raw results of `bench/run_all.sh` (%s). Machines: %s.' % (

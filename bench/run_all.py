@@ -2,7 +2,7 @@
 """Runs every petsckp solver next to its anchors and writes the raw results as JSON lines (bench/run_all.sh).
 
   bench/run_all.py --build <build dir> --out <dir> [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
-                   [--list] [part ...]
+                   [--timeout-scale F] [--resume earlier.jsonl ...] [--list] [part ...]
 
 Parts (each fits one 10-minute device call on one H100 at the default sizes; run several in one call as time allows):
 
@@ -15,8 +15,10 @@ Parts (each fits one 10-minute device call on one H100 at the default sizes; run
   pscr    PCPSCR (direct) on 2D/3D Poisson against a cuFFT Poisson solve (bench/bench_pscr -summary) and CG + GAMG
   main    the main job: one problem per solver next to PETSc's built-ins (the README's table; bench/main_job.sh)
 
-Every row runs under a time limit (a killed row is recorded with status "timeout"); a part stops starting rows
-once its budget is spent (status "skipped"), so that a part ends within 9 minutes. A row whose PC, KSP or Tao type is not registered in this build, or
+Every row runs under a time limit (a killed row is recorded with status "timeout"; the same solver is then not run
+on the same problem at that size or a larger one); a part stops starting rows once its budget is spent (status
+"skipped"), so that a part ends within 9 minutes. --resume runs only the rows that earlier raw files do not hold for
+this device, types and sizes (a part split over device calls). A row whose PC, KSP or Tao type is not registered in this build, or
 whose program was not built, is recorded as "skipped" with the reason, so the hooks for solvers under construction
 (uaamg, pscr) run as soon as the types exist. Each record holds the device, the versions (PETSc, Kokkos, CUDA, MPI,
 git commit), the command, the date, iterations, setup / solve / total seconds and the residual where the program
@@ -36,6 +38,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from report import load  # noqa: E402  (the reader of raw results, for --resume)
 
 TYPES = {
     'cuda': '-vec_type cuda -mat_type aijcusparse -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0',
@@ -150,7 +154,7 @@ def parse_summary(text, rec):
         rec.update(residual=fnum(d['pginf']), residual_kind='pg_inf = max norm of P(x - g) - x')
     if 'relres' in d:
         rec.update(residual=fnum(d['relres']), residual_kind='relative residual')
-    for k in ('f', 'fg', 'fg_s', 'solver_ms_per_it'):
+    for k in ('f', 'fg', 'fg_s', 'solver_ms_per_it', 'first_s', 'backward', 'grid'):
         if k in d:
             rec['extra'][k] = fnum(d[k])
     if rec['extra'].get('solver_ms_per_it') is not None:
@@ -221,10 +225,14 @@ def row(part, problem, size, unknowns, solver, role, exe, args, parser, timeout,
 POISSON_PROBE = ['-dim', '2', '-n', '8', '-ksp_max_it', '1']
 
 
+def poisson_problem(dim):
+    return 'Poisson 3D, 7-point' if dim == 3 else 'Poisson 2D, 5-point'
+
+
 def poisson(part, dim, n, solver, role, args, timeout, **kw):
     N = n ** dim
     a = ['-dim', str(dim), '-n', str(n), '-ksp_converged_reason', '-ksp_view_final_residual', '-log_view', '-print_times'] + args
-    return row(part, 'Poisson %dD, 7-point' % dim if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim), N, solver,
+    return row(part, poisson_problem(dim), '%d^%d' % (n, dim), N, solver,
                role, 'examples/poisson', a, 'ksp', timeout, probe=POISSON_PROBE, **kw)
 
 
@@ -341,20 +349,21 @@ def rows_uaamg(t):
 
 def rows_pscr(t):
     """PCPSCR as a direct solver (preonly) on the Poisson example (time to solution through PETSc), the PSCR kernels
-    alone next to a periodic cuFFT Poisson solve of the same grid in the same process (bench/bench_pscr -summary
-    pscr|cufft: n + 1 points per direction, a power of two), and CG + GAMG (up to the 'gamg' sizes)."""
+    alone next to a periodic cuFFT Poisson solve of the next power-of-two grid in the same process (bench/bench_pscr
+    -summary pscr|cufft), at every size first; then CG + GAMG (up to the 'gamg' sizes), the slowest rows."""
     R = []
     cases = {'toy': [(2, 63), (3, 15)], 'cpu': [(2, 511), (3, 63)], 'gpu': [(2, 4095), (2, 8191), (3, 255), (3, 511)]}[t]
     gamg_max = {'toy': 10 ** 9, 'cpu': 10 ** 9, 'gpu': 140 * 10 ** 6}[t]
     for dim, n in cases:
-        prob, sz = 'Poisson 3D, 7-point' if dim == 3 else 'Poisson 2D, 5-point', '%d^%d' % (n, dim)
-        bench = ['-dim', str(dim), '-n', str(n), '-reps', '10']
+        sz, m = '%d^%d' % (n, dim), n + 1  # the grids are 2^k - 1 points per direction: cuFFT on 2^k
+        bench = ['-dim', str(dim), '-n', str(n), '-reps', '10', '-fft_n', str(m)]
         R.append(poisson('pscr', dim, n, 'PSCR (preonly)', 'ours', ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 150, requires=[('pc', 'pscr')]))
-        R.append(row('pscr', prob, sz, n ** dim, 'PSCR kernels, one application (bench_pscr)', 'ours', 'bench/bench_pscr',
+        R.append(row('pscr', poisson_problem(dim), sz, n ** dim, 'PSCR kernels, one application (bench_pscr)', 'ours', 'bench/bench_pscr',
                      bench + ['-summary', 'pscr'], 'summary', 120))
         if t == 'gpu':  # bench_pscr has cuFFT only in a CUDA build
-            R.append(row('pscr', prob, sz, n ** dim, 'cuFFT periodic Poisson, %d^%d (bench_pscr)' % (n + 1, dim), 'anchor',
+            R.append(row('pscr', poisson_problem(dim), sz, n ** dim, 'cuFFT periodic Poisson, %d^%d (bench_pscr)' % (m, dim), 'anchor',
                          'bench/bench_pscr', bench + ['-summary', 'cufft'], 'summary', 120))
+    for dim, n in cases:
         if n ** dim <= gamg_max:
             R.append(poisson('pscr', dim, n, 'PETSc CG + GAMG', 'anchor', ['-ksp_type', 'cg', '-pc_type', 'gamg'], 150, builtin=True))
     return R
@@ -430,9 +439,10 @@ def environment(build, cpu):
          'driver': '' if cpu else sh('nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1'),
          'compiler': c.get('CMAKE_CXX_COMPILER', ''), 'build_type': c.get('CMAKE_BUILD_TYPE', ''),
          # a copy of the tree whose .git is not its commit (a device machine's) names the commit in PETSCKP_GIT_COMMIT
+         # and whether the tree differs from it in PETSCKP_GIT_DIRTY (0 or 1; unset: not known)
          'git': os.environ.get('PETSCKP_GIT_COMMIT') or sh('git -C %s rev-parse --short=12 HEAD' % shlex.quote(SRC)),
-         'git_dirty': False if os.environ.get('PETSCKP_GIT_COMMIT') else
-                      bool(sh('git -C %s status --porcelain --untracked-files=no' % shlex.quote(SRC)))}
+         'git_dirty': ({'0': False, '1': True}.get(os.environ.get('PETSCKP_GIT_DIRTY', '')) if os.environ.get('PETSCKP_GIT_COMMIT')
+                       else bool(sh('git -C %s status --porcelain --untracked-files=no' % shlex.quote(SRC))))}
     return dev, v, sh('hostname')
 
 
@@ -488,8 +498,9 @@ def main():
     ap.add_argument('--part-budget', type=float, help='seconds per part for starting rows (default: per part, 300-420)')
     ap.add_argument('--timeout-scale', type=float, default=1.0, help='multiplies every row time limit')
     ap.add_argument('--list', action='store_true', help='print the rows and exit')
-    ap.add_argument('--resume', nargs='+', metavar='JSONL', default=[],
-                    help='raw results of an earlier run (another device call): rows recorded there with any status but '
+    ap.add_argument('--resume', action='append', metavar='JSONL', default=[],
+                    help='raw results of an earlier run (another device call; the flag may be repeated): rows recorded there '
+                         'on this device with these types and sizes, with any status but '
                          '"skipped" are not run again (report.py takes the newest record of each row from all files)')
     ap.add_argument('parts', nargs='*', help='parts to run (default: all): ' + ' '.join(PARTS))
     a = ap.parse_args()
@@ -506,23 +517,27 @@ def main():
             for r in PARTS[p](tier):
                 print('%-7s %-45s %-10s %-50s %s %s' % (p, r['problem'][:45], r['size'], r['solver'][:50], r['exe'] or '-', ' '.join(r['args'])))
         return 0
+    for f in a.resume:
+        if not os.path.isfile(f):
+            ap.error('--resume %s: no such file' % f)
     os.makedirs(os.path.join(a.out, 'logs'), exist_ok=True)
     os.environ.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', OMPI_MCA_rmaps_base_oversubscribe='1')
     device, versions, host = environment(build, a.cpu)
     raw = os.path.join(a.out, 'results.jsonl')
     counts = {}
     # rows an earlier run recorded, and the time limits rows hit there: (part, problem, solver) -> [(unknowns, limit s, size)]
-    earlier, timed_out = set(), {}
-    for f in a.resume:
-        for l in open(f):
-            if l.strip():
-                r = json.loads(l)
-                if r.get('types') != tname or r.get('tier') != tier:
-                    continue
-                if r.get('status') != 'skipped':
-                    earlier.add((r['part'], r['problem'], r['size'], r['solver']))
-                if r.get('status') == 'timeout':
-                    timed_out.setdefault((r['part'], r['problem'], r['solver']), []).append((r['unknowns'], r['timeout_s'], r['size']))
+    earlier, timed_out, other = set(), {}, 0
+    for r in load(a.resume) if a.resume else []:  # report.py's reader: the newest record of each row
+        if r.get('device') != device or r.get('types') != tname or r.get('tier') != tier:
+            other += 1
+            continue
+        key = (r.get('part'), r.get('problem'), r.get('size'), r.get('solver'))
+        if r.get('status') != 'skipped':
+            earlier.add(key)
+        if r.get('status') == 'timeout' and r.get('timeout_s'):
+            timed_out.setdefault(key[:2] + key[3:], []).append((r.get('unknowns') or 0, r['timeout_s'], r.get('size')))
+    if a.resume:
+        print('run_all: --resume: %d rows recorded earlier%s' % (len(earlier), ', %d of other devices, types or sizes ignored' % other if other else ''))
     with open(raw, 'a') as out:
         for p in parts:
             start, budget = time.time(), a.part_budget or BUDGET[p]
@@ -553,7 +568,7 @@ def main():
                     else:  # a row that hit its time limit on this problem at this size or a smaller one is not run larger
                         hit = [t for t in timed_out.get((p, r['problem'], r['solver']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
                         if hit:
-                            why = 'timed out at %s (%.0f s limit), not run at this size' % (hit[0][2], hit[0][1])
+                            why = 'timed out at %s (%g s limit), not run at this size' % (hit[0][2], hit[0][1])
                     if not why:
                         for kind, name in r['requires']:
                             why = why or registered(build, r['exe'], r['probe'], kind, name, types)

@@ -2,6 +2,7 @@
 # Every petsckp solver next to its anchors, side by side, in one command; raw results as JSON lines.
 #
 #   bench/run_all.sh <build dir> <output dir> [part ...] [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
+#                    [--resume earlier.jsonl ...]
 #
 # Parts (default: all of them; each fits one 10-minute device call on one H100, several may share a call):
 #   sys dcg psormg lbfgsb uaamg pscr main          (bench/run_all.py --help says what each one runs)

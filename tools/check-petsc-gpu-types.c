@@ -238,7 +238,7 @@ static PetscErrorCode CheckConvertInitial(Report *r, Mat A, Mat Ph, MatType gmty
    SeqAIJCUSPARSE with trans: beta = 1 whenever y is given, then z += y) returns z_old + y + A^T x, i.e. the GPU result
    minus the host result is 7 everywhere: reported as that defect. petsckp never calls MatMultTranspose(Add); the
    option -mat_form_explicit_transpose (MAT_FORM_EXPLICIT_TRANSPOSE) avoids it, and PCMG/GAMG call it only with z == y. */
-static PetscErrorCode CheckMultTransposeAdd(Report *r, Vec cg, Vec ch)
+static PetscErrorCode CheckMultTransposeAdd(Report *r, Vec cg, Vec ch, MatType gmtype)
 {
   PetscReal err, erro;
   Vec       t;
@@ -253,7 +253,7 @@ static PetscErrorCode CheckMultTransposeAdd(Report *r, Vec cg, Vec ch)
     PetscCall(VecDestroy(&t));
     if (erro <= r->tol) {
       PetscCall(RecordAs(r, "MatMultTransposeAdd (z != y): adds the old z", err, PETSC_TRUE));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    (the PETSc defect of aijcusparse without an explicit transpose: use -mat_form_explicit_transpose)\n"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    (%s without an explicit transpose; -mat_form_explicit_transpose avoids it)\n", gmtype));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
@@ -315,7 +315,7 @@ static PetscErrorCode CheckDMAndMat(Report *r, VecType gvtype, MatType gmtype, P
   PetscCall(RecordVecs(r, "MatMult", yv[1], yv[0]));
   PetscCall(RecordVecs(r, "DMLocalToGlobal (ADD_VALUES)", b[1], b[0]));
   PetscCall(RecordVecs(r, "MatMultTranspose", d[1], d[0]));
-  PetscCall(CheckMultTransposeAdd(r, c[1], c[0]));
+  PetscCall(CheckMultTransposeAdd(r, c[1], c[0], gmtype));
   PetscCall(MatRelDiff(AP[1], AP[0], &err));
   PetscCall(Record(r, "MatMatMult (A P)", err));
   PetscCall(MatRelDiff(PtAP[1], PtAP[0], &err));

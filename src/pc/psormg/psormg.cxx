@@ -1262,7 +1262,7 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 .  -pc_psormg_coarse_max_it <500>                     - coarsest-grid sweeps at most, `PCPSORMGSetCoarseSolve()`
 .  -pc_psormg_coarse_rtol <1e-10>                     - coarsest-grid relative projected residual, in (0, 1), `PCPSORMGSetCoarseSolve()`
 .  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann), `PCPSORMGSetEdgeInterpolation()`
-.  -pc_psormg_obstacle_restriction <monotone> - how the bounds reach the coarse grids: monotone, truncated or linear, `PCPSORMGSetObstacleRestriction()`
+.  -pc_psormg_obstacle_restriction <monotone,truncated,linear> - how the bounds reach the coarse grids, `PCPSORMGSetObstacleRestriction()`
 .  -pc_psormg_project_correction <true>              - project onto the bounds after x += P e, `PCPSORMGSetProjectCorrection()`
 .  -pc_psormg_device_setup <true>                     - form P, R = P^T and the coarse operators R A P on the device (every rank under MPI), or with `MatPtAP()` on the host, `PCPSORMGSetDeviceSetup()`
 -  -pc_psormg_monitor [ascii[:file[:format]]]         - print per cycle the projected residual, complementarity, infeasibility, energy and active-set size
@@ -1464,7 +1464,7 @@ PetscErrorCode PCPSORMGGetVariableBounds(PC pc, Vec *xl, Vec *xu)
 - type - `PC_PSORMG_OBSTACLE_MONOTONE` (default), `PC_PSORMG_OBSTACLE_TRUNCATED` or `PC_PSORMG_OBSTACLE_LINEAR`
 
   Options Database Key:
-. -pc_psormg_obstacle_restriction <truncated,monotone,linear> - the restriction
+. -pc_psormg_obstacle_restriction <monotone,truncated,linear> - the restriction
 
   Level: intermediate
 
