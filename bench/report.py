@@ -259,7 +259,8 @@ def part_section(recs, part, out, plots, outdir, bwo):
                     else:
                         ratio = 'no anchor finished' if any(r.get('role') == 'anchor' for r in g) else 'no anchor'
                 out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
-                    esc(p), sz[1], esc(o['solver']) if o else (g[0]['reason'] or '-') if all(r.get('status') == 'skipped' for r in g if r.get('role') == 'ours') else 'none finished',
+                    esc(p), sz[1], esc(o['solver']) if o else (g[0]['reason'] or '-') if all(r.get('status') == 'skipped' for r in g if r.get('role') == 'ours')
+                    else 'no time to solution (setup not recorded)' if any(r.get('status') == 'ok' for r in g if r.get('role') == 'ours') else 'none finished',
                     fmt(o['total_s']) if o else '-', esc(a['solver']) if a else '-', fmt(a['total_s']) if a else '-', ratio))
         out.append('')
         # every row
