@@ -591,6 +591,18 @@ PetscErrorCode Deflation::AddQ(Vec r, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode Deflation::AddQKeepState(Vec r, Vec x)
+{
+  PetscFunctionBegin;
+  if (keep.extent(0) != (size_t)(3 * d)) keep = View<Scalar>("deflation kept coarse vectors", 3 * d);
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(keep, std::make_pair((Int)0, 2 * d)), red));
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(keep, std::make_pair(2 * d, 3 * d)), a2));
+  PetscCall(AddQ(r, x));
+  PetscCallCXX(Kokkos::deep_copy(exec(), red, Kokkos::subview(keep, std::make_pair((Int)0, 2 * d))));
+  PetscCallCXX(Kokkos::deep_copy(exec(), a2, Kokkos::subview(keep, std::make_pair(2 * d, 3 * d))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Deflation::AddCoarse(Vec x)
 {
   DeviceVec xv;

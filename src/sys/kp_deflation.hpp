@@ -78,6 +78,7 @@ public:
                                   aggregates (the part of r in range(Z)); an estimate for a general Z */
   Real                cond = 0; /* estimate of the 1-norm condition number of E (Hager's estimator of ||E^-1||_1) */
   std::vector<Scalar> hbuf;    /* staging for the MPI_Allreduce (2 d and the callers' extra sums) */
+  View<Scalar>        keep;    /* 3 d: red and a2 kept by AddQKeepState() */
   PetscObjectState    Astate = -1;
   Mat                 Aref   = nullptr; /* not referenced; only compared */
 
@@ -105,6 +106,9 @@ public:
   PetscErrorCode AddQ(Vec r, Vec x);
   /* x += Z a2: the coarse correction with the last coarse solution (after ApplyP(r, .), x += Q r) */
   PetscErrorCode AddCoarse(Vec x);
+  /* x += Q r, leaving the coarse vectors (red, a2) of an iteration in progress as they were: for a solution built
+     in the middle of a solve (KSPBuildSolution() from a monitor) */
+  PetscErrorCode AddQKeepState(Vec r, Vec x);
   /* y += Q (r - A y) = Z E^-1 (Z^T r - (AZ)^T y), with one reduction: the coarse correction of the two-level
      preconditioners (A-DEF2, BNN); (AZ)^T y = Z^T A y needs a symmetric A */
   PetscErrorCode AddQResidual(Vec r, Vec y);

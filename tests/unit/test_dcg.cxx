@@ -610,3 +610,78 @@ TEST(DCG, ShellOperatorWithoutDeflation)
   MatDestroy(&S);
   MatDestroy(&A);
 }
+
+namespace
+{
+struct TrueResidualLog {
+  std::vector<double> recursive, built;
+};
+
+/* a monitor as -ksp_monitor_true_residual is one: KSPBuildResidual() (through KSPBuildSolution()) at each iteration */
+PetscErrorCode LogBuiltResidual(KSP ksp, PetscInt, PetscReal rnorm, void *ctx)
+{
+  auto     *log = (TrueResidualLog *)ctx;
+  Vec       b, t, v, r;
+  PetscReal nr;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetRhs(ksp, &b));
+  PetscCall(VecDuplicate(b, &t));
+  PetscCall(VecDuplicate(b, &v));
+  PetscCall(KSPBuildResidual(ksp, t, v, &r));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  log->recursive.push_back(rnorm);
+  log->built.push_back(nr);
+  PetscCall(VecDestroy(&t));
+  PetscCall(VecDestroy(&v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+/* during a solve the iterate is x = x_hat + Q (b - A x_hat), not the deflated iterate x_hat in vec_sol: a monitor
+   that builds the solution or the residual sees || b - A x || equal to the recursive unpreconditioned norm, and
+   building it leaves the iteration alone (the same iterates and count as without the monitor), for the standard and
+   the single-reduction iteration; after the solve KSPBuildSolution() gives the returned x */
+TEST(DCG, BuildSolutionDuringTheSolveIsTheIterate)
+{
+  Mat         A = Rough2D(24, 20, 1e-3);
+  Vec         b, x, y;
+  PetscRandom rnd;
+  PetscRandomCreate(PETSC_COMM_SELF, &rnd);
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(x, &y);
+  VecSetRandom(b, rnd);
+  for (PetscBool pipelined : {PETSC_FALSE, PETSC_TRUE}) {
+    const std::string what = pipelined ? "single-reduction" : "standard";
+    PetscInt          its[2];
+    TrueResidualLog   log;
+    for (int monitored = 0; monitored < 2; monitored++) {
+      KSP ksp = CreateDCG(A, PCNEUMANN);
+      KSPDCGSetDeflationSpaceType(ksp, KSP_DCG_SPACE_CHUNKS);
+      KSPDCGSetPipelined(ksp, pipelined);
+      KSPSetTolerances(ksp, 1e-9, PETSC_DEFAULT, PETSC_DEFAULT, 500);
+      if (monitored) KSPMonitorSet(ksp, LogBuiltResidual, &log, NULL);
+      VecZeroEntries(x);
+      ASSERT_EQ(KSPSolve(ksp, b, x), PETSC_SUCCESS) << what;
+      KSPGetIterationNumber(ksp, &its[monitored]);
+      if (monitored) { /* the solution built after the solve is the returned x */
+        Vec       s;
+        PetscReal d;
+        KSPBuildSolution(ksp, y, &s);
+        VecAXPY(y, -1.0, x);
+        VecNorm(y, NORM_INFINITY, &d);
+        EXPECT_EQ(d, 0.0) << what;
+      }
+      KSPDestroy(&ksp);
+    }
+    EXPECT_EQ(its[0], its[1]) << what;
+    ASSERT_GT(log.built.size(), 2u) << what;
+    for (size_t i = 0; i < log.built.size(); i++)
+      EXPECT_NEAR(log.built[i], log.recursive[i], 1e-6 * log.recursive[0] + 1e-3 * log.recursive[i]) << what << ", iteration " << i;
+  }
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&y);
+  PetscRandomDestroy(&rnd);
+  MatDestroy(&A);
+}

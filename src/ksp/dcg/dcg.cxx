@@ -2,7 +2,7 @@
    dcg.cxx - KSPDCG: deflated preconditioned conjugate gradients, Algorithm 1 (DEF1) of R. Gupta, M. B. van
    Gijzen, C. Vuik, "Efficient two-level preconditioned conjugate gradient method on the GPU" (VECPAR 2012).
 
-   Routines: KSPSetUp_DCG, KSPSolve_DCG, KSPReset_DCG, KSPDestroy_DCG, KSPSetFromOptions_DCG, KSPView_DCG,
+   Routines: KSPSetUp_DCG, KSPSolve_DCG, KSPBuildSolution_DCG, KSPReset_DCG, KSPDestroy_DCG, KSPSetFromOptions_DCG, KSPView_DCG,
    KSPCreate_DCG, KSPDCGSetDeflationSpace, KSPDCGCreateSpaceMat, KSPDCGSet/GetDeflationSpaceType,
    KSPDCGSet/GetSubdomains, KSPDCGSet/GetBlocks, KSPDCGSet/GetCoarseType, KSPDCGSet/GetCoarsePivotRtol,
    KSPDCGSet/GetFinalCorrection, KSPDCGSet/GetPipelined.
@@ -39,6 +39,8 @@ struct KSP_DCG {
   PetscKPDeviceMat      Ad               = nullptr; /* the shared device copy of the operator (AIJ), for the fused product */
   petsckp::dcg::Sums    sums;                       /* the device sums of an iteration (dcg_kernels.hpp) */
   Kokkos::View<petsckp::Sums4 *, petsckp::KCycleHostSpace> hsums; /* their host mirror */
+  PetscBool             in_solve         = PETSC_FALSE; /* vec_sol holds the deflated iterate x_hat (KSPSolve in progress) */
+  Vec                   bs_x = nullptr, bs_r = nullptr; /* KSPBuildSolution() during a solve: x and b - A x_hat */
 };
 
 /* the deflated residual is re-projected, r_hat <- P r_hat, when its part in range(Z) exceeds this fraction of it: a
@@ -842,7 +844,7 @@ static PetscErrorCode KSPDCGTrueStep(KSP ksp, Mat Amat, PetscBool restart, KSPDC
    (KSPDCGStepStandard()) tests the residual it has just updated; the single-reduction one (KSPDCGStepPipelined())
    tests r_hat_i inside iteration i, with the inner products it reduces anyway.
 */
-static PetscErrorCode KSPSolve_DCG(KSP ksp)
+static PetscErrorCode KSPSolve_DCG_Iterate(KSP ksp)
 {
   KSP_DCG    *dcg = (KSP_DCG *)ksp->data;
   Vec         X = ksp->vec_sol, R, Y, P;
@@ -921,6 +923,46 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode KSPSolve_DCG(KSP ksp)
+{
+  KSP_DCG       *dcg = (KSP_DCG *)ksp->data;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  dcg->in_solve = PETSC_TRUE;
+  ierr          = KSPSolve_DCG_Iterate(ksp);
+  dcg->in_solve = PETSC_FALSE;
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* During a solve vec_sol holds the deflated iterate x_hat; the iterate is x = x_hat + Q (b - A x_hat) (step 11 of
+   KSPSolve_DCG), which monitors (-ksp_monitor_true_residual, KSPBuildResidual()) and user code must see. The coarse
+   vectors of the iteration in progress are kept. */
+static PetscErrorCode KSPBuildSolution_DCG(KSP ksp, Vec v, Vec *V)
+{
+  KSP_DCG *dcg = (KSP_DCG *)ksp->data;
+  Mat      Amat;
+
+  PetscFunctionBegin;
+  if (!dcg->in_solve || !dcg->defl || !dcg->final_correction) {
+    PetscCall(KSPBuildSolutionDefault(ksp, v, V));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!dcg->bs_r) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->bs_r));
+  if (!v) {
+    if (!dcg->bs_x) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->bs_x));
+    v = dcg->bs_x;
+  }
+  PetscCall(PCGetOperators(ksp->pc, &Amat, NULL));
+  PetscCall(VecCopy(ksp->vec_sol, v));
+  PetscCall(KSP_MatMult(ksp, Amat, ksp->vec_sol, dcg->bs_r));
+  PetscCall(VecAYPX(dcg->bs_r, -1.0, ksp->vec_rhs));
+  PetscCall(dcg->defl->AddQKeepState(dcg->bs_r, v));
+  if (V) *V = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPReset_DCG(KSP ksp)
 {
   KSP_DCG *dcg = (KSP_DCG *)ksp->data;
@@ -928,6 +970,8 @@ static PetscErrorCode KSPReset_DCG(KSP ksp)
   PetscFunctionBegin;
   PetscCall(KSPDCGResetSpace(ksp));
   PetscCall(PetscKPDeviceMatDestroy(&dcg->Ad));
+  PetscCall(VecDestroy(&dcg->bs_x));
+  PetscCall(VecDestroy(&dcg->bs_r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1365,7 +1409,7 @@ PETSC_INTERN PetscErrorCode KSPCreate_DCG(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_DCG;
   ksp->ops->view           = KSPView_DCG;
   ksp->ops->setfromoptions = KSPSetFromOptions_DCG;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildsolution  = KSPBuildSolution_DCG;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGSetDeflationSpace_C", KSPDCGSetDeflationSpace_DCG));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPDCGCreateSpaceMat_C", KSPDCGCreateSpaceMat_DCG));
