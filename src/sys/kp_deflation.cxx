@@ -640,6 +640,36 @@ PetscErrorCode Deflation::AddQResidual(Vec r, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode Deflation::ResidualRestrictionAsymmetry(Vec Ay, Vec y, PetscReal *rel)
+{
+  DeviceVec   av, yv;
+  PetscMPIInt size;
+  PetscReal   m[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(PrepareResidualRestriction());
+  PetscCall(av.Get(Ay, Access::Read));
+  PetscCall(yv.Get(y, Access::Read));
+  PetscCallCXX(RestrictLocal(Zt, av.cview(), UView<Scalar>(a1.data(), d)));
+  PetscCallCXX(RestrictLocal(AZt, yv.cview(), UView<Scalar>(s1.data(), d)));
+  PetscCall(av.Restore());
+  PetscCall(yv.Restore());
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), 2 * d), UView<Scalar>(red.data(), 2 * d)));
+  PetscCallCXX(exec().fence());
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    PetscMPIInt cnt;
+    PetscCall(PetscMPIIntCast(2 * d, &cnt));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
+  }
+  for (Int j = 0; j < d; j++) {
+    m[0] = PetscMax(m[0], PetscAbsScalar(hbuf[j] - hbuf[d + j]));
+    m[1] = PetscMax(m[1], PetscAbsScalar(hbuf[j]));
+  }
+  *rel = m[1] > 0 ? m[0] / m[1] : m[0];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Deflation::PrepareResidualRestriction()
 {
   PetscFunctionBegin;

@@ -114,6 +114,9 @@ public:
   PetscErrorCode AddQResidual(Vec r, Vec y);
   /* builds (AZ)^T for AddQResidual(); call at setup so that the first application does not pay for it */
   PetscErrorCode PrepareResidualRestriction();
+  /* *rel = || Z^T (A y) - (AZ)^T y ||_inf / || Z^T (A y) ||_inf over all ranks (Ay = A y given): rounding for a
+     symmetric A, O(1) for a nonsymmetric one, whose AddQResidual() is then not Z^T (r - A y); uses a1, s1 */
+  PetscErrorCode ResidualRestrictionAsymmetry(Vec Ay, Vec y, PetscReal *rel);
   /* the space as a PETSc AIJ matrix (N x d), e.g. for PCDeflationSetSpace() */
   PetscErrorCode CreateZMat(Mat A, Mat *Zmat);
 

@@ -866,3 +866,39 @@ TEST(NeumannMPI2, NaNInCouplingToOtherRank)
   }
   MatDestroy(&A);
 }
+
+/* A-DEF2 restricts r - A y as Z^T r - (AZ)^T y, right for a symmetric A only: a nonsymmetric operator (here the
+   Dirichlet rows of the layer problem kept as identity rows that their neighbours still couple to, as KSP ex45
+   writes them) is refused at the setup with a message that says why and what to use instead, where CG used to
+   stagnate to its iteration limit; the symmetric layer problem passes the same test (rounding) */
+TEST(Neumann, DeflationRefusesANonsymmetricOperator)
+{
+  const Int n = 16;
+  HostCsr   h = Layer2d(n, 1e-3);
+  for (Int i = 0; i < n; i++) { /* the top row of cells: identity rows */
+    const Int row = (n - 1) * n + i;
+    for (Int k = h.rowptr[row]; k < h.rowptr[row + 1]; k++) h.vals[k] = h.colidx[k] == row ? 1.0 : 0.0;
+  }
+  for (bool symmetric : {true, false}) {
+    Mat         A = SeqAIJ(symmetric ? Layer2d(n, 1e-3) : h);
+    KSP         ksp;
+    PC          pc;
+    std::string msg;
+    KSPCreate(PETSC_COMM_SELF, &ksp);
+    KSPSetOperators(ksp, A, A);
+    KSPSetType(ksp, KSPCG);
+    KSPGetPC(ksp, &pc);
+    PCSetType(pc, PCNEUMANN);
+    PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_CHUNKS);
+    PCNeumannSetDeflationSubdomains(pc, 8);
+    PetscErrorCode ierr = Capture([&]() { return KSPSetUp(ksp); }, msg);
+    if (symmetric) EXPECT_EQ(ierr, PETSC_SUCCESS) << msg;
+    else {
+      EXPECT_EQ(ierr, PETSC_ERR_ARG_WRONG);
+      EXPECT_NE(msg.find("-pc_neumann_deflation needs a symmetric operator"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("-ksp_type dcg"), std::string::npos) << msg;
+    }
+    KSPDestroy(&ksp);
+    MatDestroy(&A);
+  }
+}

@@ -83,6 +83,30 @@ static PetscErrorCode PCNeumannDeflationReset(PC_Neumann *nm)
 
 /* builds (or rebuilds, after a change of the operator Amat or of the options) Z, AZ and E of the two-level variant
    with the space builder shared with KSPDCG; a no-op when nothing changed */
+
+/* A-DEF2 and BNN restrict r - A y as Z^T r - (AZ)^T y (one pass), which is Z^T (r - A y) only when Z^T A = (AZ)^T,
+   i.e. for a symmetric A; with a nonsymmetric A (e.g. KSP ex45's Dirichlet rows, identity rows that their neighbours
+   still couple to) the coarse correction is wrong and CG stagnates. The test on one random vector y: the relative
+   difference of Z^T (A y) and (AZ)^T y (rounding for a symmetric A). */
+static PetscErrorCode PCNeumannResidualRestrictionError(PC pc, PetscReal *rel)
+{
+  PC_Neumann *nm = (PC_Neumann *)pc->data;
+  Vec         y, r;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(pc->mat, &y, &r));
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)pc), &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(VecSetRandom(y, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatMult(pc->mat, y, r));
+  PetscCall(nm->defl->ResidualRestrictionAsymmetry(r, y, rel));
+  PetscCall(PetscInfo(pc, "PCNEUMANN deflation: Z^T A y and (A Z)^T y differ by %g (relative; a symmetric A: rounding)\n", (double)*rel));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
 {
   PC_Neumann                    *nm = (PC_Neumann *)pc->data;
@@ -113,6 +137,13 @@ static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
   PetscCall(petsckp::DeflationCreate(pc->mat, pc->dm, nm->Zuser, opt, prefix, &nm->defl, &built, nm->dbuilt_blocks));
   nm->dbuilt = (PCNeumannDeflationSpaceType)built;
   if (nm->defl) PetscCall(nm->defl->PrepareResidualRestriction()); /* (AZ)^T for the A-DEF2 coarse correction */
+  if (nm->defl) {
+    PetscReal      rel  = 0;
+    PetscErrorCode ierr = PCNeumannResidualRestrictionError(pc, &rel);
+    if (ierr || rel > 1e-8) PetscCall(PetscLogEventEnd(PC_Neumann_DeflSetup, pc, 0, 0, 0));
+    PetscCall(ierr);
+    PetscCheck(rel <= 1e-8, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "%s needs a symmetric operator: Z^T A differs from (A Z)^T by %g (relative), so A is not symmetric (e.g. Dirichlet rows kept as identity rows that other rows couple to: eliminate them, or keep the symmetry with MatZeroRowsColumns()); deflated CG (-ksp_type dcg) handles a nonsymmetric operator, or use PCNEUMANN without deflation", prefix, (double)rel);
+  }
   if (nm->defl) PetscCall(PetscInfo(pc, "PCNEUMANN deflation: %" PetscInt_FMT " vectors, E relative min Cholesky pivot %g\n", nm->defl->d, (double)nm->defl->E.min_pivot));
   PetscCall(PetscLogEventEnd(PC_Neumann_DeflSetup, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -675,7 +706,7 @@ static PetscErrorCode PCView_Neumann(PC pc, PetscViewer viewer)
    same space. `-pc_neumann_deflation_variant bnn` applies BNN itself (symmetric for any start, e.g. when the
    preconditioner is applied outside `KSPSolve()`; two coarse solves). The operator Amat (not Pmat) defines E, P and
    Q, which are rebuilt when it changes or a deflation setting changes (`PCSetFromOptions()` without such a change
-   keeps them); A must be symmetric. `-ksp_pc_side symmetric` is not available with deflation. Do not combine the
+   keeps them); A must be symmetric (the setup checks Z^T A y = (AZ)^T y for a random y and refuses a nonsymmetric A, e.g. KSP ex45's Dirichlet identity rows, for which `KSPDCG` is the deflated solver). `-ksp_pc_side symmetric` is not available with deflation. Do not combine the
    deflation of this preconditioner with `KSPDCG`, which deflates by itself.
 
    Stopping test with deflation: the preconditioned residual norm of the two-level preconditioner contains the coarse
