@@ -1647,3 +1647,59 @@ TEST(LbfgsbFused, BreakpointHistogramMatchesSerial)
     }
   }
 }
+
+namespace
+{
+/* f = sum (x_i - 2)^2 below a wall: 1e30 where some x_i > 0.6 (the minimiser lies beyond it) */
+PetscErrorCode WallFG(Tao, Vec X, PetscReal *f, Vec G, void *)
+{
+  const PetscScalar *x;
+  PetscScalar       *g;
+  PetscInt           n;
+  PetscReal          s = 0, mx = -PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(G, &g));
+  for (PetscInt i = 0; i < n; i++) {
+    s += PetscSqr(PetscRealPart(x[i]) - 2.0);
+    g[i] = 2.0 * (x[i] - 2.0);
+    mx   = PetscMax(mx, PetscRealPart(x[i]));
+  }
+  PetscCall(VecRestoreArray(G, &g));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  *f = mx > 0.6 ? 1e30 : s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+/* a line search that ends (with a dcsrch warning) without any decrease of f is a failure, not the relative-reduction
+   convergence L-BFGS-B 3.0 reports for it: TAO_DIVERGED_LS_FAILURE, with the iterate unchanged (never worse), for the
+   default factr and for factr = 0 (the test off) */
+TEST(LbfgsbApi, NoDecreaseIsALineSearchFailure)
+{
+  for (PetscReal factr : {1e7, 0.0}) {
+    Tao                tao;
+    Vec                x;
+    TaoConvergedReason reason;
+    PetscReal          f;
+    VecCreateSeq(PETSC_COMM_SELF, 10, &x);
+    VecSet(x, 0.5);
+    TaoCreate(PETSC_COMM_SELF, &tao);
+    TaoSetType(tao, TAOLBFGSB);
+    TaoSetSolution(tao, x);
+    TaoSetObjectiveAndGradient(tao, nullptr, WallFG, nullptr);
+    TaoLBFGSBSetFactr(tao, factr);
+    ASSERT_EQ((int)TaoSolve(tao), 0);
+    TaoGetConvergedReason(tao, &reason);
+    TaoGetSolutionStatus(tao, nullptr, &f, nullptr, nullptr, nullptr, nullptr);
+    EXPECT_EQ(reason, TAO_DIVERGED_LS_FAILURE) << "factr " << factr << ": " << TaoConvergedReasons[reason];
+    EXPECT_LE(f, 10 * 2.25) << "factr " << factr; /* f(x0): never a worse iterate */
+    PetscReal mx;
+    VecMax(x, nullptr, &mx);
+    EXPECT_LE(mx, 0.6) << "factr " << factr;
+    TaoDestroy(&tao);
+    VecDestroy(&x);
+  }
+}

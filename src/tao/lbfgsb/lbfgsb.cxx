@@ -1730,8 +1730,16 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
       break;
     }
     if (fold - f <= tol * PetscMax(PetscMax(PetscAbsReal(fold), PetscAbsReal(f)), 1.0)) {
-      tao->reason     = TAO_CONVERGED_USER;
-      lb->termination = "relative reduction of f <= factr * epsmch";
+      /* L-BFGS-B 3.0 reports this test as convergence also when the line search (ending with a dcsrch warning)
+         did not decrease f at all; that is a failure of the search, not a converged solve (and with factr = 0, which
+         turns the test off, the only way it fires) */
+      if (!(fold - f > 0)) {
+        tao->reason     = TAO_DIVERGED_LS_FAILURE;
+        lb->termination = "the line search did not decrease f";
+      } else {
+        tao->reason     = TAO_CONVERGED_USER;
+        lb->termination = "relative reduction of f <= factr * epsmch";
+      }
       break;
     }
     /* 5. limited-memory update with (s, y) = (stp d, g - g_old) */
@@ -2179,7 +2187,9 @@ PetscErrorCode TaoLBFGSBGetCauchyType(Tao tao, TaoLBFGSBCauchyType *type)
 
 /*@
   TaoLBFGSBSetFactr - sets the relative function-decrease tolerance of `TAOLBFGSB`: the solve stops with
-  `TAO_CONVERGED_USER` when (f_k - f_{k+1}) / max(|f_k|, |f_{k+1}|, 1) <= factr * machine epsilon
+  `TAO_CONVERGED_USER` when (f_k - f_{k+1}) / max(|f_k|, |f_{k+1}|, 1) <= factr * machine epsilon; an iteration whose
+  line search did not decrease f at all stops with `TAO_DIVERGED_LS_FAILURE` instead (L-BFGS-B 3.0 reports it as this
+  convergence)
 
   Logically Collective
 
