@@ -125,9 +125,16 @@ static PetscErrorCode KSPDCGWorkVecs(KSP ksp)
 
 static PetscErrorCode KSPSetUp_DCG(KSP ksp)
 {
+  KSP_DCG  *dcg = (KSP_DCG *)ksp->data;
+  PetscBool neumann, pcdefl = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscCall(KSPDCGWorkVecs(ksp));
   PetscCall(KSPDCGSetUpDeflation(ksp));
+  /* the two-level PCNEUMANN deflates by itself: under a deflating KSPDCG the coarse space would be removed twice */
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNEUMANN, &neumann));
+  if (neumann) PetscCall(PCNeumannGetDeflation(ksp->pc, &pcdefl));
+  PetscCheck(!pcdefl || !dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_INCOMP, "KSPDCG deflates by itself: use PCNEUMANN without -pc_neumann_deflation under it, -ksp_dcg_space none, or KSPCG with the deflated PCNEUMANN");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1232,10 +1239,11 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
     char blk[128] = "";
     if (dcg->built == KSP_DCG_SPACE_BLOCKS) PetscCall(PetscSNPrintf(blk, sizeof(blk), " %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT, dcg->built_blocks[0], dcg->built_blocks[1], dcg->built_blocks[2]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "deflation space: %s%s, %" PetscInt_FMT " vectors\n", KSPDCGSpaceName(dcg->built), blk, dcg->defl ? dcg->defl->d : 0));
-    if (dcg->defl && !dcg->defl->E.symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "E is not symmetric (nonsymmetric operator): explicit inverse by LU\n"));
+
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "deflation space: %s\n", dcg->space_set ? KSPDCGSpaceName(dcg->space) : "default (user Z, else blocks with a DMDA, else chunks)"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", dcg->coarse == KSP_DCG_COARSE_INVERSE ? "explicit inverse" : (dcg->coarse == KSP_DCG_COARSE_CHOLESKY ? "cholesky (L^-1 kept)" : "unknown"), (double)dcg->pivot_rtol));
-  if (dcg->defl) PetscCall(PetscViewerASCIIPrintf(viewer, "E: condition number estimate %.1e (1-norm), smallest relative Cholesky pivot %.1e\n", (double)dcg->defl->cond, (double)dcg->defl->E.min_pivot));
+  const PetscBool lu = dcg->defl && !dcg->defl->E.symmetric ? PETSC_TRUE : PETSC_FALSE; /* a nonsymmetric operator */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "coarse solve: %s of E = Z^T A Z (replicated on every rank, on the device), singular below relative pivot %g\n", lu ? "explicit inverse by LU (E is not symmetric: a nonsymmetric operator)" : dcg->coarse == KSP_DCG_COARSE_INVERSE ? "explicit inverse" : (dcg->coarse == KSP_DCG_COARSE_CHOLESKY ? "cholesky (L^-1 kept)" : "unknown"), (double)dcg->pivot_rtol));
+  if (dcg->defl) PetscCall(PetscViewerASCIIPrintf(viewer, "E: condition number estimate %.1e (1-norm), smallest relative %s pivot %.1e\n", (double)dcg->defl->cond, lu ? "LU" : "Cholesky", (double)dcg->defl->E.min_pivot));
   if (dcg->nreproject || dcg->nrestart || dcg->best_it >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last solve: %" PetscInt_FMT " re-projections of the deflated residual, %" PetscInt_FMT " restarts from the true residual%s\n", dcg->nreproject, dcg->nrestart, dcg->best_it >= 0 ? ", returned the best iterate seen" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
