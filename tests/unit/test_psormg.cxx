@@ -237,11 +237,12 @@ TEST_P(PsormgSizes, LcpMeasuresMatchReference)
   for (Int i = 0; i < n; i += 3) x[i] = lo[i] == -INFINITY ? x[i] : lo[i]; /* some points at the lower bound */
   for (Int i = 1; i < n; i += 7) x[i] = up[i] == INFINITY ? x[i] : up[i];  /* some at the upper bound */
   if (n > 2) x[2] = up[2] + 0.25;                                          /* one infeasible point */
+  for (Int i = 4; i < n; i += 11) lo[i] = up[i] = x[i] = 0.5;               /* fixed variables: any residual is complementary */
   double p2 = 0, comp = 0, inf = 0, en = 0;
   Int    act = 0;
   for (Int i = 0; i < n; i++) {
-    int a = std::isfinite(lo[i]) && x[i] == lo[i] ? 1 : (std::isfinite(up[i]) && x[i] == up[i] ? 2 : 0);
-    double p = a == 1 ? std::max(r[i], 0.0) : (a == 2 ? std::min(r[i], 0.0) : r[i]);
+    int a = (std::isfinite(lo[i]) && x[i] == lo[i] ? 1 : 0) + (std::isfinite(up[i]) && x[i] == up[i] ? 2 : 0);
+    double p = a == 3 ? 0.0 : a == 1 ? std::max(r[i], 0.0) : (a == 2 ? std::min(r[i], 0.0) : r[i]);
     p2 += p * p;
     if (std::isfinite(lo[i])) comp += (x[i] - lo[i]) * std::max(-r[i], 0.0);
     if (std::isfinite(up[i])) comp += (up[i] - x[i]) * std::max(r[i], 0.0);

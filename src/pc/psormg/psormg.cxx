@@ -1104,7 +1104,9 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
     else if (pn <= rtol * p0) *reason = PCRICHARDSON_CONVERGED_RTOL;
     else if (pn >= dtol * p0) *reason = PCRICHARDSON_DIVERGED_DTOL;
   }
-  if (!*reason) *reason = PCRICHARDSON_CONVERGED_ITS;
+  /* the cycles ran out before a tolerance was met: not converged (KSPRichardson's own loop says so too; PCMG would
+     say PCRICHARDSON_CONVERGED_ITS, which would pass -ksp_error_if_not_converged with an unsolved LCP) */
+  if (!*reason) *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_ITS;
   mg->last_its   = *outits;
   mg->last_pnorm = pn;
   PetscCall(PSORMGEndSolve(pc));
@@ -1288,7 +1290,9 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 .  monotone  - max / min of the gaps over the whole support of P (Mandel; Kornhuber's standard monotone multigrid):
                feasible and energy-decreasing, but conservative next to the active set: the coarse correction of a
                function whose support holds one active point may not move towards that bound at all.
--  linear    - the paper's linear restriction (averaging, no feasibility guarantee).
+-  linear    - the paper's linear restriction (averaging, no feasibility guarantee): the cycle is not monotone, and
+               the projected residual can stall (on the hemisphere at 17^2 it stops at 0.24 from the tenth cycle on),
+               so the solve then ends with KSP_DIVERGED_ITS; kept for the paper's comparisons.
 
    Why this variant of truncation: the cheaper one, which masks the residual and the correction at the active points
    but keeps the coarse operators of the untruncated P, solves a coarse problem whose energy is not that of the

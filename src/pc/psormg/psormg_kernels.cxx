@@ -44,17 +44,20 @@ void RestrictGap(ObstacleRestriction type, bool lower, const CsrMatrix &Rd, cons
     });
 }
 
-/* classification of a point: 0 free, 1 at the lower bound, 2 at the upper bound */
+/* classification of a point: 0 free, 1 at the lower bound, 2 at the upper bound, 3 at both (a fixed variable,
+   lo = up: any residual is complementary) */
 struct ActiveTest {
   UView<const Scalar> x, lo, up;
   Real                acttol;
   bool                havelo, haveup;
   KOKKOS_INLINE_FUNCTION int operator()(Int i) const
   {
-    if (havelo && cm::isfinite(lo(i)) && cm::fabs(x(i) - lo(i)) <= acttol * cm::fmax(1.0, cm::fabs(lo(i)))) return 1;
-    if (haveup && cm::isfinite(up(i)) && cm::fabs(up(i) - x(i)) <= acttol * cm::fmax(1.0, cm::fabs(up(i)))) return 2;
-    return 0;
+    const bool atlo = havelo && cm::isfinite(lo(i)) && cm::fabs(x(i) - lo(i)) <= acttol * cm::fmax(1.0, cm::fabs(lo(i)));
+    const bool atup = haveup && cm::isfinite(up(i)) && cm::fabs(up(i) - x(i)) <= acttol * cm::fmax(1.0, cm::fabs(up(i)));
+    return (atlo ? 1 : 0) + (atup ? 2 : 0);
   }
+  /* the component of the projected residual of a point of class a with residual p */
+  KOKKOS_INLINE_FUNCTION static Scalar Project(int a, Scalar p) { return a == 3 ? Scalar(0) : a == 1 ? cm::fmax(p, 0.0) : a == 2 ? cm::fmin(p, 0.0) : p; }
 };
 
 LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UView<const Scalar> b, UView<const Scalar> lo, UView<const Scalar> up, Real acttol, bool all)
@@ -69,10 +72,7 @@ LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UVi
   Kokkos::parallel_reduce(
     "petsckp::psormg::ProjectedResidual", range(n),
     KOKKOS_LAMBDA(Int i, Real & s) {
-      const int a = at(i);
-      Scalar    p = r(i);
-      if (a == 1) p = cm::fmax(p, 0.0);
-      else if (a == 2) p = cm::fmin(p, 0.0);
+      const Scalar p = ActiveTest::Project(at(i), r(i));
       s += p * p;
     },
     m.pnorm2); /* reductions into host scalars fence */
@@ -147,10 +147,7 @@ void CoarsePsor(const CsrMatrix &A, UView<const Int> rows, UView<const Int> offs
           [&](Int i, Real &acc) {
             Scalar ax = 0;
             for (Int k = rp(i); k < rp(i + 1); k++) ax += va(k) * x(ci(k));
-            Scalar    p = b(i) - ax;
-            const int a = at(i);
-            if (a == 1) p = cm::fmax(p, 0.0);
-            else if (a == 2) p = cm::fmin(p, 0.0);
+            const Scalar p = ActiveTest::Project(at(i), b(i) - ax);
             acc += p * p;
           },
           s);
