@@ -395,6 +395,8 @@ int main(int argc, char **argv)
     if (!preonly) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "relative residual %s 1e-10\n", rres <= 1e-10 ? "<=" : ">"));
     else if (rres <= 1e-11) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "relative residual <= 1e-11\n"));
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "relative residual > 1e-11, normwise backward error ||b - A x|| / (||A|| ||x|| + ||b||) %s 1e-14\n", eta <= 1e-14 ? "<=" : ">"));
+    /* the example checks itself: a wrong solution is an error (exit status), not only a line of output */
+    PetscCheck(preonly ? rres <= 1e-11 || eta <= 1e-14 : rres <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "the solution is wrong: relative residual %.3e, normwise backward error %.3e%s", (double)rres, (double)eta, no_dm ? " (with -no_dm the factors follow the matrix's global numbering, which for a DMDA matrix on several ranks is not the grid's natural one)" : "");
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(MatDestroy(&A));

@@ -522,6 +522,13 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MatGetSize(pc->pmat, &N, NULL));
+  {
+    /* the factors are read from some rows of the operator only (and the user's factors need not be it): a NaN or
+       Inf anywhere in it is an error, not a solve of another operator */
+    PetscReal an; /* the Frobenius norm: a sum, through which a NaN passes (a maximum may drop it) */
+    PetscCall(MatNorm(pc->pmat, NORM_FROBENIUS, &an));
+    PetscCheck(!PetscIsInfOrNanReal(an), comm, PETSC_ERR_FP, "PCPSCR: the operator has NaN or Inf entries (its Frobenius norm is %g); fix the matrix", (double)an);
+  }
   if (pc->dm) PetscCall(PetscObjectTypeCompare((PetscObject)pc->dm, DMDA, &isda));
   ps->ndirichlet = ps->ncouplings = 0;
   if (ps->udim) {
@@ -621,6 +628,18 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCheck(!(ps->singular && PetscAbsScalar(ps->shift - ps->nullshift) <= 1e-10 * ps->eigscale), comm, PETSC_ERR_SUP,
              "PCPSCR: the operator is singular: the sum of the smallest eigenvalues of the factors is %g and the shift c is %g (e.g. pure Neumann conditions in every direction with c = 0). Change the shift (-%spc_pscr_shift, PCPSCRSetShift()) or use a Dirichlet or Robin end in one direction; the singular case (null space) is not supported", PetscAbsReal(ps->nullshift) <= 1e-10 * ps->eigscale ? 0.0 : (double)-ps->nullshift, (double)PetscRealPart(ps->shift), OptionsPrefix(pc));
+  {
+    /* a NaN or Inf right-hand side would give a NaN solution with a converged KSPPREONLY: a failed PC instead, which
+       KSP reports as DIVERGED_PC_FAILED (one norm, against the dim^2 n^dim log n work of an application) */
+    PetscReal xn;
+    PetscCall(VecNorm(x, NORM_INFINITY, &xn));
+    if (PetscIsInfOrNanReal(xn)) {
+      PetscCall(PetscInfo(pc, "PCPSCR: the right-hand side has NaN or Inf entries\n"));
+      PetscCall(PCSetFailedReason(pc, PC_INCONSISTENT_RHS));
+      PetscCall(VecSetInf(y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(PetscLogEventBegin(PC_PSCR_Apply, pc, x, y, 0));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
