@@ -812,7 +812,12 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    The operator is singular when c equals minus the sum of the smallest eigenvalues of the pencils (A_d, M_d)
    (pure Neumann conditions in every direction with c = 0, diagonal or tridiagonal M_d); this is refused with an
    error (change the shift or use a Dirichlet/Robin end; the null space is not handled). A zero pivot met in a shifted
-   solve raises an error.
+   solve raises an error. A negative shift that makes another sum of eigenvalues zero (e.g. c = -64 with the
+   eigenvalues 32 + 32 of the 3-point Laplacian at n = 3) is not detected: the full spectra are not computed (the
+   partial solution uses those of small blocks only), and the operator is then singular or nearly so, with a
+   meaningless solution; keep c > -(the sum of the smallest eigenvalues) for an SPD operator. A NaN or Inf in the
+   operator is an error at the setup; a NaN or Inf right-hand side fails the preconditioner (`PC_INCONSISTENT_RHS`,
+   `KSP_DIVERGED_PC_FAILED` under `KSPPREONLY`).
 
    Accuracy: one application is a direct solve with a normwise backward error || b - A x || / (|| A || || x ||) of a
    small multiple of eps (2e-16 to 4e-16 below), so its relative residual || b - A x || / || b || is about eps || A ||

@@ -1756,17 +1756,22 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (ua->cycle == PC_UAAMG_CYCLE_K) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: K-cycle (nonlinear: use a flexible Krylov method), %" PetscInt_FMT " inner GCG iterations, early exit at %g", ua->kcycle_its, (double)ua->kcycle_rtol));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
     if (UAAMGKCycleMinSize(ua) > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", V-cycles on levels of fewer than %" PetscInt_FMT " rows\n", UAAMGKCycleMinSize(ua)));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid unsmoothed-aggregation AMG: %s-cycle (linear, symmetric)\n", ua->cycle == PC_UAAMG_CYCLE_V ? "V" : "W"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "smoothers: %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g; finest level: %s", ua->pre, ua->post, (double)ua->omega, SmootherText(ua->fine_smoother, true)));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
   if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS) {
     if (ua->block_max > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", exact solves of aggregates of at most %" PetscInt_FMT " unknowns\n", ua->block_max));
     else PetscCall(PetscViewerASCIIPrintf(viewer, ", exact solves of aggregates of at most 16 (2D) / 32 (3D) unknowns\n"));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels: %s\n", SmootherText(ua->smoother, false)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "depth rule %s", UAAMGEnumName(PCUAAMGDepthRules, 2, ua->depth_rule)));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
   if (ua->depth_rule == PC_UAAMG_DEPTH_TARGET) {
     if (ua->agg_size > 0) PetscCall(PetscViewerASCIIPrintf(viewer, " (%g unknowns per fine aggregate)", (double)ua->agg_size));
     else PetscCall(PetscViewerASCIIPrintf(viewer, " (2^d unknowns per fine aggregate)"));
@@ -1776,16 +1781,21 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   else if (ua->dim > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than %" PetscInt_FMT " unknowns split (4 x the fine aggregate size)", UAAMGFineAggregateMax(ua)));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than 4 x the fine aggregate size split"));
   PetscCall(PetscViewerASCIIPrintf(viewer, ", coarse size %" PetscInt_FMT ", at most %" PetscInt_FMT " levels, coarse storage %s\n", ua->coarse_size, ua->max_levels, UAAMGEnumName(PCUAAMGCoarseFormats, 2, ua->format)));
+  PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (ua->lev.empty()) PetscFunctionReturn(PETSC_SUCCESS);
   if (ua->lev.size() > 1) {
     const ua::StencilGrid &gL = ua->lev[0].grid;
     PetscCall(PetscViewerASCIIPrintf(viewer, "coordinates from %s, dimension %d\n", CoordSourceName(ua->source), ua->dim));
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary grid: box"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
     for (int a = 0; a < ua->dim; a++) PetscCall(PetscViewerASCIIPrintf(viewer, " [%g, %g]", (double)ua->aux.lo[a], (double)ua->aux.hi[a]));
     PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, reach %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT " (stencil %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " colours)\n", (PetscInt)gL.n[0], (PetscInt)gL.n[1], (PetscInt)gL.n[2], (PetscInt)gL.r[0], (PetscInt)gL.r[1], (PetscInt)gL.r[2], (PetscInt)gL.width(0), (PetscInt)gL.width(1), (PetscInt)gL.width(2), (PetscInt)gL.ncolours()));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
     PetscCall(PetscViewerASCIIPrintf(viewer, "fine aggregates: %" PetscInt_FMT " nonempty", ua->nagg));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
     if (ua->nempty >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", %" PetscInt_FMT " empty cells", ua->nempty));
     PetscCall(PetscViewerASCIIPrintf(viewer, ", unknowns per aggregate min %" PetscInt_FMT " mean %.2f max %" PetscInt_FMT ", %" PetscInt_FMT " decoupled rows in none\n", ua->minsize, ua->nagg ? (double)ua->nmembers / ua->nagg : 0.0, ua->maxsize, ua->ndecoupled));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
     if (ua->adaptive)
       PetscCall(PetscViewerASCIIPrintf(viewer, "adaptive auxiliary tree: %" PetscInt_FMT " split cells (more than %" PetscInt_FMT " unknowns), leaf depths %" PetscInt_FMT "..%" PetscInt_FMT ", levels stored as CSR%s, coloured by a graph colouring of their operators\n", ua->nsplitcells, ua->smax, ua->leafmin, ua->leafmax, ua->format_fallback ? " (not in the stencil storage asked for: it needs the uniform tree)" : ""));
     if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_GS) PetscCall(PetscViewerASCIIPrintf(viewer, "fine blocks: %" PetscInt_FMT " solved exactly, %" PetscInt_FMT " not positive definite (point Gauss-Seidel instead)\n", ua->nexact, ua->nfailed));
