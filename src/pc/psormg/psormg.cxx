@@ -769,7 +769,7 @@ static PetscErrorCode PCPSORMGSetSmooths_PSORMG(PC pc, PetscInt pre, PetscInt po
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(pre >= 0 && post >= 0 && pre + post > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s and %s must be >= 0 with at least one sweep in all, not %" PetscInt_FMT " and %" PetscInt_FMT, PSORMG_OPT(pc, "pre_smooths"), PSORMG_OPT(pc, "post_smooths"), pre, post);
+  PetscCheck(pre >= 0 && post >= 0 && pre + post > 0 && pre <= 100 && post <= 100, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s and %s must be in [0, 100] with at least one sweep in all, not %" PetscInt_FMT " and %" PetscInt_FMT, PSORMG_OPT(pc, "pre_smooths"), PSORMG_OPT(pc, "post_smooths"), pre, post);
   mg->nu1 = pre;
   mg->nu2 = post;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -792,7 +792,7 @@ static PetscErrorCode PCPSORMGSetCoarseSolve_PSORMG(PC pc, PetscReal omega, Pets
 
   PetscFunctionBegin;
   PetscCheck(omega > 0 && omega < 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the relaxation factor of the coarsest-grid projected SOR) must lie in (0, 2), not %g", PSORMG_OPT(pc, "coarse_omega"), (double)omega);
-  PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the most coarsest-grid sweeps) must be >= 1, not %" PetscInt_FMT, PSORMG_OPT(pc, "coarse_max_it"), max_it);
+  PetscCheck(max_it >= 1 && max_it <= 1000000, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the most coarsest-grid sweeps) must be in [1, 1e6], not %" PetscInt_FMT, PSORMG_OPT(pc, "coarse_max_it"), max_it);
   PetscCheck(rtol > 0 && rtol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s (the relative projected residual of the coarsest grid) must lie in (0, 1), not %g", PSORMG_OPT(pc, "coarse_rtol"), (double)rtol);
   mg->coarse_omega  = omega;
   mg->coarse_max_it = max_it;
@@ -1257,11 +1257,11 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
 +  -pc_psormg_levels <0>                              - maximum number of levels (0: coarsen down to the coarse size), `PCPSORMGSetLevels()`
 .  -pc_psormg_coarse_size <64>                        - stop coarsening at this many unknowns, `PCPSORMGSetCoarseSize()`
 .  -pc_psormg_cycle_type <v,w>                        - V or W cycle, `PCPSORMGSetCycleType()`
-.  -pc_psormg_pre_smooths <2>                         - projected SOR sweeps (all colours) before the coarse correction, `PCPSORMGSetSmooths()`
-.  -pc_psormg_post_smooths <2>                        - projected SOR sweeps after it (colours in reverse order), `PCPSORMGSetSmooths()`
+.  -pc_psormg_pre_smooths <2>                         - projected SOR sweeps (all colours) before the coarse correction, 0 to 100, `PCPSORMGSetSmooths()`
+.  -pc_psormg_post_smooths <2>                        - projected SOR sweeps after it (colours in reverse order), 0 to 100, `PCPSORMGSetSmooths()`
 .  -pc_psormg_omega <1>                               - relaxation factor of the smoother, in (0, 2), `PCPSORMGSetOmega()`
 .  -pc_psormg_coarse_omega <1.5>                      - relaxation factor of the coarsest-grid projected SOR, in (0, 2), `PCPSORMGSetCoarseSolve()`
-.  -pc_psormg_coarse_max_it <500>                     - coarsest-grid sweeps at most, `PCPSORMGSetCoarseSolve()`
+.  -pc_psormg_coarse_max_it <500>                     - coarsest-grid sweeps at most, 1 to 1e6, `PCPSORMGSetCoarseSolve()`
 .  -pc_psormg_coarse_rtol <1e-10>                     - coarsest-grid relative projected residual, in (0, 1), `PCPSORMGSetCoarseSolve()`
 .  -pc_psormg_edge_interpolation <auto,zero,constant> - last point of an even grid line: from the operator's edge rows, half the last coarse value (Dirichlet), or that value (Neumann), `PCPSORMGSetEdgeInterpolation()`
 .  -pc_psormg_obstacle_restriction <monotone,truncated,linear> - how the bounds reach the coarse grids, `PCPSORMGSetObstacleRestriction()`
