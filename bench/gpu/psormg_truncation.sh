@@ -1,7 +1,7 @@
 #!/bin/bash
 # One device call (about 8 minutes on one H100) for the truncated monotone multigrid of PCPSORMG:
 #   1. build, the unit tests with GPU types and the psormg example tests (obstacle, segmentation) with GPU types;
-#   2. bench/run_psormg.sh 1025 2049 4097 and bench/run_segmentation.sh 256 512 1024, each with a truncated (default)
+#   2. bench/run_psormg.sh 1025 2049 4097 and bench/run_segmentation.sh 256 512 1024, each with a truncated (the default then)
 #      and a monotone row per size, and the table of event times (PCSetUp, KPDevMatSetup, KPMGGalerkin, cycles);
 #   3. the obstacle at 4097^2 with -pc_psormg_monitor (per cycle: truncation on/off, moves of the active set, coarse
 #      rows recomputed) and -log_view, truncated and monotone.
