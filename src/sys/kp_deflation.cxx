@@ -642,9 +642,8 @@ PetscErrorCode Deflation::AddQResidual(Vec r, Vec y)
 
 PetscErrorCode Deflation::ResidualRestrictionAsymmetry(Vec Ay, Vec y, PetscReal *rel)
 {
-  DeviceVec   av, yv;
-  PetscMPIInt size;
-  PetscReal   m[2] = {0, 0};
+  DeviceVec av, yv;
+  PetscReal m[2] = {0, 0};
 
   PetscFunctionBegin;
   PetscCall(PrepareResidualRestriction());
@@ -654,14 +653,9 @@ PetscErrorCode Deflation::ResidualRestrictionAsymmetry(Vec Ay, Vec y, PetscReal 
   PetscCallCXX(RestrictLocal(AZt, yv.cview(), UView<Scalar>(s1.data(), d)));
   PetscCall(av.Restore());
   PetscCall(yv.Restore());
+  PetscCall(ReduceSolve(true)); /* a1 and s1 summed over the ranks (and a coarse solve, not used) */
   PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(hbuf.data(), 2 * d), UView<Scalar>(red.data(), 2 * d)));
   PetscCallCXX(exec().fence());
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  if (size > 1) {
-    PetscMPIInt cnt;
-    PetscCall(PetscMPIIntCast(2 * d, &cnt));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hbuf.data(), cnt, MPIU_SCALAR, MPIU_SUM, comm));
-  }
   for (Int j = 0; j < d; j++) {
     m[0] = PetscMax(m[0], PetscAbsScalar(hbuf[j] - hbuf[d + j]));
     m[1] = PetscMax(m[1], PetscAbsScalar(hbuf[j]));

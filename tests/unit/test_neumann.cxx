@@ -498,6 +498,18 @@ HostCsr Layer2d(Int n, double contrast)
   return A;
 }
 
+/* a KSP of the given type on A with PCNEUMANN (its PC in *pc) */
+KSP NeumannKSP(Mat A, const char *ktype, PC *pc)
+{
+  KSP ksp;
+  KSPCreate(PETSC_COMM_SELF, &ksp);
+  KSPSetOperators(ksp, A, A);
+  KSPSetType(ksp, ktype);
+  KSPGetPC(ksp, pc);
+  PCSetType(*pc, PCNEUMANN);
+  return ksp;
+}
+
 struct SolveResult {
   PetscInt           its    = 0;
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
@@ -529,11 +541,7 @@ SolveResult SolveLayer(Mat A, Int n, const char *ktype, bool zero_guess, Conf co
     VecSetRandom(x, rnd);
     PetscRandomDestroy(&rnd);
   }
-  KSPCreate(PETSC_COMM_SELF, &ksp);
-  KSPSetOperators(ksp, A, A);
-  KSPSetType(ksp, ktype);
-  KSPGetPC(ksp, &pc);
-  PCSetType(pc, PCNEUMANN);
+  ksp = NeumannKSP(A, ktype, &pc);
   KSPSetTolerances(ksp, 1e-6, 0.0, 1e30, 2000);
   KSPSetInitialGuessNonzero(ksp, zero_guess ? PETSC_FALSE : PETSC_TRUE);
   conf(ksp, pc);
@@ -600,11 +608,7 @@ TEST(Neumann, DeflationStopsOnTheTrueResidual)
     KSPNormType nt;
     MatCreateVecs(A, &x, &b);
     VecSet(b, 1.0);
-    KSPCreate(PETSC_COMM_SELF, &ksp);
-    KSPSetOperators(ksp, A, A);
-    KSPSetType(ksp, KSPCG);
-    KSPGetPC(ksp, &pc);
-    PCSetType(pc, PCNEUMANN);
+    ksp = NeumannKSP(A, KSPCG, &pc);
     neumann(ksp, pc);
     EXPECT_EQ((int)KSPSolve(ksp, b, x), 0);
     KSPGetNormType(ksp, &nt);
@@ -770,11 +774,7 @@ TEST(Neumann, NaNEntryReportedWithDeflation)
     Vec b, x;
     MatCreateVecs(A, &x, &b);
     VecSet(b, 1.0);
-    KSPCreate(PETSC_COMM_SELF, &ksp);
-    KSPSetOperators(ksp, A, A);
-    KSPSetType(ksp, KSPCG);
-    KSPGetPC(ksp, &pc);
-    PCSetType(pc, PCNEUMANN);
+    ksp = NeumannKSP(A, KSPCG, &pc);
     PCNeumannSetDeflation(pc, defl);
     EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_FP) << "deflation " << (int)defl;
     EXPECT_NE(msg.find("NaN or Inf entry in row 41"), std::string::npos) << msg;
@@ -799,11 +799,7 @@ TEST(Neumann, SetFromOptionsKeepsTheDeflationSpace)
   PetscLogEventGetId("PCNeumannDeflSetup", &ev);
   MatCreateVecs(A, &x, &b);
   VecSet(b, 1.0);
-  KSPCreate(PETSC_COMM_SELF, &ksp);
-  KSPSetOperators(ksp, A, A);
-  KSPSetType(ksp, KSPCG);
-  KSPGetPC(ksp, &pc);
-  PCSetType(pc, PCNEUMANN);
+  ksp = NeumannKSP(A, KSPCG, &pc);
   PCNeumannSetDeflation(pc, PETSC_TRUE);
   ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
   PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info);
@@ -884,11 +880,7 @@ TEST(Neumann, DeflationRefusesANonsymmetricOperator)
     KSP         ksp;
     PC          pc;
     std::string msg;
-    KSPCreate(PETSC_COMM_SELF, &ksp);
-    KSPSetOperators(ksp, A, A);
-    KSPSetType(ksp, KSPCG);
-    KSPGetPC(ksp, &pc);
-    PCSetType(pc, PCNEUMANN);
+    ksp = NeumannKSP(A, KSPCG, &pc);
     PCNeumannSetDeflationSpaceType(pc, PC_NEUMANN_DEFLATION_SPACE_CHUNKS);
     PCNeumannSetDeflationSubdomains(pc, 8);
     PetscErrorCode ierr = Capture([&]() { return KSPSetUp(ksp); }, msg);
@@ -897,6 +889,8 @@ TEST(Neumann, DeflationRefusesANonsymmetricOperator)
       EXPECT_EQ(ierr, PETSC_ERR_ARG_WRONG);
       EXPECT_NE(msg.find("-pc_neumann_deflation needs a symmetric operator"), std::string::npos) << msg;
       EXPECT_NE(msg.find("-ksp_type dcg"), std::string::npos) << msg;
+      /* a second setup with the same operator is refused again (the refused space is not kept) */
+      EXPECT_EQ(Capture([&]() { return KSPSetUp(ksp); }, msg), PETSC_ERR_ARG_WRONG) << msg;
     }
     KSPDestroy(&ksp);
     MatDestroy(&A);

@@ -81,9 +81,6 @@ static PetscErrorCode PCNeumannDeflationReset(PC_Neumann *nm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* builds (or rebuilds, after a change of the operator Amat or of the options) Z, AZ and E of the two-level variant
-   with the space builder shared with KSPDCG; a no-op when nothing changed */
-
 /* A-DEF2 and BNN restrict r - A y as Z^T r - (AZ)^T y (one pass), which is Z^T (r - A y) only when Z^T A = (AZ)^T,
    i.e. for a symmetric A; with a nonsymmetric A (e.g. KSP ex45's Dirichlet rows, identity rows that their neighbours
    still couple to) the coarse correction is wrong and CG stagnates. The test on one random vector y: the relative
@@ -107,6 +104,9 @@ static PetscErrorCode PCNeumannResidualRestrictionError(PC pc, PetscReal *rel)
   PetscCall(VecDestroy(&r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* builds (or rebuilds, after a change of the operator Amat or of the options) Z, AZ and E of the two-level variant
+   with the space builder shared with KSPDCG; a no-op when nothing changed */
 static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
 {
   PC_Neumann                    *nm = (PC_Neumann *)pc->data;
@@ -137,15 +137,15 @@ static PetscErrorCode PCNeumannSetUpDeflation(PC pc)
   PetscCall(petsckp::DeflationCreate(pc->mat, pc->dm, nm->Zuser, opt, prefix, &nm->defl, &built, nm->dbuilt_blocks));
   nm->dbuilt = (PCNeumannDeflationSpaceType)built;
   if (nm->defl) PetscCall(nm->defl->PrepareResidualRestriction()); /* (AZ)^T for the A-DEF2 coarse correction */
-  if (nm->defl) {
-    PetscReal      rel  = 0;
-    PetscErrorCode ierr = PCNeumannResidualRestrictionError(pc, &rel);
-    if (ierr || rel > 1e-8) PetscCall(PetscLogEventEnd(PC_Neumann_DeflSetup, pc, 0, 0, 0));
-    PetscCall(ierr);
-    PetscCheck(rel <= 1e-8, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "%s needs a symmetric operator: Z^T A differs from (A Z)^T by %g (relative), so A is not symmetric (e.g. Dirichlet rows kept as identity rows that other rows couple to: eliminate them, or keep the symmetry with MatZeroRowsColumns()); deflated CG (-ksp_type dcg) handles a nonsymmetric operator, or use PCNEUMANN without deflation", prefix, (double)rel);
-  }
   if (nm->defl) PetscCall(PetscInfo(pc, "PCNEUMANN deflation: %" PetscInt_FMT " vectors, E relative min Cholesky pivot %g\n", nm->defl->d, (double)nm->defl->E.min_pivot));
   PetscCall(PetscLogEventEnd(PC_Neumann_DeflSetup, pc, 0, 0, 0));
+  if (nm->defl) {
+    PetscReal rel;
+    PetscCall(PCNeumannResidualRestrictionError(pc, &rel));
+    /* refused: the space is dropped, so that a later setup with the same operator checks again */
+    if (rel > 1e-8) PetscCall(PCNeumannDeflationReset(nm));
+    PetscCheck(rel <= 1e-8, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "%s needs a symmetric operator: Z^T A differs from (A Z)^T by %g (relative), so A is not symmetric (e.g. Dirichlet rows kept as identity rows that other rows couple to: eliminate them, or keep the symmetry with MatZeroRowsColumns()); deflated CG (-ksp_type dcg) handles a nonsymmetric operator, or use PCNEUMANN without deflation", prefix, (double)rel);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
