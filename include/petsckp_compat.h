@@ -77,6 +77,14 @@
   #define PETSCKP_HAVE_DEVICE_CSR 1
 #endif
 
+/* A vector filled with Inf marks a failed application (PCSetFailedReason()): VecFlag(v, 1) since PETSc 3.22, whose
+   deprecated VecSetInf() is declared without C linkage and so cannot be linked from C++ */
+#if PETSC_VERSION_GE(3, 22, 0)
+  #define PetscKPVecSetInf(v) VecFlag(v, 1)
+#else
+  #define PetscKPVecSetInf(v) VecSetInf(v)
+#endif
+
 /* PetscErrorMessage() gives the specific message of the last error as a const string since PETSc 3.25 */
 #if PETSC_VERSION_GE(3, 25, 0)
 typedef const char *PetscKPErrorString;

@@ -636,7 +636,7 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
     if (PetscIsInfOrNanReal(xn)) {
       PetscCall(PetscInfo(pc, "PCPSCR: the right-hand side has NaN or Inf entries\n"));
       PetscCall(PCSetFailedReason(pc, PC_INCONSISTENT_RHS));
-      PetscCall(VecSetInf(y));
+      PetscCall(PetscKPVecSetInf(y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
