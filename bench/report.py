@@ -53,7 +53,8 @@ def load(paths):
                     sys.exit('report: %s:%d is not a JSON object (one row of bench/run_all.py)' % (p, i + 1))
                 r.setdefault('extra', {})
                 # a rerun of the same row on the same device and types replaces the older one
-                key = (r.get('device'), r.get('types'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'))
+                key = (r.get('device'), r.get('types'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'),
+                       r.get('ranks') or 1)
                 if key not in recs or (r.get('date') or '') >= (recs[key].get('date') or ''):
                     recs[key] = r
     return list(recs.values())
@@ -292,6 +293,79 @@ def part_section(recs, part, out, plots, outdir, bwo):
         out.append('')
 
 
+def scaling_section(recs, out, plots, outdir):
+    """several GPUs: per machine, solver and kind (strong: one problem on 1, 2, 4 GPUs; weak: about fixed unknowns per
+    GPU) the time to solution, the speed-up over one GPU, the parallel efficiency and the built-in's time at the same
+    GPUs; then where the time goes (the largest -log_view events of our solver at 1 GPU and at the most GPUs)"""
+    rows_s = [r for r in recs if r.get('part') == 'scaling']
+    if not rows_s:
+        return
+    out.append('## Several GPUs: strong and weak scaling')
+    out.append('')
+    out.append('One MPI rank per GPU (PETSc gives rank r the GPU r % GPUs; petsckp runs on PETSc\'s device and stream). '
+               'Strong: one problem on 1, 2 and 4 GPUs, efficiency = T(1) / (p T(p)); weak: about the same unknowns per GPU, '
+               'efficiency = T(1) / T(p). vs built-in = the built-in\'s time to solution over ours at the same GPUs.')
+    out.append('')
+    for m in sorted({machine(r) for r in rows_s}):
+        rows_m = [r for r in rows_s if machine(r) == m]
+        ng = max(r.get('gpus_on_machine') or 0 for r in rows_m)
+        out.append('### %s%s' % (m, ', %d GPUs on the machine' % ng if ng else ''))
+        out.append('')
+        out.append('| solver | scaling | problem | size | GPUs | iterations | time to solution (s) | speed-up over 1 GPU | efficiency | vs built-in |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|')
+        groups = collections.OrderedDict()
+        for r in rows_m:
+            groups.setdefault((r['extra'].get('solver_part', ''), r['extra'].get('scaling', ''), r['problem'], r['solver']), []).append(r)
+        for (part, kind, prob, solver), g in groups.items():
+            g = sorted(g, key=lambda r: r.get('ranks') or 1)
+            base = next((r for r in g if (r.get('ranks') or 1) == 1 and ok(r)), None)
+            for r in g:
+                p = r.get('ranks') or 1
+                sp = eff = vs = '-'
+                if ok(r) and r['total_s'] > 0 and base is not None:
+                    sp = '%.2fx' % (base['total_s'] / r['total_s'])
+                    eff = '%.0f%%' % (100 * base['total_s'] / r['total_s'] / (p if kind == 'strong' else 1))
+                if r.get('role') == 'ours':
+                    same = [x for x in rows_m if x['problem'] == r['problem'] and x.get('size') == r.get('size')
+                            and (x.get('ranks') or 1) == p]
+                    q = speedup(same, r)
+                    if q is not None:
+                        vs = ('> %.3gx' if q[1] else '%.3gx') % q[0]
+                name = ('**%s**' % esc(solver)) if r.get('role') == 'ours' else esc(solver)
+                out.append('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |' % (
+                    name, kind, esc(prob.split(': ', 1)[-1]), r['size'], p,
+                    fmt(r.get('iterations')) if r.get('status') in ('ok', 'not converged') else '-', status_cell(r), sp, eff, vs))
+        out.append('')
+        # where the time goes: our solvers' largest events, strong scaling, 1 GPU against the most GPUs
+        ev_rows = [r for r in rows_m if r.get('role') == 'ours' and r['extra'].get('events')]
+        if ev_rows:
+            out.append('Where the time goes (strong scaling; -log_view events, max over ranks, seconds; events nest, e.g. '
+                       'KSPSolve holds MatMult and PCApply):')
+            out.append('')
+            out.append('| solver | problem | event | 1 GPU | %s |' % ' | '.join('%d GPUs' % p for p in (2, 4)))
+            out.append('|---|---|---|---|---|---|')
+            for (part, kind, prob, solver), g in groups.items():
+                if kind != 'strong':
+                    continue
+                byp = {(r.get('ranks') or 1): dict(map(tuple, r['extra'].get('events') or [])) for r in g if r.get('role') == 'ours'}
+                if not byp:
+                    continue
+                top = max(byp)
+                names = [k for k, _ in sorted(byp[top].items(), key=lambda kv: -kv[1])][:6]
+                for i, e in enumerate(names):
+                    out.append('| %s | %s | %s | %s |' % (esc(solver) if i == 0 else '', esc(prob.split(': ', 1)[-1]) if i == 0 else '', e,
+                                                         ' | '.join(fmt(byp.get(p, {}).get(e)) for p in (1, 2, 4))))
+            out.append('')
+        v = rows_m[0].get('versions', {})
+        out.append('PETSc %s, Kokkos %s%s, MPI %s, petsckp %s.' % (v.get('petsc') or '?', v.get('kokkos') or '?',
+                                                               ', CUDA %s' % v['cuda'] if v.get('cuda') else '', (v.get('mpi') or '?')[:40], commits(rows_m)))
+        commands_block(rows_m, out)
+        out.append('')
+        for f in getattr(plots, 'scaling', lambda *a: [])(rows_m, m, outdir):
+            out.append('![%s](%s)' % (os.path.splitext(f)[0], f))
+        out.append('')
+
+
 def make_plotter(enabled):
     if not enabled:
         return lambda *a: [], None
@@ -405,7 +479,59 @@ def make_plotter(enabled):
         plt.close(fig)
         return f
 
+    def scaling(rows, m, outdir):
+        """strong scaling: time to solution against GPUs (log-log, with the ideal 1/p line of our solvers); weak
+        scaling: efficiency T(1)/T(p) against GPUs; one panel per solver"""
+        files = []
+        for kind in ('strong', 'weak'):
+            rk = [r for r in rows if r['extra'].get('scaling') == kind]
+            parts = list(collections.OrderedDict((r['extra'].get('solver_part', ''), 1) for r in rk))
+            if not parts:
+                continue
+            fig, axes = plt.subplots(1, len(parts), figsize=(4.2 * len(parts), 4.0), squeeze=False)
+            drawn = False
+            for ax, part in zip(axes[0], parts):
+                series = collections.OrderedDict()
+                for r in sorted(rk, key=lambda r: r.get('ranks') or 1):
+                    if r['extra'].get('solver_part') == part and ok(r) and r['total_s'] > 0:
+                        series.setdefault((r['problem'].split(': ', 1)[-1], r['solver'], r.get('role')), []).append((r.get('ranks') or 1, r['total_s']))
+                for (prob, solver, role), pts in series.items():
+                    xs, ys = zip(*pts)
+                    if kind == 'strong':
+                        ax.plot(xs, ys, '-o' if role == 'ours' else '--s', label='%s (%s)' % (solver[:32], prob[:22]),
+                                linewidth=2 if role == 'ours' else 1)
+                        if role == 'ours' and xs[0] == 1:
+                            ax.plot(xs, [ys[0] / x for x in xs], 'k:', linewidth=0.8)
+                    elif xs[0] == 1:
+                        ax.plot(xs, [ys[0] / y for y in ys], '-o' if role == 'ours' else '--s', label=solver[:32],
+                                linewidth=2 if role == 'ours' else 1)
+                    drawn = True
+                ax.set_xscale('log', base=2)
+                ax.set_xticks([1, 2, 4])
+                ax.set_xticklabels(['1', '2', '4'])
+                ax.set_xlabel('GPUs')
+                if kind == 'strong':
+                    ax.set_yscale('log')
+                    ax.set_ylabel('time to solution (s); dotted: ideal')
+                else:
+                    ax.set_ylim(0, 1.2)
+                    ax.axhline(1, color='k', linewidth=0.8, linestyle=':')
+                    ax.set_ylabel('weak efficiency T(1) / T(p)')
+                ax.set_title(part, fontsize=9)
+                ax.grid(True, which='both', alpha=0.3)
+                if ax.get_legend_handles_labels()[0]:
+                    ax.legend(fontsize=6)
+            fig.suptitle('%s scaling (%s)' % (kind, m), fontsize=10)
+            fig.tight_layout()
+            if drawn:
+                f = 'report_%s_scaling_%s.png' % (slug(m), kind)
+                fig.savefig(os.path.join(outdir, f), dpi=90)
+                files.append(f)
+            plt.close(fig)
+        return files
+
     plots.headline = headline
+    plots.scaling = scaling
     return plots, None
 
 
@@ -460,8 +586,9 @@ def main():
                                                                ds[0] if ds and ds[0] == ds[-1] else ' to '.join([ds[0], ds[-1]]) if ds else '?'))
         out.append('')
         main_table(recs, out)
-        for p in list(PART_TITLES)[1:] + sorted({r.get('part') for r in recs} - set(PART_TITLES)):
+        for p in list(PART_TITLES)[1:] + sorted({r.get('part') for r in recs} - set(PART_TITLES) - {'scaling'}):
             part_section(recs, p, out, plots, outdir, a.bw)
+        scaling_section(recs, out, plots, outdir)
     with open(a.output, 'w') as f:
         f.write('\n'.join(out).rstrip() + '\n')
     print('report: wrote %s (%d rows)' % (a.output, len(recs)))

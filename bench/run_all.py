@@ -67,6 +67,17 @@ def event(text, name):
     return fnum(m.group(2)) if m else None
 
 
+def log_events(text, keep=12):
+    """the events of a -log_view (max time over ranks, seconds) that took the most time, and the logged run time:
+    where the time goes, for the scaling tables (events nest: KSPSolve holds MatMult, PCApply, ...)"""
+    ev = {}
+    for m in re.finditer(r'^([A-Za-z][A-Za-z0-9_]*)\s+(\d+)\s+[\d.]+\s+(\d\.\d+e[+-]\d+)\s+[\d.]+\s', text, re.M):
+        ev[m.group(1)] = max(ev.get(m.group(1), 0.0), float(m.group(3)))
+    top = sorted(ev.items(), key=lambda kv: -kv[1])[:keep]
+    t = re.search(r'^Time \(sec\):\s+(\S+)', text, re.M)
+    return {'events': [[k, v] for k, v in top], 'logged_s': fnum(t.group(1)) if t else None} if top else {}
+
+
 def parse_bubbly(text, rec):
     m = re.search(r'^iterations (\d+), true relative residual (\S+) \((\w+)\), time to solution (\S+) s \(setup (\S+) s, '
                   r'solve (\S+) s, (\S+) ms per iteration\)', text, re.M)
@@ -214,12 +225,14 @@ PARSERS = {'bubbly': parse_bubbly, 'ksp': parse_ksp, 'obstacle': parse_obstacle,
 
 # ---------------------------------------------------------------------------------------------------- rows
 def row(part, problem, size, unknowns, solver, role, exe, args, parser, timeout, model=None, requires=(), builtin=False,
-        extra=None, probe=None, published=None):
+        extra=None, probe=None, published=None, ranks=1, host_types=False):
     """role: 'ours' (a petsckp solver), 'anchor' (what it is compared with), 'published' (a paper's number);
-    builtin: the PETSc built-in the main table's speed-up is taken against; requires: ('pc'|'ksp'|'tao', type)"""
+    builtin: the PETSc built-in the main table's speed-up is taken against; requires: ('pc'|'ksp'|'tao', type);
+    ranks: MPI processes (mpiexec; one GPU each on a GPU machine); host_types: the row runs on PETSc's host vector and
+    matrix types whatever --types says (an anchor that is faster there)"""
     return dict(part=part, problem=problem, size=size, unknowns=unknowns, solver=solver, role=role, exe=exe, args=args,
                 parser=parser, timeout=timeout, model_bytes=MODEL.get(model) if model else None, requires=list(requires),
-                builtin=builtin, extra=dict(extra or {}), probe=probe, published=published)
+                builtin=builtin, extra=dict(extra or {}), probe=probe, published=published, ranks=ranks, host_types=host_types)
 
 
 POISSON_PROBE = ['-dim', '2', '-n', '8', '-ksp_max_it', '1']
@@ -392,11 +405,86 @@ def rows_main(t):
     return R
 
 
+def rows_scaling(t):
+    """several GPUs, one MPI rank per GPU (PETSc gives rank r the GPU r % GPUs of its node, and petsckp's Kokkos runs
+    on PETSc's device): strong scaling (one problem on 1, 2 and 4 GPUs) and weak scaling (about the same unknowns per
+    GPU) of every solver, each with its PETSc built-in counterpart in the same run. The strong sizes are those whose
+    one-GPU time to solution is about a second for our solver on an H100 (the anchors need 10-50x longer there); the
+    weak sizes start from the main job's (rows 'per GPU' in the report)."""
+    R = []
+    ranks = (1, 2, 4)
+    g = {'toy': 0, 'cpu': 1, 'gpu': 2}[t]
+
+    def add(kind, part, problem, n_of, size_of, unknowns_of, solver, role, exe, args_of, parser, timeout, **kw):
+        for r in ranks:
+            n = n_of(r)
+            R.append(row('scaling', '%s, %s scaling: %s' % (part, kind, problem), size_of(n), unknowns_of(n), solver, role, exe, args_of(n),
+                         parser, timeout, ranks=r, extra={'scaling': kind, 'solver_part': part}, **kw))
+
+    strong = lambda n: (lambda r: n)
+    weak3 = lambda n: (lambda r: int(round(n * r ** (1.0 / 3.0))))
+    weak2 = lambda n: (lambda r: int(round((n - 1) * r ** 0.5)) + 1)
+    cube, square = (lambda n: '%d^3' % n), (lambda n: '%d^2' % n)
+    n3, n2 = (lambda n: n ** 3), (lambda n: n * n)
+    lv = ['-log_view']
+    for kind, ns in (('strong', strong), ('weak', None)):
+        # dcg + neumann on the bubbly flow, CG + Jacobi the built-in (CG + GAMG's setup alone is 4 s at 128^3)
+        nb = ns([16, 48, 256][g]) if ns else weak3([16, 32, 128][g])
+        bub = lambda n: ['-dim', '3', '-n', str(n), '-geometry', 'bubble8', '-contrast', '1e-6', '-dm_preallocate_only'] + lv
+        add(kind, 'dcg', '3D bubbly flow, contrast 1e-6', nb, cube, n3, 'dcg + neumann(2), 8x8x8 blocks', 'ours', 'examples/bubbly',
+            lambda n: bub(n) + ['-ksp_type', 'dcg', '-ksp_dcg_blocks', '8,8,8', '-pc_type', 'neumann', '-pc_neumann_terms', '2'],
+            'bubbly', 60, model='dcgblocks')
+        add(kind, 'dcg', '3D bubbly flow, contrast 1e-6', nb, cube, n3, 'PETSc CG + Jacobi', 'anchor', 'examples/bubbly',
+            lambda n: bub(n) + ['-ksp_type', 'cg', '-pc_type', 'jacobi'], 'bubbly', 60, model='jacobi', builtin=True)
+        # psormg on the obstacle; PETSc's SNESVI below, on its own smaller problem
+        no = ns([33, 257, 4097][g]) if ns else weak2([33, 257, 1025][g])
+        add(kind, 'psormg', '2D obstacle (hemisphere)', no, square, n2, 'richardson + psormg', 'ours', 'examples/obstacle',
+            lambda n: ['-problem', 'hemisphere', '-n', str(n), '-ksp_rtol', '1e-8', '-print_times', '-ksp_converged_reason'] + lv,
+            'obstacle', 60)
+        # lbfgsb on MINPACK-2 dsscfg, TAO BLMVM the built-in
+        nl = ns([32, 128, 1024][g]) if ns else (lambda r: int(round([32, 128, 1024][g] * r ** 0.5)))
+        stop = ['-check', '0', '-require_convergence', '0', '-pg_stop', '1e-6', '-time_limit', '20', '-tao_max_it', '100000',
+                '-tao_max_funcs', '2000000', '-summary'] + lv
+        ml = lambda n: ['-problem', 'dsscfg', '-nx', str(n), '-ny', str(n)] + stop
+        add(kind, 'lbfgsb', 'MINPACK-2 dsscfg to pg_inf <= 1e-6', nl, square, n2, 'lbfgsb m=8', 'ours', 'examples/minpack2',
+            lambda n: ml(n) + ['-tao_type', 'lbfgsb', '-tao_lbfgsb_m', '8', '-tao_lbfgsb_factr', '0'], 'summary', 60, model='lbfgsb')
+        if kind == 'strong':
+            add(kind, 'lbfgsb', 'MINPACK-2 dsscfg to pg_inf <= 1e-6', nl, square, n2, 'TAO blmvm', 'anchor', 'examples/minpack2',
+                lambda n: ml(n) + ['-tao_type', 'blmvm'], 'summary', 60, builtin=True)
+        # uaamg on 3D Poisson, CG + GAMG (smoothed aggregation) the built-in
+        nu = ns([17, 49, 193][g]) if ns else weak3([17, 33, 129][g])
+        tol = ['-ksp_rtol', '1e-8', '-ksp_norm_type', 'unpreconditioned', '-coordinates', 'pc']
+        pois = lambda d: (lambda n: ['-dim', str(d), '-n', str(n), '-ksp_converged_reason', '-ksp_view_final_residual', '-log_view', '-print_times'])
+        add(kind, 'uaamg', 'Poisson 3D, 7-point', nu, cube, n3, 'FGMRES + uaamg', 'ours', 'examples/poisson',
+            lambda n: pois(3)(n) + tol + ['-ksp_type', 'fgmres', '-pc_type', 'uaamg'], 'ksp', 60, requires=[('pc', 'uaamg')], probe=POISSON_PROBE)
+        add(kind, 'uaamg', 'Poisson 3D, 7-point', nu, cube, n3, 'PETSc CG + GAMG, smoothed', 'anchor', 'examples/poisson',
+            lambda n: pois(3)(n) + tol + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-pc_gamg_agg_nsmooths', '1'], 'ksp', 60, builtin=True)
+        # pscr (direct) on 2D Poisson, gathered to one process; CG + GAMG the built-in
+        npp = ns([63, 511, 2047][g]) if ns else weak2([63, 511, 2047][g])
+        add(kind, 'pscr', 'Poisson 2D, 5-point', npp, square, n2, 'PSCR (preonly)', 'ours', 'examples/poisson',
+            lambda n: pois(2)(n) + ['-ksp_type', 'preonly', '-pc_type', 'pscr', '-coordinates', 'dm'], 'ksp', 60,
+            requires=[('pc', 'pscr')], probe=POISSON_PROBE)
+        if kind == 'strong':
+            add(kind, 'pscr', 'Poisson 2D, 5-point', npp, square, n2, 'PETSc CG + GAMG', 'anchor', 'examples/poisson',
+                lambda n: pois(2)(n) + ['-ksp_type', 'cg', '-pc_type', 'gamg', '-ksp_rtol', '1e-10'], 'ksp', 60, builtin=True)
+    # PETSc's SNESVI does not finish the obstacle at 257^2 within a minute on one GPU with GPU types (REPORT.md, psormg
+    # part): it runs on host types here, where it is faster (the example's -compare snesvi, as in the main job), next
+    # to psormg on the same problem
+    ns_ = [33, 129, 257][g]
+    add('strong', 'psormg', '2D obstacle (hemisphere), SNESVI size', strong(ns_), square, n2, 'richardson + psormg', 'ours', 'examples/obstacle',
+        lambda n: ['-problem', 'hemisphere', '-n', str(n), '-ksp_rtol', '1e-8', '-print_times', '-ksp_converged_reason'] + lv, 'obstacle', 60)
+    add('strong', 'psormg', '2D obstacle (hemisphere), SNESVI size', strong(ns_), square, n2,
+        'PETSc SNESVI vinewtonrsls, host types', 'anchor', 'examples/obstacle',
+        lambda n: ['-problem', 'hemisphere', '-n', str(n), '-ksp_rtol', '1e-8', '-print_times', '-compare', 'snesvi',
+                   '-require_reference', 'false'] + lv, 'obstacle_ref', 30, builtin=True, host_types=True)
+    return R
+
+
 PARTS = {'sys': rows_sys, 'dcg': rows_dcg, 'psormg': rows_psormg, 'lbfgsb': rows_lbfgsb, 'uaamg': rows_uaamg,
-         'pscr': rows_pscr, 'main': rows_main}
+         'pscr': rows_pscr, 'main': rows_main, 'scaling': rows_scaling}
 # seconds a part may spend starting rows (the rows already running finish under their own limits)
 # (budget + the longest row limit < 9 minutes)
-BUDGET = {'sys': 300, 'dcg': 420, 'psormg': 380, 'lbfgsb': 380, 'uaamg': 380, 'pscr': 360, 'main': 380}
+BUDGET = {'sys': 300, 'dcg': 420, 'psormg': 380, 'lbfgsb': 380, 'uaamg': 380, 'pscr': 360, 'main': 380, 'scaling': 420}
 
 
 # ---------------------------------------------------------------------------------------------------- environment
@@ -488,6 +576,18 @@ def firsterr(text):
     return lines[-1][:160] if lines else ''
 
 
+def gpu_count(cpu):
+    if cpu:
+        return 0
+    return len([l for l in sh('nvidia-smi -L').splitlines() if l.startswith('GPU ')])
+
+
+def mpiexec(ranks):
+    """the launcher of the scaling rows: one rank per GPU (PETSc maps rank r to GPU r % GPUs), not bound to cores (16
+    or more per GPU on the device machines)"""
+    return ['mpiexec', '-n', str(ranks), '--bind-to', 'none']
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--build', required=True)
@@ -498,6 +598,9 @@ def main():
     ap.add_argument('--part-budget', type=float, help='seconds per part for starting rows (default: per part, 300-420)')
     ap.add_argument('--timeout-scale', type=float, default=1.0, help='multiplies every row time limit')
     ap.add_argument('--list', action='store_true', help='print the rows and exit')
+    ap.add_argument('--share-gpus', action='store_true',
+                    help='run rows of more ranks than the machine has GPUs, ranks sharing GPUs (an MPI test on one GPU; '
+                         'their times are no scaling study); without it such rows are skipped')
     ap.add_argument('--resume', action='append', metavar='JSONL', default=[],
                     help='raw results of an earlier run (another device call; the flag may be repeated): rows recorded there '
                          'on this device with these types and sizes, with any status but '
@@ -515,7 +618,8 @@ def main():
     if a.list:
         for p in parts:
             for r in PARTS[p](tier):
-                print('%-7s %-45s %-10s %-50s %s %s' % (p, r['problem'][:45], r['size'], r['solver'][:50], r['exe'] or '-', ' '.join(r['args'])))
+                print('%-7s %-45s %-10s %-50s %s%s %s' % (p, r['problem'][:45], r['size'], r['solver'][:50],
+                                                         '-n %d ' % r['ranks'] if r['ranks'] > 1 else '', r['exe'] or '-', ' '.join(r['args'])))
         return 0
     for f in a.resume:
         if not os.path.isfile(f):
@@ -523,6 +627,7 @@ def main():
     os.makedirs(os.path.join(a.out, 'logs'), exist_ok=True)
     os.environ.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', OMPI_MCA_rmaps_base_oversubscribe='1')
     device, versions, host = environment(build, a.cpu)
+    ngpu = gpu_count(a.cpu)
     raw = os.path.join(a.out, 'results.jsonl')
     counts = {}
     # rows an earlier run recorded, and the time limits rows hit there: (part, problem, solver) -> [(unknowns, limit s, size)]
@@ -531,7 +636,7 @@ def main():
         if r.get('device') != device or r.get('types') != tname or r.get('tier') != tier:
             other += 1
             continue
-        key = (r.get('part'), r.get('problem'), r.get('size'), r.get('solver'))
+        key = (r.get('part'), r.get('problem'), r.get('size'), r.get('solver'), r.get('ranks') or 1)
         if r.get('status') != 'skipped':
             earlier.add(key)
         if r.get('status') == 'timeout' and r.get('timeout_s'):
@@ -545,12 +650,13 @@ def main():
             done = {}
             print('run_all: part %s, %d rows, budget %.0f s, %s, types %s' % (p, len(rows), budget, device, tname or 'host'), flush=True)
             for i, r in enumerate(rows):
-                if (p, r['problem'], r['size'], r['solver']) in earlier:
+                if (p, r['problem'], r['size'], r['solver'], r['ranks']) in earlier:
                     print('  %-9s %-38s %-10s %s' % ('earlier', r['problem'][:38], r['size'], r['solver'][:45]), flush=True)
                     continue
                 rec = {k: r[k] for k in ('part', 'problem', 'size', 'unknowns', 'solver', 'role', 'builtin', 'model_bytes', 'extra')}
                 rec.update(id='%s-%02d' % (p, i), build=build, device=device, host=host, types=tname, tier=tier, versions=versions,
-                           date=datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'), ranks=1,
+                           date=datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'), ranks=r['ranks'],
+                           gpus=min(r['ranks'], ngpu), gpus_on_machine=ngpu,
                            status='ok', reason=None, iterations=None, setup_s=None, solve_s=None, total_s=None,
                            ms_per_iteration=None, residual=None, residual_kind=None, wall_s=None, command=None, timeout_s=None)
                 if r['role'] == 'published':
@@ -558,15 +664,21 @@ def main():
                 else:
                     exe = os.path.join(build, r['exe'])
                     tmo = r['timeout'] * a.timeout_scale
-                    cmd = [exe] + r['args'] + types.split()
+                    rtypes = types
+                    if r['host_types'] and tname != 'host':
+                        rtypes = '-use_gpu_aware_mpi 0'
+                        rec['extra']['row_types'] = 'host'
+                    cmd = (mpiexec(r['ranks']) if r['part'] == 'scaling' else []) + [exe] + r['args'] + rtypes.split()
                     rec.update(command=' '.join(shlex.quote(x) for x in cmd), timeout_s=tmo)
                     why = None
                     if not os.access(exe, os.X_OK):
                         why = '%s was not built in %s' % (r['exe'], build)
+                    elif not a.cpu and r['ranks'] > ngpu and not a.share_gpus:
+                        why = '%d GPUs needed, this machine has %d (--share-gpus runs the ranks on shared GPUs)' % (r['ranks'], ngpu)
                     elif time.time() - start > budget:
                         why = 'budget of part %s (%.0f s) spent' % (p, budget)
                     else:  # a row that hit its time limit on this problem at this size or a smaller one is not run larger
-                        hit = [t for t in timed_out.get((p, r['problem'], r['solver']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
+                        hit = [t for t in timed_out.get((p, r['problem'], r['solver'], r['ranks']), []) if t[0] <= r['unknowns'] and t[1] >= tmo]
                         if hit:
                             why = 'timed out at %s (%g s limit), not run at this size' % (hit[0][2], hit[0][1])
                     if not why:
@@ -587,9 +699,11 @@ def main():
                             ok = PARSERS[r['parser']](text, rec)
                         except Exception as e:  # a parser never stops the run
                             rec['reason'] = 'could not parse the output: %s' % e
+                        if p == 'scaling':
+                            rec['extra'].update(log_events(text))
                         if rc == 124:
                             rec.update(status='timeout', reason='killed at the %.0f s limit' % tmo)
-                            timed_out.setdefault((p, r['problem'], r['solver']), []).append((r['unknowns'], tmo, r['size']))
+                            timed_out.setdefault((p, r['problem'], r['solver'], r['ranks']), []).append((r['unknowns'], tmo, r['size']))
                         elif rc != 0:
                             rec.update(status='failed', reason='rc %d: %s' % (rc, firsterr(text)))
                         elif rec['total_s'] is None and rec['solve_s'] is None:
