@@ -100,7 +100,8 @@ def speedup(group, r):
 
 
 def machine(r):
-    return '%s, %s types' % (r.get('device', '?'), r.get('types') or 'host')
+    g = r.get('gpus_on_machine') or 0
+    return '%s%s, %s types' % (r.get('device', '?'), ' x%d' % g if g > 1 else '', r.get('types') or 'host')
 
 
 def slug(s):
@@ -178,8 +179,8 @@ def commands_block(rows, out):
     seen = collections.OrderedDict()  # one line per command (bench_spmv gives several rows)
     for r in cmds:
         c = r['command']
-        if r.get('build') and c.startswith(r['build'] + '/'):
-            c = '$BUILD/' + c[len(r['build']) + 1:]
+        if r.get('build'):  # at the start, or after a launcher (mpiexec -n 4 ...)
+            c = re.sub(r'(^|\s)%s/' % re.escape(r['build']), lambda m: m.group(1) + '$BUILD/', c)
         seen.setdefault(c, []).append('%s, %s' % (r['solver'], r['size']))
     for i, (c, who) in enumerate(seen.items(), 1):
         out.append('%d. %s: `%s`' % (i, '; '.join(who), c))
@@ -293,6 +294,10 @@ def part_section(recs, part, out, plots, outdir, bwo):
         out.append('')
 
 
+# -log_view events of the benchmark programs' own matrix assembly, not of the solvers
+PROGRAM_EVENTS = {'DMCreateMat', 'MatAssemblyBegin', 'BuildTwoSided', 'BuildTwoSidedF'}
+
+
 def scaling_section(recs, out, plots, outdir):
     """several GPUs: per machine, solver and kind (strong: one problem on 1, 2, 4 GPUs; weak: about fixed unknowns per
     GPU) the time to solution, the speed-up over one GPU, the parallel efficiency and the built-in's time at the same
@@ -308,8 +313,7 @@ def scaling_section(recs, out, plots, outdir):
     out.append('')
     for m in sorted({machine(r) for r in rows_s}):
         rows_m = [r for r in rows_s if machine(r) == m]
-        ng = max(r.get('gpus_on_machine') or 0 for r in rows_m)
-        out.append('### %s%s' % (m, ', %d GPUs on the machine' % ng if ng else ''))
+        out.append('### %s' % m)
         out.append('')
         out.append('| solver | scaling | problem | size | GPUs | iterations | time to solution (s) | speed-up over 1 GPU | efficiency | vs built-in |')
         out.append('|---|---|---|---|---|---|---|---|---|---|')
@@ -323,7 +327,7 @@ def scaling_section(recs, out, plots, outdir):
                 p = r.get('ranks') or 1
                 sp = eff = vs = '-'
                 if ok(r) and r['total_s'] > 0 and base is not None:
-                    sp = '%.2fx' % (base['total_s'] / r['total_s'])
+                    sp = '%.2fx' % (base['total_s'] / r['total_s']) if kind == 'strong' else '-'
                     eff = '%.0f%%' % (100 * base['total_s'] / r['total_s'] / (p if kind == 'strong' else 1))
                 if r.get('role') == 'ours':
                     same = [x for x in rows_m if x['problem'] == r['problem'] and x.get('size') == r.get('size')
@@ -336,25 +340,31 @@ def scaling_section(recs, out, plots, outdir):
                     name, kind, esc(prob.split(': ', 1)[-1]), r['size'], p,
                     fmt(r.get('iterations')) if r.get('status') in ('ok', 'not converged') else '-', status_cell(r), sp, eff, vs))
         out.append('')
-        # where the time goes: our solvers' largest events, strong scaling, 1 GPU against the most GPUs
+        # where the time goes: our solvers' largest events, strong scaling, at 1, 2 and 4 GPUs
         ev_rows = [r for r in rows_m if r.get('role') == 'ours' and r['extra'].get('events')]
         if ev_rows:
-            out.append('Where the time goes (strong scaling; -log_view events, max over ranks, seconds; events nest, e.g. '
-                       'KSPSolve holds MatMult and PCApply):')
+            out.append('Where the time goes (strong scaling): the -log_view events with the largest share of the run (%%T: '
+                       'percent of the logged run time, which includes the program\'s own assembly; max over ranks), as '
+                       'seconds (%%T). A GPU build prints n/a for the time of events that launch device work without waiting '
+                       'for it; their seconds are then %%T of the run time (the host time of the event). Events nest: '
+                       'PCSetUp holds the setup events of the PC, KSPSolve holds PCApply. The programs\' own matrix assembly '
+                       '(%s) is left out.' % ', '.join(sorted(PROGRAM_EVENTS)))
             out.append('')
-            out.append('| solver | problem | event | 1 GPU | %s |' % ' | '.join('%d GPUs' % p for p in (2, 4)))
+            out.append('| solver | problem | event | 1 GPU | 2 GPUs | 4 GPUs |')
             out.append('|---|---|---|---|---|---|')
             for (part, kind, prob, solver), g in groups.items():
                 if kind != 'strong':
                     continue
-                byp = {(r.get('ranks') or 1): dict(map(tuple, r['extra'].get('events') or [])) for r in g if r.get('role') == 'ours'}
+                byp = {(r.get('ranks') or 1): {e[0]: e[1:] for e in r['extra'].get('events') or []}
+                       for r in g if r.get('role') == 'ours' and r['extra'].get('events')}
                 if not byp:
                     continue
                 top = max(byp)
-                names = [k for k, _ in sorted(byp[top].items(), key=lambda kv: -kv[1])][:6]
+                names = [k for k, _ in sorted(byp[top].items(), key=lambda kv: -kv[1][1]) if k not in PROGRAM_EVENTS][:6]
+                cell = lambda v: '-' if v is None else '%s (%d%%)' % (fmt(v[0], 3), v[1])
                 for i, e in enumerate(names):
                     out.append('| %s | %s | %s | %s |' % (esc(solver) if i == 0 else '', esc(prob.split(': ', 1)[-1]) if i == 0 else '', e,
-                                                         ' | '.join(fmt(byp.get(p, {}).get(e)) for p in (1, 2, 4))))
+                                                         ' | '.join(cell(byp.get(p, {}).get(e)) for p in (1, 2, 4))))
             out.append('')
         v = rows_m[0].get('versions', {})
         out.append('PETSc %s, Kokkos %s%s, MPI %s, petsckp %s.' % (v.get('petsc') or '?', v.get('kokkos') or '?',

@@ -68,14 +68,22 @@ def event(text, name):
 
 
 def log_events(text, keep=12):
-    """the events of a -log_view (max time over ranks, seconds) that took the most time, and the logged run time:
-    where the time goes, for the scaling tables (events nest: KSPSolve holds MatMult, PCApply, ...)"""
-    ev = {}
-    for m in re.finditer(r'^([A-Za-z][A-Za-z0-9_]*)\s+(\d+)\s+[\d.]+\s+(\d\.\d+e[+-]\d+)\s+[\d.]+\s', text, re.M):
-        ev[m.group(1)] = max(ev.get(m.group(1), 0.0), float(m.group(3)))
-    top = sorted(ev.items(), key=lambda kv: -kv[1])[:keep]
+    """where the time goes, for the scaling tables: the events of a -log_view that took the largest share of the run
+    (%T of the max-over-ranks time; events nest: KSPSolve holds MatMult, PCApply, ...) as [name, seconds, %T]. A GPU
+    build prints n/a for the time of events that launch device work (they do not wait for it; -log_view_gpu_time
+    would synchronise every event); %T is printed all the same, and the seconds are then %T of the logged run time."""
     t = re.search(r'^Time \(sec\):\s+(\S+)', text, re.M)
-    return {'events': [[k, v] for k, v in top], 'logged_s': fnum(t.group(1)) if t else None} if top else {}
+    total = fnum(t.group(1)) if t else None
+    ev = {}
+    # name, count, ratio, time, ratio, flop, ratio, messages, length, reductions, %T, ...
+    for m in re.finditer(r'^([A-Za-z][A-Za-z0-9_+]*)\s+(\d+)\s+[\d.]+\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\d+)\s', text, re.M):
+        pct, sec = int(m.group(4)), fnum(m.group(3))
+        if sec is None and total is not None:
+            sec = pct * total / 100.0
+        if pct > 0 and (m.group(1) not in ev or pct > ev[m.group(1)][1]):
+            ev[m.group(1)] = (sec, pct)
+    top = sorted(ev.items(), key=lambda kv: -kv[1][1])[:keep]
+    return {'events': [[k, v[0], v[1]] for k, v in top], 'logged_s': total} if top else {}
 
 
 def parse_bubbly(text, rec):
@@ -588,9 +596,30 @@ def mpiexec(ranks):
     return ['mpiexec', '-n', str(ranks), '--bind-to', 'none']
 
 
+def reparse(out):
+    """the -log_view events of the scaling rows read again from their logs (the other fields are as recorded)"""
+    raw = os.path.join(out, 'results.jsonl')
+    if not os.path.isfile(raw):
+        sys.exit('run_all: --reparse: no %s' % raw)
+    recs = [json.loads(l) for l in open(raw) if l.strip()]
+    n = 0
+    for r in recs:
+        log = os.path.join(out, r['log']) if r.get('log') else None
+        if r.get('part') == 'scaling' and log and os.path.isfile(log):
+            r.setdefault('extra', {}).pop('events', None)
+            r['extra'].update(log_events(open(log, errors='replace').read()))
+            n += 1
+    with open(raw + '.new', 'w') as f:
+        for r in recs:
+            f.write(json.dumps(r, sort_keys=True) + '\n')
+    os.replace(raw + '.new', raw)
+    print('run_all: --reparse: %d of %d rows read again from their logs in %s' % (n, len(recs), out))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--build', required=True)
+    ap.add_argument('--build')
     ap.add_argument('--out', required=True)
     ap.add_argument('--cpu', action='store_true', help='host vector and matrix types, CPU sizes, no nvidia-smi')
     ap.add_argument('--toy', action='store_true', help='toy sizes (seconds per part): a smoke test of the whole chain')
@@ -605,8 +634,15 @@ def main():
                     help='raw results of an earlier run (another device call; the flag may be repeated): rows recorded there '
                          'on this device with these types and sizes, with any status but '
                          '"skipped" are not run again (report.py takes the newest record of each row from all files)')
+    ap.add_argument('--reparse', action='store_true',
+                    help='run nothing: read the logs of the rows in <out>/results.jsonl again (after a parser changed) '
+                         'and rewrite that file; the logs are <out>/logs/<row id>.log as run_all wrote them')
     ap.add_argument('parts', nargs='*', help='parts to run (default: all): ' + ' '.join(PARTS))
     a = ap.parse_args()
+    if a.reparse:
+        return reparse(a.out)
+    if not a.build:
+        ap.error('--build is needed (the petsckp build directory)')
     parts = a.parts or list(PARTS)
     for p in parts:
         if p not in PARTS:
