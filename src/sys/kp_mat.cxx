@@ -31,6 +31,52 @@ PetscErrorCode MatConvertCopy(Mat A, MatType type, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatHostAIJCopy(Mat A, Mat *B)
+{
+  PetscBool       ismpi, plain;
+  PetscInt        m, n, M, N, nr;
+  const PetscInt *ia, *ja;
+  const Scalar   *aa;
+  PetscBool       done;
+  Mat             L = nullptr;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCall(MatCheckAIJ(A, &ismpi));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &plain, MATSEQAIJ, MATMPIAIJ, ""));
+  if (plain) {
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!ismpi) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    L = A;
+  } else if (size == 1) { /* the local rows of a one-process MPIAIJ matrix are its diagonal block */
+    Mat Ad, Ao;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCall(PetscObjectReference((PetscObject)Ad));
+    L = Ad;
+  } else PetscCall(MatMPIAIJGetLocalMat(A, MAT_INITIAL_MATRIX, &L)); /* host SeqAIJ of the local rows, global columns */
+  PetscCall(MatGetRowIJ(L, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "petsckp: MatGetRowIJ() gave no CSR of the local rows of this %s matrix", ((PetscObject)L)->type_name);
+  PetscCall(MatSeqAIJGetArrayRead(L, &aa)); /* values where the host can read them (copied from the device if needed) */
+  if (ismpi) PetscCall(MatCreateMPIAIJWithArrays(PetscObjectComm((PetscObject)A), m, n, M, N, ia, ja, aa, B));
+  else {
+    PetscCall(MatCreate(PETSC_COMM_SELF, B));
+    PetscCall(MatSetSizes(*B, m, n, M, N));
+    PetscCall(MatSetType(*B, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocationCSR(*B, ia, ja, aa));
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(L, &aa));
+  PetscCall(MatRestoreRowIJ(L, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(MatDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The CSR arrays of a sequential AIJ block in our memory space (values only when vals_only).
    Values are read where they live (PETSc's device copy for aijcusparse / aijkokkos: a device-to-device copy).
    Column indices: from PETSc's device CSR when there is one (PETSCKP_HAVE_DEVICE_CSR), converted to our 32-bit indices

@@ -184,7 +184,7 @@ static PetscErrorCode MatGetHostAIJ(Mat A, Mat *Ah)
   if (host) {
     PetscCall(PetscObjectReference((PetscObject)A));
     *Ah = A;
-  } else PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, Ah));
+  } else PetscCall(MatHostAIJCopy(A, Ah));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,6 +1,7 @@
 /* Unit tests of the PETSc-facing part of src/sys: Vec access by memory type and the device matrix.
    Vec and Mat types come from the options database, so PETSC_OPTIONS="-vec_type cuda -mat_type aijcusparse"
    runs the same tests on GPU types. */
+#include <cstring>
 #include "kp_test.hpp"
 #include "kp_sys.hpp"
 
@@ -193,6 +194,73 @@ TEST_P(PetscSizes, SharedDeviceMatIsReusedAndRefreshed)
   KP_OK(VecDestroy(&x));
   KP_OK(VecDestroy(&y));
   KP_OK(VecDestroy(&yref));
+}
+
+/* MatHostAIJCopy(): a host AIJ matrix with the rows of A, entry for entry, for the AIJ subclasses PETSc converts
+   without preallocation (on the CPU: aijperm; with PETSC_OPTIONS -mat_type aijcusparse or aijkokkos: the GPU types);
+   the matrix is on PETSC_COMM_WORLD: one rank runs the sequential and one-process MPI paths, unit/mpi2 the local-rows
+   merge of the diagonal and off-diagonal blocks */
+TEST_P(PetscSizes, HostAIJCopyMPI2)
+{
+  const Int   n = GetParam();
+  PetscMPIInt size;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  HostCsr h = RandomCsr(n, n, 17 + (unsigned)n);
+  for (const char *type : {"options", MATAIJPERM, MATMPIAIJPERM}) {
+    SCOPED_TRACE(type);
+    if (size > 1 && !strcmp(type, MATAIJPERM)) continue; /* (aijperm is mpiaijperm there) */
+    Mat      A, B;
+    PetscInt rs, re;
+    KP_OK(MatCreate(PETSC_COMM_WORLD, &A));
+    KP_OK(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+    if (!strcmp(type, "options")) {
+      KP_OK(MatSetType(A, MATAIJ));
+      KP_OK(MatSetFromOptions(A));
+    } else KP_OK(MatSetType(A, type));
+    KP_OK(MatXAIJSetPreallocation(A, 1, nullptr, nullptr, nullptr, nullptr));
+    KP_OK(MatSeqAIJSetPreallocation(A, 9, nullptr));
+    KP_OK(MatMPIAIJSetPreallocation(A, 9, nullptr, 9, nullptr));
+    KP_OK(MatGetOwnershipRange(A, &rs, &re));
+    for (PetscInt i = rs; i < re; i++) {
+      Int len = h.rowptr[i + 1] - h.rowptr[i];
+      if (len) KP_OK(MatSetValues(A, 1, &i, len, h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES));
+    }
+    KP_OK(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    KP_OK(petsckp::MatHostAIJCopy(A, &B));
+    PetscBool host;
+    MatType   btype;
+    KP_OK(PetscObjectTypeCompareAny((PetscObject)B, &host, MATSEQAIJ, MATMPIAIJ, ""));
+    KP_OK(MatGetType(B, &btype));
+    EXPECT_TRUE(host) << btype;
+    PetscInt m, M, bm, bM;
+    KP_OK(MatGetLocalSize(A, &m, NULL));
+    KP_OK(MatGetSize(A, &M, NULL));
+    KP_OK(MatGetLocalSize(B, &bm, NULL));
+    KP_OK(MatGetSize(B, &bM, NULL));
+    EXPECT_EQ(m, bm);
+    EXPECT_EQ(M, bM);
+    /* the rows of the reference, entry for entry: of the copy, and of A after the copy was scaled (a copy, not a view) */
+    KP_OK(MatScale(B, 3.0));
+    for (Mat C : {B, A}) {
+      const Scalar f = C == B ? 3.0 : 1.0;
+      for (PetscInt i = rs; i < re; i++) {
+        PetscInt           nb;
+        const PetscInt    *cb;
+        const PetscScalar *vb;
+        Int                len = h.rowptr[i + 1] - h.rowptr[i];
+        KP_OK(MatGetRow(C, i, &nb, &cb, &vb));
+        EXPECT_EQ(nb, len) << "row " << i;
+        for (PetscInt k = 0; k < std::min<PetscInt>(nb, len); k++) {
+          EXPECT_EQ(cb[k], h.colidx[h.rowptr[i] + k]) << "row " << i;
+          EXPECT_EQ(vb[k], f * h.vals[h.rowptr[i] + k]) << "row " << i;
+        }
+        KP_OK(MatRestoreRow(C, i, &nb, &cb, &vb));
+      }
+    }
+    KP_OK(MatDestroy(&B));
+    KP_OK(MatDestroy(&A));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, PetscSizes, ::testing::ValuesIn(Sizes()));
