@@ -34,7 +34,6 @@ struct PC_PSCR {
   PetscInt                   solves = 0, eig_solved = 0, eig_blocks = 0, levels[2] = {0, 0};
   size_t                     eig_bytes = 0;
   DM                         da      = nullptr;               /* the DMDA whose natural ordering the factors use (not referenced) */
-  Vec                        natural = nullptr;               /* natural-ordered global vector (DMDA, several ranks) */
   Vec                        seqin = nullptr, seqout = nullptr; /* the whole vector on rank 0 */
   VecScatter                 toz   = nullptr;
   PetscLogDouble             setup_time = 0;
@@ -121,7 +120,6 @@ static PetscErrorCode PCReset_PSCR(PC pc)
   ps->S = nullptr;
   PetscCallCXX(ps->B = petsckp::pscr::Boundary());
   PetscCallCXX(ps->X = petsckp::View<PetscScalar>());
-  PetscCall(VecDestroy(&ps->natural));
   PetscCall(VecDestroy(&ps->seqin));
   PetscCall(VecDestroy(&ps->seqout));
   PetscCall(VecScatterDestroy(&ps->toz));
@@ -600,14 +598,31 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
     PetscCallMPI(MPI_Bcast(r, 2, MPIU_REAL, 0, comm));
     ps->nullshift = r[0], ps->eigscale = r[1];
   }
-  /* the whole vector on rank 0, in natural order */
+  /* the whole vector on rank 0, in natural order: one scatter from the global vector (with a DMDA, its entry k of
+     rank 0's vector is the global entry AO(k): no separate pass through the DMDA's natural vector, since on GPUs without
+     GPU-aware MPI every pass moves the whole vector through the hosts) */
   if (size > 1) {
     Vec x;
     PetscCall(MatCreateVecs(pc->pmat, &x, NULL));
+    PetscCall(VecScatterCreateToZero(x, &ps->toz, &ps->seqin));
     if (ps->da) {
-      PetscCall(DMDACreateNaturalVector(ps->da, &ps->natural));
-      PetscCall(VecScatterCreateToZero(ps->natural, &ps->toz, &ps->seqin));
-    } else PetscCall(VecScatterCreateToZero(x, &ps->toz, &ps->seqin));
+      AO        ao;
+      IS        from;
+      PetscInt  N, *idx;
+      PetscMPIInt r;
+
+      PetscCallMPI(MPI_Comm_rank(comm, &r));
+      PetscCall(VecGetSize(x, &N));
+      PetscCall(DMDAGetAO(ps->da, &ao));
+      if (r > 0) N = 0;
+      PetscCall(PetscMalloc1(N, &idx));
+      for (PetscInt k = 0; k < N; k++) idx[k] = k;
+      PetscCall(AOApplicationToPetsc(ao, N, idx));
+      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, N, idx, PETSC_OWN_POINTER, &from));
+      PetscCall(VecScatterDestroy(&ps->toz));
+      PetscCall(VecScatterCreate(x, from, ps->seqin, NULL, &ps->toz));
+      PetscCall(ISDestroy(&from));
+    }
     PetscCall(VecDuplicate(ps->seqin, &ps->seqout));
     PetscCall(VecDestroy(&x));
   }
@@ -644,14 +659,8 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (size > 1) {
-    Vec nat = x;
-    if (ps->natural) {
-      PetscCall(DMDAGlobalToNaturalBegin(ps->da, x, INSERT_VALUES, ps->natural));
-      PetscCall(DMDAGlobalToNaturalEnd(ps->da, x, INSERT_VALUES, ps->natural));
-      nat = ps->natural;
-    }
-    PetscCall(VecScatterBegin(ps->toz, nat, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(ps->toz, nat, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterBegin(ps->toz, x, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(ps->toz, x, ps->seqin, INSERT_VALUES, SCATTER_FORWARD));
     in  = ps->seqin;
     out = ps->seqout;
   }
@@ -664,13 +673,8 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
     PetscCall(xv.Restore());
   }
   if (size > 1) {
-    Vec nat = ps->natural ? ps->natural : y;
-    PetscCall(VecScatterBegin(ps->toz, ps->seqout, nat, INSERT_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(ps->toz, ps->seqout, nat, INSERT_VALUES, SCATTER_REVERSE));
-    if (ps->natural) {
-      PetscCall(DMDANaturalToGlobalBegin(ps->da, ps->natural, INSERT_VALUES, y));
-      PetscCall(DMDANaturalToGlobalEnd(ps->da, ps->natural, INSERT_VALUES, y));
-    }
+    PetscCall(VecScatterBegin(ps->toz, ps->seqout, y, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(ps->toz, ps->seqout, y, INSERT_VALUES, SCATTER_REVERSE));
     PetscCallMPI(MPI_Bcast(&nf, 1, MPIU_INT, 0, comm));
   }
   PetscCall(PetscLogEventEnd(PC_PSCR_Apply, pc, x, y, 0));
