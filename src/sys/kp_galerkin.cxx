@@ -47,6 +47,28 @@ Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P)
   return nbad;
 }
 
+void AggregationToCsr(const Aggregation &P, CsrMatrix &M)
+{
+  M.nrows   = P.n;
+  M.ncols   = P.nagg;
+  M.rowptr  = View<Int>("aggregation P rowptr", P.n + 1);
+  auto a    = P.agg;
+  auto rp   = M.rowptr;
+  Kokkos::parallel_for("petsckp::AggregationToCsrCount", range(P.n), KOKKOS_LAMBDA(Int i) { rp(i) = a(i) >= 0; });
+  M.nnz    = ExclusiveScan(rp, P.n, "petsckp::AggregationToCsrScan");
+  M.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("aggregation P colidx")), M.nnz);
+  M.vals   = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("aggregation P vals")), M.nnz);
+  auto c   = M.colidx;
+  auto v   = M.vals;
+  Kokkos::parallel_for(
+    "petsckp::AggregationToCsrFill", range(P.n), KOKKOS_LAMBDA(Int i) {
+      if (a(i) >= 0) {
+        c(rp(i)) = (Ordinal)a(i);
+        v(rp(i)) = 1;
+      }
+    });
+}
+
 Int AggregationCountEmpty(const Aggregation &P)
 {
   auto ptr   = P.ptr;

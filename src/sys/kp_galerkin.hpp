@@ -41,6 +41,10 @@ Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P);
 /* number of aggregates with no member (empty aggregates give zero rows and columns in Ac) */
 Int AggregationCountEmpty(const Aggregation &P);
 
+/* the piecewise-constant prolongation as a device CSR (n x nagg, P(i, agg(i)) = 1, no entry in a row in no aggregate):
+   for the general Galerkin products (e.g. the distributed R A P of several processes, whose aggregates are local) */
+void AggregationToCsr(const Aggregation &P, CsrMatrix &M);
+
 /* renumbers the aggregates to drop the empty ones (e.g. auxiliary-grid cells that hold no DoF), keeping their
    order: aggregate J becomes newid(J), or -1 when empty. newid may be an empty view when not wanted (else nagg
    entries, the old count). Returns the new number of aggregates. */

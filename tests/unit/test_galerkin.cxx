@@ -139,6 +139,38 @@ TEST(Galerkin, AggregationAndTransfers)
   }
 }
 
+/* the prolongation as a CSR matrix: one entry 1 at (i, agg(i)) per aggregated row, none elsewhere (serial reference) */
+TEST(Galerkin, AggregationToCsrMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int   nagg = n / 4 + 1;
+    auto        a    = RandomAgg(n, nagg, 23 + (unsigned)n);
+    auto        da   = ToDevice(a);
+    Aggregation P;
+    ASSERT_EQ(AggregationCreate(n, nagg, ucv(da), P), 0);
+    CsrMatrix M;
+    AggregationToCsr(P, M);
+    EXPECT_EQ(M.nrows, n);
+    EXPECT_EQ(M.ncols, nagg);
+    auto rp = ToHost(M.rowptr), c = ToHost(M.colidx);
+    auto v  = ToHost(M.vals);
+    Int  k  = 0;
+    ASSERT_EQ((Int)rp.size(), n + 1);
+    for (Int i = 0; i < n; i++) {
+      EXPECT_EQ(rp[i], k) << "row " << i;
+      if (a[i] >= 0) {
+        ASSERT_LT(k, (Int)c.size());
+        EXPECT_EQ((Int)c[k], a[i]) << "row " << i;
+        EXPECT_EQ(v[k], 1.0) << "row " << i;
+        k++;
+      }
+    }
+    EXPECT_EQ(rp[n], k);
+    EXPECT_EQ(M.nnz, k);
+  }
+}
+
 /* the residual and its restriction in one kernel = AggRestrict of b - Ad x - Ao g (serial loops), with and without
    an off-process block; an empty aggregate gets 0, unaggregated rows are left out */
 TEST(Galerkin, AggResidualRestrictMatchesReference)

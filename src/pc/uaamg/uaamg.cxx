@@ -115,7 +115,7 @@ struct PC_UAAMG {
   PetscInt            nbox          = 0; /* 2 dim entries of box when given */
   PetscReal           box[6]        = {0, 0, 0, 0, 0, 0};
   PCUAAMGCoarseFormat format        = PC_UAAMG_FORMAT_STENCIL;
-  PetscBool           device_setup  = PETSC_TRUE; /* CSR levels: device Galerkin products (one process) or MatPtAP */
+  PetscBool           device_setup  = PETSC_TRUE; /* CSR levels: device Galerkin products or MatPtAP on the host */
   /* coordinates of PCSetCoordinates() (interlaced, copied to the device when given) */
   PetscInt   cdim = 0, cnloc = -1;
   View<Real> ucoords;
@@ -778,15 +778,26 @@ static PetscErrorCode UAAMGHostInterpolation(MPI_Comm comm, Int nf, const View<I
 }
 
 /* the next coarse level from the aggregates agg (nc of them on this process): R A P of the piecewise-constant P, on the
-   device, or by MatPtAP on the host */
+   device (on one process by the aggregation product; under MPI by the distributed R A P of the shared multigrid layer,
+   with P's local block from the aggregates and no ghost columns, since aggregates never cross processes), or by
+   MatPtAP on the host */
 static PetscErrorCode UAAMGGalerkinLevel(PC pc, const Aggregation &agg, Int nc)
 {
-  PC_UAAMG *ua = (PC_UAAMG *)pc->data;
+  PC_UAAMG   *ua = (PC_UAAMG *)pc->data;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
-  if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
-  else {
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  PetscCheck(agg.nagg == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates for %" PetscInt_FMT " coarse rows", (PetscInt)agg.nagg, (PetscInt)nc);
+  if (ua->H.device && size == 1) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
+  else if (ua->H.device) {
+    CsrMatrix Pd, Po;
+    PetscCallCXX(AggregationToCsr(agg, Pd));
+    Po.nrows = Pd.nrows;
+    PetscCallCXX(Po.rowptr = View<Int>("uaamg P ghost rowptr", Pd.nrows + 1));
+    PetscCall(MGHierarchyAddLevelDevice(ua->H, Pd, Po, std::vector<PetscInt>()));
+  } else {
     Mat P;
     PetscCall(UAAMGHostInterpolation(PetscObjectComm((PetscObject)pc), agg.n, agg.agg, nc, &P));
     PetscCall(MGHierarchyAddLevelHost(ua->H, P));
@@ -1222,7 +1233,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   PetscCall(PCReset_UAAMG(pc));
   PetscCall(PetscLogEventBegin(PC_UAAMG_SetUp, pc, 0, 0, 0));
   ua->stencil = ua->format == PC_UAAMG_FORMAT_STENCIL && size == 1;
-  PetscCall(MGHierarchyCreate(comm, pc->pmat, size == 1 && ua->device_setup, ua->H));
+  PetscCall(MGHierarchyCreate(comm, pc->pmat, ua->device_setup, ua->H));
   PetscCall(MGHierarchyCheckOperator(ua->H, "PCUAAMG", "PCUAAMG needs a symmetric positive definite operator"));
   PetscCall(MGHierarchySetUpVecs(ua->H)); /* level 0's r and w (reach, smoother estimates) */
   PetscCallCXX(ua->lev.emplace_back());
@@ -1724,7 +1735,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetBoundingBox(pc, nbox, box));
   PetscCall(PetscOptionsEnum("-pc_uaamg_coarse_format", "Storage of the coarse levels: stencil (one process) or csr", "PCUAAMGSetCoarseFormat", PCUAAMGCoarseFormats, (PetscEnum)fmt, (PetscEnum *)&fmt, &flg));
   if (flg) PetscCall(PCUAAMGSetCoarseFormat(pc, fmt));
-  PetscCall(PetscOptionsBool("-pc_uaamg_device_setup", "CSR coarse levels: Galerkin products on the device (one process) or by MatPtAP on the host", "PCUAAMGSetDeviceSetup", dev, &dev, &flg));
+  PetscCall(PetscOptionsBool("-pc_uaamg_device_setup", "CSR coarse levels: Galerkin products on the device (distributed under MPI) or by MatPtAP on the host", "PCUAAMGSetDeviceSetup", dev, &dev, &flg));
   if (flg) PetscCall(PCUAAMGSetDeviceSetup(pc, dev));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1842,7 +1853,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .  -pc_uaamg_fine_agg_max <-1>                      - split cells of more unknowns into their 2^d children, recursively (-1: 4 x fine_agg_size, i.e. 16 in 2D, 32 in 3D; 0: never), `PCUAAMGSetFineAggregateMax()`
 .  -pc_uaamg_bbox <xmin,xmax,ymin,ymax,...>         - root box of the auxiliary grid (default: the hull of the coordinates), `PCUAAMGSetBoundingBox()`
 .  -pc_uaamg_coarse_format <stencil,csr>            - storage of the coarse levels, `PCUAAMGSetCoarseFormat()`
--  -pc_uaamg_device_setup <true>                    - CSR levels on one process: Galerkin products on the device, or `MatPtAP()` on the host, `PCUAAMGSetDeviceSetup()`
+-  -pc_uaamg_device_setup <true>                    - CSR levels: Galerkin products on the device (distributed under MPI), or `MatPtAP()` on the host, `PCUAAMGSetDeviceSetup()`
 
    Level: intermediate
 
@@ -1896,11 +1907,13 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    the dense coarsest factorisation runs on the host. A new matrix with the same nonzero pattern
    (`SAME_NONZERO_PATTERN`, time stepping) keeps the grid and the aggregates and redoes the Galerkin products, the
    smoother data and the coarsest factorisation. Under MPI the aggregates never cross processes: an aggregate is the
-   set of a process's unknowns in one cell, the coarse levels are CSR matrices formed by PETSc's `MatPtAP()` on host
-   copies (the device stencil storage needs one process), smoothed by the same parity colours with a ghost exchange
-   after each colour (cells split between processes are smoothed as independent pieces), and the coarsest level is
-   gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process
-   too (formed there by device Galerkin products).
+   set of a process's unknowns in one cell, the coarse levels are CSR matrices formed on the device by the distributed
+   Galerkin product R A P of the shared multigrid layer, with the interpolation's local block from the aggregates and
+   no ghost columns (`-pc_uaamg_device_setup false`: PETSc's `MatPtAP()` on host copies; the device stencil storage
+   needs one process), smoothed by the same parity colours with a ghost exchange after each colour (cells split
+   between processes are smoothed as independent pieces), and the coarsest level is gathered to every process for the
+   dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
+   aggregation's device Galerkin products).
 
    Limitations: scalar problems only (block size 1); the constant is the only coarse-space vector, so strongly
    anisotropic or high-contrast coefficients and elasticity need `PCGAMG` or `PCHYPRE`; a singular operator (pure
@@ -2693,14 +2706,15 @@ PetscErrorCode PCUAAMGGetNumberOfLevels(PC pc, PetscInt *n)
 }
 
 /*@
-  PCUAAMGSetDeviceSetup - sets how `PCUAAMG` forms coarse levels stored as CSR on one process
+  PCUAAMGSetDeviceSetup - sets how `PCUAAMG` forms coarse levels stored as CSR
 
   Logically Collective
 
   Input Parameters:
 + pc  - the preconditioner context
-- flg - `PETSC_TRUE` (default): Galerkin products of the aggregation on the device; `PETSC_FALSE`: `MatPtAP()` on host
-        AIJ copies (the path always taken under MPI)
+- flg - `PETSC_TRUE` (default): Galerkin products of the aggregation on the device (under MPI the distributed R A P
+        of the interpolation's local block: aggregates never cross processes); `PETSC_FALSE`: `MatPtAP()` on host AIJ
+        copies
 
   Options Database Key:
 . -pc_uaamg_device_setup <true,false> - device or host products
@@ -2723,7 +2737,7 @@ PetscErrorCode PCUAAMGSetDeviceSetup(PC pc, PetscBool flg)
 }
 
 /*@
-  PCUAAMGGetDeviceSetup - gets whether `PCUAAMG` forms CSR coarse levels on the device (on one process)
+  PCUAAMGGetDeviceSetup - gets whether `PCUAAMG` forms CSR coarse levels on the device
 
   Not Collective
 
