@@ -2,7 +2,8 @@
 """Runs every petsckp solver next to its anchors and writes the raw results as JSON lines (bench/run_all.sh).
 
   bench/run_all.py --build <build dir> --out <dir> [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
-                   [--timeout-scale F] [--resume earlier.jsonl ...] [--list] [part ...]
+                   [--timeout-scale F] [--resume earlier.jsonl ...] [--share-gpus] [--list] [part ...]
+  bench/run_all.py --out <dir> --reparse
 
 Parts (each fits one 10-minute device call on one H100 at the default sizes; run several in one call as time allows):
 
@@ -14,6 +15,9 @@ Parts (each fits one 10-minute device call on one H100 at the default sizes; run
   uaamg   PCUAAMG + FCG on 3D/2D Poisson against GAMG (unsmoothed and smoothed aggregation) and hypre BoomerAMG
   pscr    PCPSCR (direct) on 2D/3D Poisson against a cuFFT Poisson solve (bench/bench_pscr -summary) and CG + GAMG
   main    the main job: one problem per solver next to PETSc's built-ins (the README's table; bench/main_job.sh)
+  scaling every solver on 1, 2 and 4 GPUs (mpiexec, one rank per GPU), strong and weak, next to its PETSc built-in,
+          with the largest -log_view events of each row (bench/gpu/multi_gpu.sh runs it within one device call);
+          rows of more ranks than the machine has GPUs are skipped unless --share-gpus
 
 Every row runs under a time limit (a killed row is recorded with status "timeout"; the same solver is then not run
 on the same problem at that size or a larger one); a part stops starting rows once its budget is spent (status

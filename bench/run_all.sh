@@ -6,6 +6,7 @@
 #
 # Parts (default: all of them; each fits one 10-minute device call on one H100, several may share a call):
 #   sys dcg psormg lbfgsb uaamg pscr main          (bench/run_all.py --help says what each one runs)
+#   scaling   every solver on 1, 2 and 4 GPUs, one rank per GPU (a machine of 4 GPUs; bench/gpu/multi_gpu.sh)
 # --cpu   host vector and matrix types, sizes for a CPU (the main job's CPU table: `bench/run_all.sh build out --cpu main`)
 # --toy   toy sizes: every part in seconds, a smoke test of the whole chain on the CPU build (with --cpu)
 # --types the PETSc vector/matrix types: cuda (aijcusparse, default on a GPU), kokkos (aijkokkos, PETSc built with
@@ -15,7 +16,7 @@
 #   python3 bench/report.py <output dir>/results.jsonl [more.jsonl ...] -o bench/results/REPORT.md
 # turns any set of raw files into the report (tables and plots).
 set -eu
-[ $# -ge 2 ] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 BUILD=$1 OUT=$2
 shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)

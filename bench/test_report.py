@@ -3,6 +3,8 @@
 
   test_report.py --sample <raw.jsonl> --out <dir>      report.py on a committed sample of raw results
   test_report.py --build <build dir> --out <dir>       run_all.py --cpu --toy main on this build, then report.py --main
+  test_report.py --build <build dir> --out <dir> --part scaling
+                                                     run_all.py --cpu --toy scaling (1, 2 and 4 ranks), then report.py
 
 Checks that the markdown is written with its tables (the main job's table with its speed-up column, the per-part
 tables), that skipped rows carry their reason, and that the PNG plots exist when matplotlib can be imported (the
@@ -46,11 +48,33 @@ def check_main_table(text):
         fail('no command lines below the table')
 
 
+def check_scaling(recs, text):
+    """every solver of ours ran at 1, 2 and 4 ranks, strong and weak, with its -log_view events; the report has the
+    scaling table and the table of events"""
+    runs = {}
+    for r in recs:
+        if r['role'] == 'ours':
+            runs.setdefault((r['extra'].get('solver_part'), r['extra'].get('scaling')), set()).add(r['ranks'])
+            if r['status'] == 'ok' and not r['extra'].get('events'):
+                fail('%s at %d ranks: no -log_view events recorded' % (r['solver'], r['ranks']))
+            if not r['command'].startswith('mpiexec -n %d ' % r['ranks']):
+                fail('%s: not launched on %d ranks: %s' % (r['solver'], r['ranks'], r['command']))
+    for part in ('dcg', 'psormg', 'lbfgsb', 'uaamg', 'pscr'):
+        for kind in ('strong', 'weak'):
+            if runs.get((part, kind)) != {1, 2, 4}:
+                fail('%s, %s scaling: ranks %s, not 1, 2 and 4' % (part, kind, sorted(runs.get((part, kind), []))))
+    for h in ('## Several GPUs: strong and weak scaling', '| solver | scaling | problem | size | GPUs | iterations |',
+              '| solver | problem | event | 1 GPU | 2 GPUs | 4 GPUs |', '$BUILD/examples/'):
+        if h not in text:
+            fail('REPORT.md lacks %r' % h)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sample')
     ap.add_argument('--build')
     ap.add_argument('--out', required=True)
+    ap.add_argument('--part', default='main', choices=('main', 'scaling'))
     a = ap.parse_args()
     if a.sample:
         text = report(a.sample, a.out)
@@ -76,7 +100,7 @@ def main():
         raw = os.path.join(a.out, 'results.jsonl')
         if os.path.exists(raw):
             os.remove(raw)
-        p = subprocess.run([sys.executable, os.path.join(HERE, 'run_all.py'), '--build', a.build, '--out', a.out, '--cpu', '--toy', 'main'],
+        p = subprocess.run([sys.executable, os.path.join(HERE, 'run_all.py'), '--build', a.build, '--out', a.out, '--cpu', '--toy', a.part],
                            capture_output=True, text=True)
         print(p.stdout + p.stderr)
         if p.returncode != 0:
@@ -92,7 +116,10 @@ def main():
                 fail('%s, %s: %s (%s)' % (r['problem'], r['solver'], r['status'], r.get('reason')))
         if not any(r['status'] == 'ok' and r['role'] == 'ours' for r in recs):
             fail('no row of ours ran')
-        check_main_table(report(raw, a.out, '--main'))
+        if a.part == 'main':
+            check_main_table(report(raw, a.out, '--main'))
+        else:
+            check_scaling(recs, report(raw, a.out))
     print('PASSED')
 
 
