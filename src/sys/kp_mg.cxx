@@ -123,6 +123,158 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the host CSR of a device block (rows, columns, values) */
+static void BlockToHost(const CsrMatrix &B, std::vector<Int> &rp, std::vector<Ordinal> &ci, std::vector<Scalar> *va)
+{
+  rp.assign(B.nrows + 1, 0);
+  ci.resize(B.nnz);
+  if (B.nrows > 0) Kokkos::deep_copy(HostUView<Int>(rp.data(), rp.size()), Kokkos::subview(B.rowptr, Kokkos::make_pair((Int)0, B.nrows + 1)));
+  if (B.nnz > 0) Kokkos::deep_copy(HostUView<Ordinal>(ci.data(), ci.size()), Kokkos::subview(B.colidx, Kokkos::make_pair((Int)0, B.nnz)));
+  if (va) {
+    va->resize(B.nnz);
+    if (B.nnz > 0) Kokkos::deep_copy(HostUView<Scalar>(va->data(), va->size()), Kokkos::subview(B.vals, Kokkos::make_pair((Int)0, B.nnz)));
+  }
+}
+
+PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R)
+{
+  std::vector<Int>     rpd, rpo, lrp, rowlen, grp;
+  std::vector<Ordinal> cid, cio;
+  std::vector<Int>     lcol, gcol;
+  const PetscInt      *garray = nullptr;
+  PetscMPIInt          size, nl, nz;
+  Int                  nlocal = A->m, cstart = A->mpi ? A->cstart : 0;
+
+  PetscFunctionBegin;
+  PetscCallCXX(R = MGCoarseReplica());
+  PetscCheck(A->M == A->N, comm, PETSC_ERR_ARG_SIZ, "The coarsest multigrid operator must be square, not %" PetscInt_FMT " x %" PetscInt_FMT, A->M, A->N);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  R.n      = A->M;
+  R.rstart = A->mpi ? A->rstart : 0;
+  R.nlocal = nlocal;
+  const CsrMatrix &D = A->csr[0], &O = A->csr[1];
+  PetscCallCXX(BlockToHost(D, rpd, cid, nullptr));
+  if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(O, rpo, cio, nullptr));
+  else PetscCallCXX(rpo.assign(nlocal + 1, 0));
+  if (A->mpi && A->nghost > 0) PetscCall(ISGetIndices(A->ghostis, &garray));
+  /* this rank's rows with global columns: the local block's entries, then the ghost block's, each row sorted */
+  PetscCallCXX(lrp.assign(nlocal + 1, 0));
+  for (Int i = 0; i < nlocal; i++) lrp[i + 1] = lrp[i] + (rpd[i + 1] - rpd[i]) + (rpo[i + 1] - rpo[i]);
+  R.nnzd = rpd[nlocal];
+  PetscCallCXX(R.perm.assign(lrp[nlocal], 0));
+  PetscCallCXX(lcol.assign(lrp[nlocal], 0));
+  for (Int i = 0; i < nlocal; i++) {
+    std::vector<std::pair<Int, Int>> row; /* (global column, source entry) */
+    for (Int k = rpd[i]; k < rpd[i + 1]; k++) row.emplace_back((Int)cid[k] + cstart, k);
+    for (Int k = rpo[i]; k < rpo[i + 1]; k++) row.emplace_back((Int)garray[cio[k]], R.nnzd + k);
+    std::sort(row.begin(), row.end());
+    for (size_t q = 0; q < row.size(); q++) {
+      lcol[lrp[i] + q]       = row[q].first;
+      R.perm[row[q].second] = lrp[i] + (Int)q;
+    }
+  }
+  if (garray) PetscCall(ISRestoreIndices(A->ghostis, &garray));
+  /* the ranks' row counts and entry counts */
+  PetscCall(PetscMPIIntCast(nlocal, &nl));
+  PetscCall(PetscMPIIntCast(lrp[nlocal], &nz));
+  PetscCallCXX(R.counts.assign(size, 0));
+  PetscCallCXX(R.displs.assign(size + 1, 0));
+  PetscCallCXX(R.ncounts.assign(size, 0));
+  PetscCallCXX(R.ndispls.assign(size + 1, 0));
+  PetscCallMPI(MPI_Allgather(&nl, 1, MPI_INT, R.counts.data(), 1, MPI_INT, comm));
+  PetscCallMPI(MPI_Allgather(&nz, 1, MPI_INT, R.ncounts.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) R.displs[p + 1] = R.displs[p] + R.counts[p], R.ndispls[p + 1] = R.ndispls[p] + R.ncounts[p];
+  PetscCheck(R.displs[size] == R.n, comm, PETSC_ERR_PLIB, "The coarsest operator has %d rows over the ranks, not %" PetscInt_FMT, R.displs[size], R.n);
+  /* the global structure: row lengths and columns */
+  PetscCallCXX(rowlen.assign(nlocal, 0));
+  for (Int i = 0; i < nlocal; i++) rowlen[i] = lrp[i + 1] - lrp[i];
+  PetscCallCXX(grp.assign(R.n + 1, 0));
+  PetscCallCXX(gcol.assign(R.ndispls[size], 0));
+  PetscCallMPI(MPI_Allgatherv(rowlen.data(), nl, MPIU_INT, grp.data() + 1, R.counts.data(), R.displs.data(), MPIU_INT, comm));
+  for (Int i = 0; i < R.n; i++) grp[i + 1] += grp[i];
+  PetscCallMPI(MPI_Allgatherv(lcol.data(), nz, MPIU_INT, gcol.data(), R.ncounts.data(), R.ndispls.data(), MPIU_INT, comm));
+  R.A.nrows = R.A.ncols = R.n;
+  R.A.nnz               = grp[R.n];
+  PetscCallCXX(R.A.rowptr = View<Int>(std::string("mg replica rowptr"), R.n + 1));
+  PetscCallCXX(R.A.colidx = View<Ordinal>(std::string("mg replica colidx"), R.A.nnz));
+  PetscCallCXX(R.A.vals = View<Scalar>(std::string("mg replica vals"), R.A.nnz));
+  {
+    std::vector<Ordinal> gc(gcol.begin(), gcol.end());
+    PetscCallCXX(Kokkos::deep_copy(R.A.rowptr, HostUView<const Int>(grp.data(), grp.size())));
+    if (R.A.nnz) PetscCallCXX(Kokkos::deep_copy(R.A.colidx, HostUView<const Ordinal>(gc.data(), gc.size())));
+  }
+  PetscCallCXX(R.hvals = HostView<Scalar>(std::string("mg replica local vals"), lrp[nlocal]));
+  PetscCallCXX(R.hvfull = HostView<Scalar>(std::string("mg replica vals"), R.A.nnz));
+  PetscCallCXX(R.hvec = HostView<Scalar>(std::string("mg replica local vec"), nlocal));
+  PetscCallCXX(R.hvecfull = HostView<Scalar>(std::string("mg replica vec"), R.n));
+  R.ready = true;
+  PetscCall(MGCoarseReplicaRefresh(comm, A, R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R)
+{
+  std::vector<Int>     rp;
+  std::vector<Ordinal> ci;
+  std::vector<Scalar>  vd, vo;
+  PetscMPIInt          rank, nz;
+
+  PetscFunctionBegin;
+  PetscCheck(R.ready, comm, PETSC_ERR_ARG_WRONGSTATE, "The replicated coarsest operator is not set up (MGCoarseReplicaSetUp())");
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallCXX(BlockToHost(A->csr[0], rp, ci, &vd));
+  if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(A->csr[1], rp, ci, &vo));
+  PetscCheck((Int)(vd.size() + vo.size()) == (Int)R.perm.size() && (Int)vd.size() == R.nnzd, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has %" PetscInt_FMT " entries on this rank, its replica %" PetscInt_FMT ": a new pattern needs MGCoarseReplicaSetUp()", (PetscInt)(vd.size() + vo.size()), (PetscInt)R.perm.size());
+  for (size_t k = 0; k < vd.size(); k++) R.hvals(R.perm[k]) = vd[k];
+  for (size_t k = 0; k < vo.size(); k++) R.hvals(R.perm[R.nnzd + k]) = vo[k];
+  PetscCall(PetscMPIIntCast((Int)R.perm.size(), &nz));
+  PetscCallMPI(MPI_Allgatherv(R.hvals.data(), nz, MPIU_SCALAR, R.hvfull.data(), R.ncounts.data(), R.ndispls.data(), MPIU_SCALAR, comm));
+  PetscCallCXX(Kokkos::deep_copy(exec(), R.A.vals, R.hvfull));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseReplicaGather(MPI_Comm comm, MGCoarseReplica &R, Vec v, const View<Scalar> &full)
+{
+  DeviceVec   vv;
+  PetscMPIInt nl;
+
+  PetscFunctionBegin;
+  PetscCall(vv.Get(v, Access::Read));
+  PetscCheck(vv.size() == R.nlocal && (Int)full.extent(0) >= R.n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " local entries and the replica %" PetscInt_FMT " for an operator of %" PetscInt_FMT " local and %" PetscInt_FMT " global rows", vv.size(), (PetscInt)full.extent(0), R.nlocal, R.n);
+  PetscCallCXX(Kokkos::deep_copy(exec(), R.hvec, vv.cview()));
+  PetscCallCXX(exec().fence());
+  PetscCall(vv.Restore());
+  PetscCall(PetscMPIIntCast(R.nlocal, &nl));
+  PetscCallMPI(MPI_Allgatherv(R.hvec.data(), nl, MPIU_SCALAR, R.hvecfull.data(), R.counts.data(), R.displs.data(), MPIU_SCALAR, comm));
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(full, Kokkos::make_pair((Int)0, R.n)), R.hvecfull));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseReplicaScatter(MGCoarseReplica &R, const View<Scalar> &full, Vec v)
+{
+  DeviceVec vv;
+
+  PetscFunctionBegin;
+  PetscCall(vv.Get(v, Access::Write));
+  PetscCheck(vv.size() == R.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " local entries, the operator %" PetscInt_FMT " local rows", vv.size(), R.nlocal);
+  PetscCallCXX(Kokkos::deep_copy(exec(), vv.view(), Kokkos::subview(full, Kokkos::make_pair(R.rstart, R.rstart + R.nlocal))));
+  PetscCall(vv.Restore());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseReplicaGatherInt(MPI_Comm comm, const MGCoarseReplica &R, const std::vector<Int> &local, std::vector<Int> &full)
+{
+  PetscMPIInt nl;
+
+  PetscFunctionBegin;
+  PetscCheck((Int)local.size() == R.nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%" PetscInt_FMT " local integers for %" PetscInt_FMT " local rows", (PetscInt)local.size(), R.nlocal);
+  PetscCallCXX(full.assign(R.n, 0));
+  PetscCall(PetscMPIIntCast(R.nlocal, &nl));
+  PetscCallMPI(MPI_Allgatherv(local.data(), nl, MPIU_INT, full.data(), R.counts.data(), R.displs.data(), MPIU_INT, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MGCoarseDirectSolve(MPI_Comm comm, MGCoarseDirect &D, Vec b, Vec x)
 {
   DeviceVec bv, xv;

@@ -65,7 +65,11 @@
       (MPI_Allgatherv of the local rows), factored by kp_dense (Cholesky of an SPD matrix, an explicit LU inverse of a
       nonsymmetric one, on the host with LAPACK), and solved on the device on every rank (the right-hand side is
       gathered, each rank keeps its rows of the solution). Projected (bounded) problems cannot use it: PCPSORMG keeps
-      its projected SOR on the coarsest grid.
+      its projected SOR on the coarsest grid. For such iterative coarsest solves under MPI, MGCoarseReplica gathers
+      the coarsest operator to every rank as a CSR matrix in global row order (its values again at every
+      MGCoarseReplicaRefresh, for operators that change between solves, e.g. truncated ones) and the level vectors
+      into replicated device views; the solve then runs on every rank, without the ghost exchange after every colour
+      of every sweep that the distributed iteration needs, and each rank keeps its rows (MGCoarseReplicaScatter).
 
    5. Plugging a multigrid in (what PCPSORMG does, and what a second multigrid such as the auxiliary-grid AMG does):
       - setup: MGHierarchyCreate(comm, Pmat, device, H) for the finest level; per coarse level one of
@@ -133,6 +137,30 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
 /* x = A^-1 b (b, x: Vecs with the layout of the operator's rows; collective) */
 PetscErrorCode MGCoarseDirectSolve(MPI_Comm comm, MGCoarseDirect &D, Vec b, Vec x);
 PetscErrorCode MGCoarseDirectReset(MGCoarseDirect &D);
+
+/* the coarsest operator replicated on every rank (section 4) */
+struct MGCoarseReplica {
+  Int                      n = 0, rstart = 0, nlocal = 0; /* global size, this rank's first row and number of rows */
+  CsrMatrix                A;                             /* n x n, global row and column numbers, on the device */
+  std::vector<PetscMPIInt> counts, displs;                /* rows of each rank */
+  std::vector<PetscMPIInt> ncounts, ndispls;              /* stored entries of each rank's rows */
+  std::vector<Int>         perm;     /* entry k of the local block, then of the ghost block -> its place in A's local rows */
+  Int                      nnzd = 0; /* entries of the local block (the rest: ghost block) */
+  HostView<Scalar>         hvals, hvfull, hvec, hvecfull;  /* host staging of the gathers */
+  bool                     ready = false;
+};
+
+/* gathers the structure and values of a device matrix of the layer (square; local and ghost blocks) to every rank;
+   collective */
+PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R);
+/* gathers A's values again (the pattern of the setup); collective */
+PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R);
+/* full(0 .. n-1) = the whole of v (a Vec with the layout of the operator's rows); collective */
+PetscErrorCode MGCoarseReplicaGather(MPI_Comm comm, MGCoarseReplica &R, Vec v, const View<Scalar> &full);
+/* this rank's rows of full into v */
+PetscErrorCode MGCoarseReplicaScatter(MGCoarseReplica &R, const View<Scalar> &full, Vec v);
+/* gathers the integers of this rank's rows (e.g. the colour of each row) into full (n entries, every rank); collective */
+PetscErrorCode MGCoarseReplicaGatherInt(MPI_Comm comm, const MGCoarseReplica &R, const std::vector<Int> &local, std::vector<Int> &full);
 
 /* The distributed device Galerkin product (section 1, kp_mg_dist.cxx), in the design of PETSc's MatPtAP() for MPIAIJ
    matrices: with P's local rows [Pd | Po] (local block, ghost block) and A's [Ad | Ao],

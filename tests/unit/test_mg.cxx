@@ -1152,3 +1152,63 @@ TEST(MGMPIN, DeviceGalerkinMatchesHostMatPtAP)
       MatDestroy(&A);
     }
 }
+
+/* MGCoarseReplica: the coarsest operator of any number of ranks on every rank, entry for entry (serial reference:
+   the host CSR), its values again after the operator changed, and the gather and scatter of level vectors */
+TEST(MGMPIN, CoarseReplicaMatchesTheOperator)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  for (Int N : {1, 3, 13, 29}) {
+    SCOPED_TRACE("N " + std::to_string(N) + " ranks " + std::to_string(size));
+    const Int        n   = N * N;
+    HostCsr          h   = Box2D(N, 5);
+    std::vector<Int> off = UnevenPartition(n, size);
+    const Int        rstart = off[rank], m = off[rank + 1] - off[rank];
+    Mat              A;
+    ASSERT_EQ((int)MatCreateAIJ(PETSC_COMM_WORLD, m, m, n, n, 9, NULL, 9, NULL, &A), 0);
+    for (Int i = rstart; i < rstart + m; i++) MatSetValues(A, 1, &i, h.rowptr[i + 1] - h.rowptr[i], h.colidx.data() + h.rowptr[i], h.vals.data() + h.rowptr[i], INSERT_VALUES);
+    MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+    PetscKPDeviceMat Ad;
+    MGCoarseReplica  R;
+    ASSERT_EQ((int)PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &Ad), 0);
+    ASSERT_EQ((int)MGCoarseReplicaSetUp(PETSC_COMM_WORLD, Ad, R), 0);
+    for (double f : {1.0, -2.5}) {
+      if (f != 1.0) { /* new values, same pattern */
+        MatScale(A, f);
+        ASSERT_EQ((int)PetscKPDeviceMatUpdateValues(Ad), 0);
+        ASSERT_EQ((int)MGCoarseReplicaRefresh(PETSC_COMM_WORLD, Ad, R), 0);
+      }
+      HostCsr g = ToHostCsr(R.A);
+      ASSERT_EQ(g.nrows, n);
+      ASSERT_EQ(g.rowptr, h.rowptr);
+      EXPECT_EQ(g.colidx, h.colidx);
+      double e = 0;
+      for (size_t k = 0; k < h.vals.size(); k++) e = std::max(e, std::abs((double)(g.vals[k] - f * h.vals[k])));
+      EXPECT_EQ(e, 0.0);
+    }
+    /* vectors: gather the whole, scatter this rank's rows */
+    Vec x, y;
+    MatCreateVecs(A, &x, &y);
+    auto xs = RandomVector(n, 31);
+    StdToVec(std::vector<Scalar>(xs.begin() + rstart, xs.begin() + rstart + m), x);
+    View<Scalar> full("full", n);
+    ASSERT_EQ((int)MGCoarseReplicaGather(PETSC_COMM_WORLD, R, x, full), 0);
+    EXPECT_EQ(RelErr(ToHost(full), xs), 0.0);
+    VecSet(y, NAN);
+    ASSERT_EQ((int)MGCoarseReplicaScatter(R, full, y), 0);
+    EXPECT_EQ(RelErr(VecToStd(y), std::vector<Scalar>(xs.begin() + rstart, xs.begin() + rstart + m)), 0.0);
+    /* integers of the rows */
+    std::vector<Int> li(m), gi;
+    for (Int i = 0; i < m; i++) li[i] = 7 * (rstart + i) + 1;
+    ASSERT_EQ((int)MGCoarseReplicaGatherInt(PETSC_COMM_WORLD, R, li, gi), 0);
+    ASSERT_EQ((Int)gi.size(), n);
+    for (Int i = 0; i < n; i++) EXPECT_EQ(gi[i], 7 * i + 1);
+    VecDestroy(&x);
+    VecDestroy(&y);
+    PetscKPDeviceMatDestroy(&Ad);
+    MatDestroy(&A);
+  }
+}

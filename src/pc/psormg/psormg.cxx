@@ -90,6 +90,12 @@ struct PC_PSORMG {
   PetscBool trunc_on      = PETSC_FALSE;
   PetscInt  trunc_changed = 0, trunc_active = 0, trunc_rows = 0;
   View<Int> coarse_pairs; /* sweep pairs of the last coarsest-grid solve in one kernel (device) */
+  /* under MPI, a coarsest grid of at most PSORMG_COARSE_FUSED_MAX points replicated on every rank (kp_mg's
+     MGCoarseReplica): its colours, and b, x and the bounds gathered for the one-kernel iteration */
+  MGCoarseReplica creplica;
+  PetscInt        creplica_level = -1;
+  ColourPartition ccolours;
+  View<Scalar>    cb, cx, clo, cup;
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
@@ -524,11 +530,62 @@ static PetscErrorCode LevelUntruncate(PC pc, PetscBool refresh)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol. On one
-   process a coarsest grid of at most PSORMG_COARSE_FUSED_MAX points runs the whole iteration in one kernel
-   (psormg::CoarsePsor: the same sweeps and tests, no launch per colour and no host read per test); else a launch per
-   colour and sweep, and a host reduction every fourth pair. */
+/* coarsest grid: symmetric pairs of projected SOR sweeps until the projected residual dropped by coarse_rtol. A
+   coarsest grid of at most PSORMG_COARSE_FUSED_MAX points runs the whole iteration in one kernel (psormg::CoarsePsor:
+   the same sweeps and tests, no launch per colour and no host read per test): on one process directly, under MPI on
+   every rank on a replica of the grid (CoarseSolveReplicated), since the distributed iteration exchanges ghosts after
+   every colour of every sweep (most of a cycle's exchanges: some 70 sweeps of 4 colours a cycle on the obstacle);
+   else a launch per colour and sweep, and a host reduction every fourth pair. */
 #define PSORMG_COARSE_FUSED_MAX 4096
+
+/* the coarsest level l gathered to every rank (operator: structure once, values at every solve, since truncation
+   and refreshes change them; b, x and the bounds), the one-kernel projected SOR there with the global colouring of the
+   grid (the same colours in the same order as the distributed sweeps, so the same iteration up to rounding), this
+   rank's rows of x kept */
+static PetscErrorCode CoarseSolveReplicated(PC pc, PetscInt l, Vec b, Vec x)
+{
+  PC_PSORMG  *mg   = (PC_PSORMG *)pc->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  MGLevel    &L    = mg->H.levels[l];
+  PSORMGGrid &G    = mg->grids[l];
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+  if (mg->creplica_level != l || !mg->creplica.ready) {
+    MGCoarseReplica &R = mg->creplica;
+    std::vector<Int> local(L.Ad->m, 0), full;
+    HostView<Int>    rows;
+    Int              nout;
+
+    PetscCall(MGCoarseReplicaSetUp(comm, L.Ad, R));
+    PetscCallCXX(rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), G.colours.rows));
+    for (Int c = 0; c < G.colours.ncolours; c++)
+      for (Int k = G.colours.hoffsets(c); k < G.colours.hoffsets(c + 1); k++) local[rows(k)] = c;
+    PetscCall(MGCoarseReplicaGatherInt(comm, R, local, full));
+    View<Int> colour(std::string("psormg replica colour"), R.n);
+    PetscCallCXX(Kokkos::deep_copy(colour, HostUView<const Int>(full.data(), full.size())));
+    PetscCallCXX(nout = ColourPartitionCreate(R.n, ucv(colour), G.colours.ncolours, mg->ccolours));
+    PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCPSORMG: %" PetscInt_FMT " rows of the replicated coarsest grid have no valid colour", nout);
+    PetscCallCXX(mg->cb = View<Scalar>(std::string("psormg replica b"), R.n));
+    PetscCallCXX(mg->cx = View<Scalar>(std::string("psormg replica x"), R.n));
+    PetscCallCXX(mg->clo = mg->havelo ? View<Scalar>(std::string("psormg replica lo"), R.n) : View<Scalar>());
+    PetscCallCXX(mg->cup = mg->haveup ? View<Scalar>(std::string("psormg replica up"), R.n) : View<Scalar>());
+    mg->creplica_level = l;
+  } else PetscCall(MGCoarseReplicaRefresh(comm, L.Ad, mg->creplica));
+  MGCoarseReplica &R = mg->creplica;
+  if (mg->havelo && (Int)mg->clo.extent(0) != R.n) PetscCallCXX(mg->clo = View<Scalar>(std::string("psormg replica lo"), R.n));
+  if (mg->haveup && (Int)mg->cup.extent(0) != R.n) PetscCallCXX(mg->cup = View<Scalar>(std::string("psormg replica up"), R.n));
+  if (!mg->coarse_pairs.extent(0)) PetscCallCXX(mg->coarse_pairs = View<Int>(std::string("psormg coarse pairs"), 1));
+  PetscCall(MGCoarseReplicaGather(comm, R, b, mg->cb));
+  PetscCall(MGCoarseReplicaGather(comm, R, x, mg->cx));
+  if (mg->havelo) PetscCall(MGCoarseReplicaGather(comm, R, G.lo, mg->clo));
+  if (mg->haveup) PetscCall(MGCoarseReplicaGather(comm, R, G.up, mg->cup));
+  PetscCallCXX(psormg::CoarsePsor(R.A, ucv(mg->ccolours.rows), ucv(mg->ccolours.offsets), mg->ccolours.ncolours, mg->coarse_omega, mg->coarse_max_it, mg->coarse_rtol, 100 * PETSC_MACHINE_EPSILON, ucv(mg->cb), mg->havelo ? ucv(mg->clo) : UView<const Scalar>(), mg->haveup ? ucv(mg->cup) : UView<const Scalar>(), uv(mg->cx), uv(mg->coarse_pairs)));
+  PetscCall(MGCoarseReplicaScatter(R, mg->cx, x));
+  PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
@@ -539,6 +596,10 @@ static PetscErrorCode CoarseSolve(PC pc, PetscInt l, Vec b, Vec x)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (size > 1 && L.Ad && L.Ad->M <= PSORMG_COARSE_FUSED_MAX) {
+    PetscCall(CoarseSolveReplicated(pc, l, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (size == 1 && L.Ad && DeviceMatGhostCsr(L.Ad).nrows == 0 && L.nlocal <= PSORMG_COARSE_FUSED_MAX) {
     PSORMGGrid &G = mg->grids[l];
     DeviceVec   bv, xv, lv, upv;
@@ -874,6 +935,9 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
   PetscCall(VecDestroy(&mg->tkeep));
   mg->trunc_on = PETSC_FALSE;
   PetscCallCXX(mg->grids.clear());
+  PetscCallCXX(mg->creplica = MGCoarseReplica());
+  PetscCallCXX(mg->ccolours = ColourPartition());
+  mg->creplica_level = -1;
   PetscCall(MGHierarchyReset(mg->H));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1216,7 +1280,8 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "projected SOR multigrid: %s-cycle, %" PetscInt_FMT " pre / %" PetscInt_FMT " post sweeps, omega %g\n", mg->cycle_type == PC_MG_CYCLE_V ? "V" : (mg->cycle_type == PC_MG_CYCLE_W ? "W" : "unknown"), mg->nu1, mg->nu2, (double)mg->omega));
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: max %" PetscInt_FMT " (0 = automatic), coarse size %" PetscInt_FMT "\n", mg->levels_max, mg->coarse_size));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest grid: projected SOR, omega %g, at most %" PetscInt_FMT " sweeps, rtol %g%s\n", (double)mg->coarse_omega, mg->coarse_max_it, (double)mg->coarse_rtol,
+                                   size > 1 && !mg->H.levels.empty() && mg->H.levels.back().Ad && mg->H.levels.back().Ad->M <= PSORMG_COARSE_FUSED_MAX ? "; gathered to every process, one kernel there" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "obstacle restriction: %s, projected correction: %s, monitor: %s\n", PSORMGEnumName(PCPSORMGObstacleRestrictions, 3, mg->restriction), mg->project ? "yes" : "no", mg->monitor ? "yes" : "no"));
   if (mg->restriction == PC_PSORMG_OBSTACLE_TRUNCATED) PetscCall(PetscViewerASCIIPrintf(viewer, "truncated monotone multigrid: coarse functions truncated at the active points, Galerkin coarse operators of the truncated interpolation recomputed where the active set moved, from the cycle whose active set moved by at most %g of its size\n", (double)PSORMG_TRUNCATION_SETTLED));
   PetscCall(PetscViewerASCIIPrintf(viewer, "variable bounds: lower %s, upper %s\n", mg->xl ? "set" : "none", mg->xu ? "set" : "none"));
@@ -1328,7 +1393,10 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    path was taken. Each level is coloured red-black when
    its stencil is a 3/5/7-point star and with 2^dim parity colours when it is a 9/27-point box (the Galerkin coarse
    operators); the colours are swept in turn, each after a ghost exchange, so that the result does not depend on
-   the number of MPI processes.
+   the number of MPI processes. A coarsest grid of at most 4096 points is gathered to every process under MPI
+   (operator, right-hand side, iterate and bounds, the operator's values at every coarsest solve) and iterated there
+   in one kernel with the same colours: the distributed iteration would exchange ghosts after every colour of every
+   one of its sweeps, most of the exchanges of a cycle.
 
    On an even grid line the last fine point lies past the last coarse point. Where the operator has an eliminated
    (or decoupled) Dirichlet boundary there, its edge rows have clearly positive row sums and the point takes half
@@ -1799,8 +1867,10 @@ PetscErrorCode PCPSORMGGetSmooths(PC pc, PetscInt *pre, PetscInt *post)
   The coarsest grid runs symmetric pairs of sweeps (colours forward, then backward) and measures the projected
   residual every 8 sweeps. On one process a coarsest grid of at most 4096 points runs this whole iteration in one
   device kernel (one team of threads: no launch per colour and sweep, no host read per test), the same sweeps and
-  tests; under MPI each colour of each sweep is a kernel and each test a reduction. To change one of the three
-  values, get all three with `PCPSORMGGetCoarseSolve()` first.
+  tests; under MPI such a grid is gathered to every process and iterated there in the same way (the same colours
+  in the same order, so the same iteration up to rounding); a larger coarsest grid under MPI takes a kernel for
+  each colour of each sweep and a reduction for each test. To change one of the three values, get all three with
+  `PCPSORMGGetCoarseSolve()` first.
 
 .seealso: `PCPSORMG`, `PCPSORMGGetCoarseSolve()`, `PCPSORMGSetCoarseSize()`, `PCPSORMGSetOmega()`
 @*/
