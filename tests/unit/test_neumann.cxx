@@ -786,11 +786,12 @@ TEST(Neumann, NaNEntryReportedWithDeflation)
 }
 
 /* a zero or negative diagonal entry is reported as such, with its row, as a wrong operator (not as a zero pivot of a
-   factorisation: PCNEUMANN factors nothing), also with deflation on (checked before the deflation setup) */
+   factorisation: PCNEUMANN factors nothing), also with deflation, PCNEUMANN's or KSPDCG's (checked before the
+   deflation setup) */
 TEST(Neumann, BadDiagonalReportedWithItsRow)
 {
   for (double d : {0.0, -1.0})
-    for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
+    for (int defl : {0, 1, 2}) { /* none, PCNEUMANN's, KSPDCG's (whose coarse factorisation used to fail first) */
       auto        h = Layer2d(16, 1e-3);
       std::string msg;
       for (Int q = h.rowptr[41]; q < h.rowptr[42]; q++)
@@ -800,9 +801,9 @@ TEST(Neumann, BadDiagonalReportedWithItsRow)
       PC  pc;
       MatCreateVecs(A, &x, &b);
       VecSet(b, 1.0);
-      KSP ksp = NeumannKSP(A, KSPCG, &pc);
-      PCNeumannSetDeflation(pc, defl);
-      EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_ARG_WRONG) << "diagonal " << d << ", deflation " << (int)defl << ": " << msg;
+      KSP ksp = NeumannKSP(A, defl == 2 ? KSPDCG : KSPCG, &pc);
+      PCNeumannSetDeflation(pc, defl == 1 ? PETSC_TRUE : PETSC_FALSE);
+      EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_ARG_WRONG) << "diagonal " << d << ", deflation " << defl << ": " << msg;
       EXPECT_NE(msg.find("PCNEUMANN needs a positive diagonal"), std::string::npos) << msg;
       EXPECT_NE(msg.find("row 41 of the preconditioning matrix has diagonal"), std::string::npos) << msg;
       if (d == 0) EXPECT_NE(msg.find("(zero or missing)"), std::string::npos) << msg;
