@@ -788,7 +788,7 @@ int main(int argc, char **argv)
   for (PetscInt step = 0; step < steps; step++) {
     KSPConvergedReason reason;
     PetscInt           its;
-    PetscReal          p0, p, infeas, comp, bn, un, an, floor;
+    PetscReal          p0, p, infeas, comp, bn, un, an, rfloor;
     const PetscBool    check = (PetscBool)(check_every || step == steps - 1);
 
     PetscCall(PetscTime(&t0));
@@ -803,8 +803,8 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(b, NORM_2, &bn));
     PetscCall(VecNorm(u, NORM_2, &un));
     PetscCall(MPIU_Allreduce(&s.anorm, &an, 1, MPIU_REAL, MPIU_MAX, comm));
-    floor = 100 * PETSC_MACHINE_EPSILON * (bn + an * un);
-    PetscCall(KSPSetTolerances(ksp, rtol, PetscMax(atol, floor), dtol, maxits));
+    rfloor = 100 * PETSC_MACHINE_EPSILON * (bn + an * un);
+    PetscCall(KSPSetTolerances(ksp, rtol, PetscMax(atol, rfloor), dtol, maxits));
     if (check) PetscCall(LcpMeasures(A, b, u, v, r, &p0, &infeas, &comp));
     PetscCall(PetscTime(&t0));
     PetscCall(KSPSolve(ksp, b, u));
@@ -815,7 +815,7 @@ int main(int argc, char **argv)
     tsolve += t0;
     PetscCheck(reason == KSP_CONVERGED_RTOL || reason == KSP_CONVERGED_ATOL, comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": PCPSORMG did not converge (%s after %" PetscInt_FMT " cycles; -max_cycles %" PetscInt_FMT ")", step, KSPConvergedReasons[reason], its, max_cycles);
     totcyc += its, maxcyc = PetscMax(maxcyc, its);
-    if (reason == KSP_CONVERGED_ATOL && floor > atol) nfloor++, maxfloor = PetscMax(maxfloor, floor);
+    if (reason == KSP_CONVERGED_ATOL && rfloor > atol) nfloor++, maxfloor = PetscMax(maxfloor, rfloor);
     if (check) {
       /* independent check of what the solver claims: tolerance reached, feasible, complementary */
       PetscCall(LcpMeasures(A, b, u, v, r, &p, &infeas, &comp));
@@ -823,7 +823,7 @@ int main(int argc, char **argv)
       PetscCheck(infeas == 0, comm, PETSC_ERR_PLIB, "step %" PetscInt_FMT ": u exceeds the constraint v by %g", step, (double)infeas);
       maxinfeas = PetscMax(maxinfeas, infeas);
       /* relative to the initial projected residual, the reference of -ksp_rtol (or to the rounding level it stopped at) */
-      maxcomp   = PetscMax(maxcomp, comp > 0 ? comp / PetscMax(p0, PetscMax(atol, floor) / rtol) : 0);
+      maxcomp   = PetscMax(maxcomp, comp > 0 ? comp / PetscMax(p0, PetscMax(atol, rfloor) / rtol) : 0);
       maxprel   = PetscMax(maxprel, p0 > 0 ? p / p0 : 0);
     }
     if (verbose) PetscCall(PetscPrintf(comm, "  step %3" PetscInt_FMT ": %3" PetscInt_FMT " cycles\n", step, its));
