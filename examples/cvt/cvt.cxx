@@ -1,10 +1,11 @@
 static char help[] = "Centroidal Voronoi tessellation of the unit square with a density, by TAO lbfgsb (Fei, Rong, Wang, Wang 2014, section 5.1):\n"
-                     "  -nsites <32>              : number of sites (2 nsites variables, bounded to [0, 1]^2)\n"
-                     "  -res <128>                : samples per side of the fine grid that discretises the integrals\n"
+                     "  -nsites <32>              : number of sites (2 nsites variables, bounded to [0, 1]^2), 1 to 1e8\n"
+                     "  -res <128>                : samples per side of the fine grid that discretises the integrals, 2 to 46340,\n"
+                     "                              at least sqrt(nsites) (every Voronoi cell needs samples)\n"
                      "  -density uniform|radial   : rho = 1, or rho = 1 / (1 + 20 |x - (1/2, 1/2)|^2) (default radial)\n"
-                     "  -seed <1>                 : seed of the initial sites (uniform pseudo-random in the square)\n"
-                     "  -centroid_tol <2e-3>      : largest allowed |site - centroid of its cell| at the solution\n"
-                     "  -pg_tol <1e-4>            : largest allowed projected-gradient norm at the solution\n"
+                     "  -seed <1>                 : seed of the initial sites (uniform pseudo-random in the square; any integer)\n"
+                     "  -centroid_tol <2e-3>      : largest allowed |site - centroid of its cell| at the solution, finite and > 0\n"
+                     "  -pg_tol <1e-4>            : largest allowed projected-gradient norm at the solution, finite and > 0\n"
                      "  -require_convergence <1>  : error when the checks fail (benchmarks with -tao_max_it turn it off)\n"
                      "  -ppm <file>               : write the cells and sites as a PPM image (P6)\n\n";
 
@@ -265,8 +266,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-require_convergence", "error when the checks fail", NULL, require, &require, NULL));
   PetscCall(PetscOptionsString("-ppm", "write the tessellation as a PPM image", NULL, ppmfile, ppmfile, sizeof(ppmfile), &ppm));
   PetscOptionsEnd();
-  PetscCheck(user.N >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nsites must be at least 1, not %" PetscInt_FMT, user.N);
-  PetscCheck(user.R >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-res must be at least 2, not %" PetscInt_FMT, user.R);
+  /* the per-site sums travel in one MPI_Allreduce of 4 nsites integers; the res^2 samples are indexed by a PetscInt */
+  PetscCheck(user.N >= 1 && user.N <= 100000000, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nsites %" PetscInt_FMT " is out of range: the number of sites must be between 1 and 1e8", user.N);
+  PetscCheck(user.R >= 2 && user.R <= 46340, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-res %" PetscInt_FMT " is out of range: the samples per side must be between 2 and 46340 (res^2 samples)", user.R);
+  PetscCheck(user.R * user.R >= user.N, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-res %" PetscInt_FMT " gives %" PetscInt_FMT " samples for -nsites %" PetscInt_FMT ": at least %" PetscInt_FMT " Voronoi cells would contain no sample, so their sites would have no centroid to move to; use -res %" PetscInt_FMT " at the very least, better many samples per site (the defaults give 512), or fewer sites", user.R, user.R * user.R, user.N, user.N - user.R * user.R, (PetscInt)PetscCeilReal(PetscSqrtReal((PetscReal)user.N)));
+  PetscCheck(!PetscIsInfOrNanReal(ctol) && ctol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-centroid_tol %g is out of range: the largest allowed distance between a site and the centroid of its cell must be a finite number > 0", (double)ctol);
+  PetscCheck(!PetscIsInfOrNanReal(pgtol) && pgtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pg_tol %g is out of range: the largest allowed projected-gradient norm must be a finite number > 0", (double)pgtol);
   user.density = di;
   user.G       = PetscMax(1, (PetscInt)PetscSqrtReal((PetscReal)user.N / 2.0)); /* about two sites per bucket */
   user.r0      = (user.R * rank) / size;
@@ -325,10 +330,13 @@ int main(int argc, char **argv)
   {
     const PetscBool decreased = f < f0 ? PETSC_TRUE : PETSC_FALSE, converged = (reason > 0 && pg <= pgtol) ? PETSC_TRUE : PETSC_FALSE;
     const PetscBool central = (dmax <= ctol && nempty == 0) ? PETSC_TRUE : PETSC_FALSE;
+    const PetscInt  rsuggest = PetscMax(2 * user.R, (PetscInt)PetscCeilReal(16 * PetscSqrtReal((PetscReal)user.N)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "energy decreased: %s; converged with projected gradient below %g: %s; sites within %g of their centroids: %s\n", decreased ? "yes" : "no", (double)pgtol, converged ? "yes" : "no", (double)ctol, central ? "yes" : "no"));
     PetscCheck(!require || decreased, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "The CVT energy did not decrease (%g -> %g)", (double)f0, (double)f);
     PetscCheck(!require || converged, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "lbfgsb did not converge: %s (projected gradient %g, -pg_tol %g)", TaoConvergedReasons[reason], (double)pg, (double)pgtol);
-    PetscCheck(!require || central, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "A site is %g from the centroid of its cell (more than -centroid_tol %g), %" PetscInt_FMT " empty cells", (double)dmax, (double)ctol, nempty);
+    /* a cell without a sample has no mass: its site sees no gradient and stays where it is, its centroid is undefined */
+    PetscCheck(!require || nempty == 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of the %" PetscInt_FMT " Voronoi cells contain none of the %" PetscInt_FMT " x %" PetscInt_FMT " sample points at the solution: their sites have no centroid, the discrete energy does not move them, and the tessellation is not centroidal; use a finer sampling grid (e.g. -res %" PetscInt_FMT ") or fewer sites (-nsites)", nempty, user.N, user.R, user.R, PetscMin(rsuggest, 46340));
+    PetscCheck(!require || central, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "A site is %g from the centroid of its cell, more than -centroid_tol %g: lbfgsb stopped before the tessellation became centroidal; tighten its tolerances (-tao_gatol, -tao_lbfgsb_factr) or loosen -centroid_tol", (double)dmax, (double)ctol);
   }
   if (ppm) PetscCall(WritePPM(ppmfile, &user));
 
@@ -360,5 +368,38 @@ int main(int argc, char **argv)
     args: -nsites 20 -res 96 -density uniform -tao_lbfgsb_m 5
     output_file: output/cvt_uniform.out
     tolerance: 1e-2
+
+  # options out of range, and a sampling grid too coarse for the sites: errors that name the option, its valid range
+  # or what to change
+  test:
+    suffix: bad_pg_tol
+    args: -nsites 8 -res 16 -pg_tol {{nan inf -1 0}}
+    expect_error: -pg_tol \S+ is out of range: the largest allowed projected-gradient norm must be a finite number > 0
+
+  test:
+    suffix: bad_centroid_tol
+    args: -nsites 8 -res 16 -centroid_tol {{nan -inf -1 0}}
+    expect_error: -centroid_tol \S+ is out of range: .* must be a finite number > 0
+
+  test:
+    suffix: bad_nsites
+    args: -res 16 -nsites {{0 200000000}}
+    expect_error: -nsites \d+ is out of range: the number of sites must be between 1 and 1e8
+
+  test:
+    suffix: bad_res
+    args: -nsites 8 -res {{1 50000}}
+    expect_error: -res \d+ is out of range: the samples per side must be between 2 and 46340
+
+  test:
+    suffix: too_few_samples
+    args: -nsites 64 -res 6
+    expect_error: -res 6 gives 36 samples for -nsites 64: at least 28 Voronoi cells would contain no sample.* use -res 8 at the very least
+
+  test:
+    suffix: empty_cells
+    nsize: {{1 2}}
+    args: -nsites 64 -res 8
+    expect_error: \d+ of the 64 Voronoi cells contain none of the 8 x 8 sample points at the solution: .* use a finer sampling grid \(e.g. -res 128\) or fewer sites
 
 TEST*/

@@ -4,8 +4,8 @@ static char help[] = "Bound-constrained MINPACK-2 problems (Averick, Carter, Mor
                      "                         steady-state combustion as in cuLBFGSB's example dsscfg (lambda = 1, no bounds),\n"
                      "                         minimal surface with Enneper's boundary data (box [-box, box], inactive for box = 1)\n"
                      "  -nx <32> -ny <32>     : interior grid points\n"
-                     "  -lambda <5 (ssc), 1 (dsscfg)> : combustion parameter\n"
-                     "  -box <1 (ssc), 0 (dsscfg)>    : bound of ssc/dsscfg, 0 for no bounds\n"
+                     "  -lambda <5 (ssc), 1 (dsscfg)> : combustion parameter, >= 0 (at most 6.81 without bounds)\n"
+                     "  -box <1 (ssc), 0 (dsscfg)>    : bound of ssc/dsscfg/msa, finite, 0 for no bounds\n"
                      "  -fg device|host       : evaluate f and g with Kokkos kernels on the ghosted local arrays (default), or on the host\n"
                      "  -check_fg             : compare the device and host f/g (and g with central differences), then stop\n"
                      "  -pg_stop <0>          : stop every TAO solver by one test, ||P(x - g) - x||_inf <= pg_stop (0: the solver's own tests)\n"
@@ -609,8 +609,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-check_fg", "compare the device and host f/g, then stop", NULL, checkfg, &checkfg, NULL));
   PetscCall(PetscOptionsReal("-pg_stop", "stop every solver when ||P(x - g) - x||_inf <= pg_stop (0: the solver's own tests)", NULL, user.pgstop, &user.pgstop, NULL));
   PetscCall(PetscOptionsReal("-time_limit", "with -pg_stop: stop (TAO_DIVERGED_USER) after this many seconds of TaoSolve (0: none)", NULL, user.tlimit, &user.tlimit, NULL));
-  PetscCheck(user.pgstop >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pg_stop %g must be >= 0 (0: the solver's own tests)", (double)user.pgstop);
-  PetscCheck(user.tlimit >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-time_limit %g must be >= 0 (0: no limit)", (double)user.tlimit);
+  PetscCheck(!PetscIsInfOrNanReal(user.pgstop) && user.pgstop >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pg_stop %g is out of range: it must be a finite number >= 0 (0: the solver's own tests)", (double)user.pgstop);
+  PetscCheck(!PetscIsInfOrNanReal(user.tlimit) && user.tlimit >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-time_limit %g is out of range: it must be a finite number of seconds >= 0 (0: no limit)", (double)user.tlimit);
   PetscCall(PetscOptionsBool("-summary", "print a SUMMARY line", NULL, summary, &summary, NULL));
   PetscCall(PetscOptionsInt("-warmup", "iterations of an untimed solve before the timed one (0: none)", NULL, warmup, &warmup, NULL));
   PetscCheck(warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-warmup %" PetscInt_FMT " must be >= 0 (0: no warm-up solve)", warmup);
@@ -621,8 +621,12 @@ int main(int argc, char **argv)
   user.host    = fgi == 1 ? PETSC_TRUE : PETSC_FALSE;
   user.ext     = user.problem == DSSCFG ? 0 : 1;
   user.bounded = (user.problem == SSC || user.problem == DSSCFG || user.problem == MSA) ? (user.box > 0 ? PETSC_TRUE : PETSC_FALSE) : PETSC_TRUE;
-  PetscCheck(user.nx >= 2 && user.ny >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nx and -ny must be at least 2");
-  PetscCheck(user.box >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-box must be positive (or 0 for no bounds), not %g", (double)user.box);
+  PetscCheck(user.nx >= 2 && user.ny >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nx %" PetscInt_FMT " -ny %" PetscInt_FMT " is out of range: -nx and -ny must be at least 2", user.nx, user.ny);
+  PetscCheck(!PetscIsInfOrNanReal(user.box) && user.box >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-box %g is out of range: the bound must be a finite number > 0, or 0 for no bounds", (double)user.box);
+  /* the combustion functional -(lambda/3) exp(v): lambda >= 0 (the Frank-Kamenetskii parameter); without bounds f is
+     unbounded below and the problem has a local minimum only below the critical value, about 6.81 (MINPACK-2, Bratu) */
+  PetscCheck(!PetscIsInfOrNanReal(user.lambda) && user.lambda >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-lambda %g is out of range: the combustion parameter must be a finite number >= 0 (at most 6.81 without bounds)", (double)user.lambda);
+  PetscCheck(user.bounded || user.problem != DSSCFG || user.lambda <= 6.81, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-lambda %g is out of range for -problem dsscfg without bounds: the combustion problem has no minimum above the critical value 6.81; use -lambda in [0, 6.81], or bounds (-box > 0)", (double)user.lambda);
   PetscCheck(user.problem != SSC || user.bounded, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-problem ssc needs -box > 0 (use -problem dsscfg for the unbounded problem)");
   if (user.problem == PJB) {
     user.hx = 2.0 * PETSC_PI / (user.nx + 1);
@@ -684,7 +688,8 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SUMMARY solver=%s problem=%s n=%" PetscInt_FMT " its=%" PetscInt_FMT " fg=%" PetscInt_FMT " f=%.10e pginf=%.3e reason=%s solve_s=%.4f fg_s=%.4f solver_ms_per_it=%.4f fg_place=%s\n", type, Problems[user.problem], N, its, user.nevals, (double)f, (double)pginf, TaoConvergedReasons[reason], tsolve, user.fgtime, 1000.0 * (tsolve - user.fgtime) / PetscMax(its, 1), FGPlaces[fgi]));
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MINPACK-2 %s %" PetscInt_FMT " x %" PetscInt_FMT ": %s %s, f = %.8e\n", Problems[user.problem], user.nx, user.ny, type, reason > 0 ? "converged" : "did not converge", (double)f));
-    PetscCheck(reason > 0 || !require, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s did not converge: %s", type, TaoConvergedReasons[reason]);
+    PetscCheck(reason > 0 || !require, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s did not converge: %s%s", type, TaoConvergedReasons[reason],
+               user.problem == DSSCFG && !user.bounded ? " (without bounds the combustion functional is unbounded below and has only a local minimum, which the iteration can leave, the closer -lambda is to 6.81 and the coarser the grid the sooner: use a smaller -lambda, a finer grid or bounds -box)" : "");
     if (check) {
       /* the same problem with TAO BLMVM from the same start */
       PetscCall(Solve(&user, TAOBLMVM, "check_", x, xl, xu, &fb, &pgb, &itsb, &reasonb, &tsolveb, &pginfb, typeb, sizeof(typeb)));
@@ -778,5 +783,26 @@ int main(int argc, char **argv)
     nsize: {{1 2}}
     args: -problem ept -nx 24 -ny 20 -tao_lbfgsb_cauchy approximate -tao_lbfgsb_m 5
     output_file: output/minpack2_ept.out
+
+  # problem parameters and options out of range: errors naming the option and its valid range
+  test:
+    suffix: bad_lambda
+    args: -problem {{ssc dsscfg}} -nx 8 -ny 8 -lambda {{nan inf -1}}
+    expect_error: -lambda \S+ is out of range: the combustion parameter must be a finite number >= 0 \(at most 6.81 without bounds\)
+
+  test:
+    suffix: bad_lambda_unbounded
+    args: -problem dsscfg -nx 8 -ny 8 -lambda 10
+    expect_error: -lambda 10\S* is out of range for -problem dsscfg without bounds: .*use -lambda in \[0, 6.81\], or bounds
+
+  test:
+    suffix: bad_box
+    args: -problem ssc -nx 8 -ny 8 -box {{nan inf -1}}
+    expect_error: -box \S+ is out of range: the bound must be a finite number > 0, or 0 for no bounds
+
+  test:
+    suffix: bad_stop
+    args: -problem ept -nx 8 -ny 8 {{-pg_stop -time_limit}} {{nan inf -1}}
+    expect_error: -(pg_stop|time_limit) \S+ is out of range: it must be a finite number
 
 TEST*/

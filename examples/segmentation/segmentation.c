@@ -24,7 +24,8 @@ Output and checks:\n\
   -contour <file>            : write the image with the contour {u < 0 next to u >= 0} drawn white (PNG or PGM)\n\
   -jaccard_min <0.95>        : fail when the Jaccard index against the truth is lower\n\
   -miss_max <0.02>           : fail when the fraction of misclassified pixels is larger\n\
-  -max_cycles <200>          : fail when one LCP solve needs more psormg cycles\n  -ksp_rtol <1e-6>           : tolerance of every LCP solve (relative projected residual)\n\
+  -max_cycles <200>          : fail when one LCP solve needs more psormg cycles\n  -ksp_rtol <1e-6>           : tolerance of every LCP solve (relative projected residual; near a steady state a\n\
+                               solve stops at the rounding error of the residual if that is larger)\n\
   -check_every_step <true>   : check constraints and complementarity after every solve (else after the last)\n\
   -check_io                  : check the PGM/PNG encoders and decoders and the error messages for bad files\n\
   -write_image <file.pgm>    : write the (synthetic) input image; -write_truth <file.pgm>: its truth mask (ASCII)\n\
@@ -424,6 +425,7 @@ typedef struct {
   Vec        uloc;    /* local (ghosted) u^n */
   PetscCount ncoo;
   PetscReal *vals;    /* COO values of A, in the order of the preallocation */
+  PetscReal  anorm;   /* ||A||_inf of the last assembly (the largest row sum of |A_pq| on this process) */
 } Seg;
 
 /* the pattern of A (5-point, Neumann boundary: only existing neighbours) through MatSetPreallocationCOO, so that the
@@ -472,6 +474,7 @@ static PetscErrorCode SegAssemble(Seg *s, Vec u, Mat A, Vec b)
   PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
   PetscCall(DMDAVecGetArrayRead(s->da, s->uloc, &ua));
   PetscCall(DMDAVecGetArray(s->da, b, &ba));
+  s->anorm = 0;
   for (PetscInt j = ys; j < ys + ym; j++)
     for (PetscInt i = xs; i < xs + xm; i++) {
       /* west, east, south, north edges: (cell the edge is evaluated from, direction) */
@@ -492,6 +495,7 @@ static PetscErrorCode SegAssemble(Seg *s, Vec u, Mat A, Vec b)
       }
       d              = h * h / (s->tau * (qsum / cnt));
       s->vals[c++]   = d + wsum;
+      s->anorm       = PetscMax(s->anorm, d + 2 * wsum);
       ba[j][i]       = d * ua[j][i];
       /* same order as SegPreallocate: W, E, S, N */
       for (int q = 0; q < 4; q++)
@@ -513,17 +517,18 @@ static PetscReal CirclesDistance(const PetscReal *c, PetscInt nc, PetscReal x, P
 }
 
 /* LCP measures of u for A u <= b, u <= v:  projected residual ||p||_2 with r = b - A u, p_i = r_i where u_i < v_i and
-   min(r_i, 0) where u_i = v_i; infeasibility max(u - v, 0); complementarity sum_i (v_i - u_i) |r_i| / (||v - u|| ||b||) */
+   min(r_i, 0) where u_i = v_i; infeasibility max(u - v, 0); complementarity sum_i (v_i - u_i) |r_i| / ||v - u||, a
+   residual norm (at most ||p||: only the points below the constraint count, where p_i = r_i), to be compared with
+   the initial projected residual, the reference of -ksp_rtol */
 static PetscErrorCode LcpMeasures(Mat A, Vec b, Vec u, Vec v, Vec r, PetscReal *pnorm, PetscReal *infeas, PetscReal *comp)
 {
   const PetscScalar *ua, *va, *ra;
-  PetscReal          loc[4] = {0, 0, 0, 0}, glob[4], bn;
+  PetscReal          loc[4] = {0, 0, 0, 0}, glob[4];
   PetscInt           n;
 
   PetscFunctionBeginUser;
   PetscCall(MatMult(A, u, r));
   PetscCall(VecAYPX(r, -1.0, b));
-  PetscCall(VecNorm(b, NORM_2, &bn));
   PetscCall(VecGetLocalSize(u, &n));
   PetscCall(VecGetArrayRead(u, &ua));
   PetscCall(VecGetArrayRead(v, &va));
@@ -544,7 +549,7 @@ static PetscErrorCode LcpMeasures(Mat A, Vec b, Vec u, Vec v, Vec r, PetscReal *
   PetscCall(MPIU_Allreduce(loc + 2, glob + 2, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)u)));
   *pnorm  = PetscSqrtReal(glob[0]);
   *infeas = PetscMax(glob[1], 0.0);
-  *comp   = glob[2] / (PetscSqrtReal(glob[3]) * bn + PETSC_SMALL);
+  *comp   = glob[3] > 0 ? glob[2] / PetscSqrtReal(glob[3]) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -658,7 +663,8 @@ int main(int argc, char **argv)
   PetscInt           n = 128, steps = 20, max_cycles = 200, ng = 6, ns = 6, totcyc = 0, maxcyc = 0, levels;
   PetscReal          noise = 0.05, sigma = 1.0, sigma_domain = 0, jmin = 0.95, miss_max = 0.02, rtol = 1e-6;
   PetscReal          gamma0[48] = {0.30, 0.32, 0.25, 0.69, 0.67, 0.27}, seeds[48] = {0.28, 0.35, 0.05, 0.71, 0.64, 0.05};
-  PetscReal          maxinfeas = 0, maxcomp = 0, maxprel = 0, tasm = 0, tsolve = 0, t0, tall;
+  PetscReal          maxinfeas = 0, maxcomp = 0, maxprel = 0, tasm = 0, tsolve = 0, t0, tall, atol, dtol, maxfloor = 0;
+  PetscInt           maxits, nfloor = 0;
   unsigned char     *truth = NULL, *mask = NULL;
   PetscReal         *Is;
 
@@ -776,13 +782,13 @@ int main(int argc, char **argv)
   PetscCall(KSPSetTolerances(ksp, rtol, 1e-50, PETSC_DEFAULT, max_cycles));
   PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
   PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+  PetscCall(KSPGetTolerances(ksp, &rtol, &atol, &dtol, &maxits));
 
   PetscCall(PetscTime(&tall));
   for (PetscInt step = 0; step < steps; step++) {
     KSPConvergedReason reason;
     PetscInt           its;
-    PetscReal          p0, p, infeas, comp;
+    PetscReal          p0, p, infeas, comp, bn, un, an, rfloor;
     const PetscBool    check = (PetscBool)(check_every || step == steps - 1);
 
     PetscCall(PetscTime(&t0));
@@ -791,6 +797,14 @@ int main(int argc, char **argv)
     tasm -= t0;
     PetscCall(PetscTime(&t0));
     tasm += t0;
+    /* the residual of u is computed with a rounding error of about eps (||b|| + ||A|| ||u||). A step that starts
+       near a steady state (a large -tau: u hardly changes from step to step) has an initial residual so small that
+       -ksp_rtol would ask for less than that; such a solve stops at the rounding level (KSP_CONVERGED_ATOL) */
+    PetscCall(VecNorm(b, NORM_2, &bn));
+    PetscCall(VecNorm(u, NORM_2, &un));
+    PetscCall(MPIU_Allreduce(&s.anorm, &an, 1, MPIU_REAL, MPIU_MAX, comm));
+    rfloor = 100 * PETSC_MACHINE_EPSILON * (bn + an * un);
+    PetscCall(KSPSetTolerances(ksp, rtol, PetscMax(atol, rfloor), dtol, maxits));
     if (check) PetscCall(LcpMeasures(A, b, u, v, r, &p0, &infeas, &comp));
     PetscCall(PetscTime(&t0));
     PetscCall(KSPSolve(ksp, b, u));
@@ -801,13 +815,15 @@ int main(int argc, char **argv)
     tsolve += t0;
     PetscCheck(reason == KSP_CONVERGED_RTOL || reason == KSP_CONVERGED_ATOL, comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": PCPSORMG did not converge (%s after %" PetscInt_FMT " cycles; -max_cycles %" PetscInt_FMT ")", step, KSPConvergedReasons[reason], its, max_cycles);
     totcyc += its, maxcyc = PetscMax(maxcyc, its);
+    if (reason == KSP_CONVERGED_ATOL && rfloor > atol) nfloor++, maxfloor = PetscMax(maxfloor, rfloor);
     if (check) {
       /* independent check of what the solver claims: tolerance reached, feasible, complementary */
       PetscCall(LcpMeasures(A, b, u, v, r, &p, &infeas, &comp));
       PetscCheck(p <= 1.01 * rtol * p0 || reason == KSP_CONVERGED_ATOL, comm, PETSC_ERR_PLIB, "step %" PetscInt_FMT ": projected residual %g > rtol %g * initial %g", step, (double)p, (double)rtol, (double)p0);
       PetscCheck(infeas == 0, comm, PETSC_ERR_PLIB, "step %" PetscInt_FMT ": u exceeds the constraint v by %g", step, (double)infeas);
       maxinfeas = PetscMax(maxinfeas, infeas);
-      maxcomp   = PetscMax(maxcomp, comp);
+      /* relative to the initial projected residual, the reference of -ksp_rtol (or to the rounding level it stopped at) */
+      maxcomp   = PetscMax(maxcomp, comp > 0 ? comp / PetscMax(p0, PetscMax(atol, rfloor) / rtol) : 0);
       maxprel   = PetscMax(maxprel, p0 > 0 ? p / p0 : 0);
     }
     if (verbose) PetscCall(PetscPrintf(comm, "  step %3" PetscInt_FMT ": %3" PetscInt_FMT " cycles\n", step, its));
@@ -816,8 +832,9 @@ int main(int argc, char **argv)
   tall = t0 - tall;
   PetscCall(PCPSORMGGetLevels(pc, &levels));
   PetscCall(PetscPrintf(comm, "every LCP solve reached -ksp_rtol %g within %" PetscInt_FMT " psormg cycles: yes\n", (double)rtol, max_cycles));
-  PetscCheck(maxcomp <= 1e3 * rtol, comm, PETSC_ERR_PLIB, "complementarity %g is not at the solver tolerance", (double)maxcomp);
-  PetscCall(PetscPrintf(comm, "constraint u <= v holds exactly and complementarity sum (v-u)|b-Au| / (|v-u| |b|) <= 1e3 rtol: yes\n"));
+  if (nfloor) PetscCall(PetscPrintf(comm, "of which %" PetscInt_FMT " stopped at the rounding level of the residual, %.1e at most (near a steady state -ksp_rtol asks for less)\n", nfloor, (double)maxfloor));
+  PetscCheck(maxcomp <= 1e3 * rtol, comm, PETSC_ERR_PLIB, "complementarity %g (sum (v-u)|b-Au| / |v-u|, relative to the initial projected residual) is not at the solver tolerance -ksp_rtol %g", (double)maxcomp, (double)rtol);
+  PetscCall(PetscPrintf(comm, "constraint u <= v holds exactly and complementarity sum (v-u)|b-Au| / (|v-u| p0) <= 1e3 rtol (p0: initial projected residual): yes\n"));
 
   /* the segmentation: {u < 0}; Omega_in (v < 0) must be inside it */
   {
@@ -969,5 +986,16 @@ int main(int argc, char **argv)
     nsize: {{1 2 4}}
     args: -image data/shapes65.pgm -truth data/shapes65_truth.pgm -tau 4e-2 -steps 10 -check_io -mask /dev/null -contour /dev/null
     output_file: output/segmentation_pgm.out
+
+  # large time steps (no segmentation: the curve fills the image): u reaches a steady state, where the initial residual
+  # of a step is so small that -ksp_rtol asks for less than its rounding error (those solves stop at that level), and
+  # the complementarity is measured against the initial residual (||b|| shrinks like 1/tau). PCPSORMG needs many more
+  # V-cycles per step than at -tau 4e-2 (here up to 183; 360 at -n 65, 248 at -tau 10 there, against 33)
+  test:
+    suffix: large_tau
+    nsize: {{1 2}}
+    args: -n 33 -tau 100 -steps 10 -max_cycles 400 -jaccard_min 0 -miss_max 1
+    filter: sed -E "s/of which [0-9]+ stopped/of which N stopped/"
+    output_file: output/segmentation_large_tau.out
 
 TEST*/

@@ -3,7 +3,8 @@
 
 Each example ends with a /*TEST ... TEST*/ block (PETSc's format: `test:` and `testset:` entries with
 `suffix`, `nsize`, `args`, `requires`, `output_file`, `filter`, `tolerance`; `{{a b c}}` in `nsize` or `args`
-expands into one test per value, all compared with the same output file).
+expands into one test per value, all compared with the same output file). `expect_error: <regex>` makes a test of
+bad input: the example must fail (nonzero exit code) with an error message that matches the regular expression.
 
   petsckp_harness.py cmake --source ex.c --target ex --features "mpi;cuda" --out tests.cmake
       writes the add_test() calls for CTest
@@ -12,6 +13,8 @@ expands into one test per value, all compared with the same output file).
       text must match after white space is folded, numbers must agree to a relative tolerance.
       PETSCKP_TEST_ARGS (environment) is appended to the arguments (e.g. GPU types);
       PETSCKP_HARNESS_UPDATE=1 writes the output file instead of comparing.
+  petsckp_harness.py run --exe ./ex --nsize 1 --args "..." --expect-error REGEX
+      passes when the example fails and its output (stdout and stderr) matches REGEX
 """
 import argparse
 import itertools
@@ -121,6 +124,8 @@ def cmd_cmake(a):
                     cmd += ['--filter', t['filter']]
                 if 'tolerance' in t:
                     cmd += ['--tolerance', t['tolerance']]
+                if 'expect_error' in t:
+                    cmd += ['--expect-error', t['expect_error']]
                 q = ' '.join('"%s"' % c.replace('\\', '\\\\').replace('"', '\\"') for c in cmd)
                 lines.append('add_test(NAME %s COMMAND %s)' % (tname, q))
                 lines.append('set_tests_properties(%s PROPERTIES PROCESSORS %s LABELS "example" TIMEOUT %s)'
@@ -174,6 +179,18 @@ def cmd_run(a):
     print('running:', ' '.join(shlex.quote(c) for c in cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     out = p.stdout
+    if a.expect_error:
+        # bad input: the run must fail, with the expected message
+        print(out)
+        print(p.stderr)
+        if p.returncode == 0:
+            print('FAILED: the run succeeded; expected an error matching %r' % a.expect_error)
+            return 1
+        if not re.search(a.expect_error, out + p.stderr, re.M):
+            print('FAILED: exit code %d, but no error message matches %r' % (p.returncode, a.expect_error))
+            return 1
+        print('ok (error as expected)')
+        return 0
     if p.returncode != 0:
         print(out)
         print(p.stderr, file=sys.stderr)
@@ -227,6 +244,7 @@ def main():
     r.add_argument('--args', default='')
     r.add_argument('--output', default='')
     r.add_argument('--expect', action='append', default=[], help='regular expression the output must match')
+    r.add_argument('--expect-error', default='', help='the run must fail with output matching this regular expression')
     r.add_argument('--filter', default='')
     r.add_argument('--tolerance', default=os.environ.get('PETSCKP_DIFF_RTOL', '1e-4'))
     a = ap.parse_args()

@@ -370,7 +370,7 @@ TEST(Neumann, PCMatchesJacobiAndChecksDiagonal)
   for (Int q = h.rowptr[5]; q < h.rowptr[6]; q++)
     if (h.colidx[q] == 5) h.vals[q] = 0.0;
   PCOnMat(h, PCNEUMANN, 1, x, y2, &ierr);
-  EXPECT_EQ((int)ierr, (int)PETSC_ERR_MAT_LU_ZRPVT);
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_WRONG);
   VecDestroy(&x);
   VecDestroy(&y1);
   VecDestroy(&y2);
@@ -785,6 +785,35 @@ TEST(Neumann, NaNEntryReportedWithDeflation)
   MatDestroy(&A);
 }
 
+/* a zero or negative diagonal entry is reported as such, with its row, as a wrong operator (not as a zero pivot of a
+   factorisation: PCNEUMANN factors nothing), also with deflation, PCNEUMANN's or KSPDCG's (checked before the
+   deflation setup) */
+TEST(Neumann, BadDiagonalReportedWithItsRow)
+{
+  for (double d : {0.0, -1.0})
+    for (int defl : {0, 1, 2}) { /* none, PCNEUMANN's, KSPDCG's (whose coarse factorisation used to fail first) */
+      auto        h = Layer2d(16, 1e-3);
+      std::string msg;
+      for (Int q = h.rowptr[41]; q < h.rowptr[42]; q++)
+        if (h.colidx[q] == 41) h.vals[q] = d;
+      Mat A = SeqAIJ(h);
+      Vec b, x;
+      PC  pc;
+      MatCreateVecs(A, &x, &b);
+      VecSet(b, 1.0);
+      KSP ksp = NeumannKSP(A, defl == 2 ? KSPDCG : KSPCG, &pc);
+      PCNeumannSetDeflation(pc, defl == 1 ? PETSC_TRUE : PETSC_FALSE);
+      EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_ARG_WRONG) << "diagonal " << d << ", deflation " << defl << ": " << msg;
+      EXPECT_NE(msg.find("PCNEUMANN needs a positive diagonal"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("row 41 of the preconditioning matrix has diagonal"), std::string::npos) << msg;
+      if (d == 0) EXPECT_NE(msg.find("(zero or missing)"), std::string::npos) << msg;
+      KSPDestroy(&ksp);
+      VecDestroy(&b);
+      VecDestroy(&x);
+      MatDestroy(&A);
+    }
+}
+
 /* PCSetFromOptions() without a change keeps the deflation space; a changed setting rebuilds it */
 TEST(Neumann, SetFromOptionsKeepsTheDeflationSpace)
 {
@@ -856,6 +885,45 @@ TEST(NeumannMPI2, NaNInCouplingToOtherRank)
     PCNeumannSetDeflationSpaceType(pc, defl ? PC_NEUMANN_DEFLATION_SPACE_CHUNKS : PC_NEUMANN_DEFLATION_SPACE_NONE);
     EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_FP) << "rank " << rank << ", deflation " << (int)defl;
     EXPECT_NE(msg.find("NaN or Inf entry in row 20"), std::string::npos) << msg;
+    KSPDestroy(&ksp);
+    VecDestroy(&b);
+    VecDestroy(&x);
+  }
+  MatDestroy(&A);
+}
+
+/* two ranks: a zero diagonal entry on one rank is an error on both (collective), naming its global row */
+TEST(NeumannMPI2, ZeroDiagonalOnOneRank)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
+  const PetscInt N = 40, m = N / 2;
+  Mat            A;
+  MatCreateAIJ(PETSC_COMM_WORLD, m, m, N, N, 3, NULL, 1, NULL, &A);
+  for (PetscInt i = rank * m; i < (rank + 1) * m; i++) {
+    if (i > 0) MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES);
+    MatSetValue(A, i, i, i == 27 ? 0.0 : 2.0 + (i == 0), INSERT_VALUES); /* row 27: rank 1 */
+    if (i < N - 1) MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
+  }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP         ksp;
+    PC          pc;
+    Vec         b, x;
+    std::string msg;
+    MatCreateVecs(A, &x, &b);
+    VecSet(b, 1.0);
+    KSPCreate(PETSC_COMM_WORLD, &ksp);
+    KSPSetOperators(ksp, A, A);
+    KSPSetType(ksp, KSPCG);
+    KSPGetPC(ksp, &pc);
+    PCSetType(pc, PCNEUMANN);
+    PCNeumannSetDeflationSpaceType(pc, defl ? PC_NEUMANN_DEFLATION_SPACE_CHUNKS : PC_NEUMANN_DEFLATION_SPACE_NONE);
+    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_ARG_WRONG) << "rank " << rank << ", deflation " << (int)defl;
+    EXPECT_NE(msg.find("row 27 of the preconditioning matrix has diagonal 0. (zero or missing)"), std::string::npos) << "rank " << rank << ": " << msg;
     KSPDestroy(&ksp);
     VecDestroy(&b);
     VecDestroy(&x);

@@ -719,6 +719,50 @@ TEST_P(PsormgPC, NonFiniteRightHandSideIsDivergedNanOrInf)
   }
 }
 
+/* -ksp_max_it 0 with bounds: no cycle, the initial guess returned with KSP_DIVERGED_ITS as PETSc's KSPs do (KSPRICHARDSON
+   then computes its residual norm with PCApply(), which used to raise the error of a PCApply() fallback), also when
+   it is infeasible; NaN in b: KSP_DIVERGED_NANORINF; the next solve with cycles is not affected */
+TEST_P(PsormgPC, MaxItZeroReturnsTheInitialGuess)
+{
+  PsormgLcp          p;
+  std::string        msg;
+  KSPConvergedReason reason;
+  PetscInt           its;
+  PetscReal          mn, mx;
+  ASSERT_NO_FATAL_FAILURE(p.Create(17, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+  KP_OK(KSPSetTolerances(p.ksp, 1e-10, 1e-50, PETSC_DEFAULT, 0));
+  for (PetscScalar x0 : {0.25, -1.0}) { /* feasible (0 <= x <= 0.5), infeasible */
+    KP_OK(VecSet(p.x, x0));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    KP_OK(KSPGetConvergedReason(p.ksp, &reason));
+    KP_OK(KSPGetIterationNumber(p.ksp, &its));
+    EXPECT_EQ(reason, KSP_DIVERGED_ITS) << KSPConvergedReasons[reason];
+    EXPECT_EQ(its, 0);
+    KP_OK(VecMin(p.x, NULL, &mn));
+    KP_OK(VecMax(p.x, NULL, &mx));
+    EXPECT_EQ(mn, x0);
+    EXPECT_EQ(mx, x0);
+  }
+  KP_OK(VecSetValue(p.b, 3, NAN, INSERT_VALUES));
+  KP_OK(VecAssemblyBegin(p.b));
+  KP_OK(VecAssemblyEnd(p.b));
+  ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+  KP_OK(KSPGetConvergedReason(p.ksp, &reason));
+  EXPECT_EQ(reason, KSP_DIVERGED_NANORINF) << KSPConvergedReasons[reason];
+  KP_OK(VecSetValue(p.b, 3, -1.0, INSERT_VALUES));
+  KP_OK(VecAssemblyBegin(p.b));
+  KP_OK(VecAssemblyEnd(p.b));
+  KP_OK(VecSet(p.x, 0.25));
+  KP_OK(KSPSetTolerances(p.ksp, 1e-10, 1e-50, PETSC_DEFAULT, 50));
+  ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+  KP_OK(KSPGetConvergedReason(p.ksp, &reason));
+  EXPECT_TRUE(reason == KSP_CONVERGED_RTOL || reason == KSP_CONVERGED_ATOL) << KSPConvergedReasons[reason];
+  /* without KSPRICHARDSON, PCApply() with bounds is still refused */
+  KP_OK(KSPSetType(p.ksp, KSPCG));
+  KP_OK(KSPSetTolerances(p.ksp, 1e-10, 1e-50, PETSC_DEFAULT, 0));
+  EXPECT_EQ((int)p.Solve(&msg), (int)PETSC_ERR_SUP) << msg;
+}
+
 /* a NaN entry of A, a zero or negative diagonal: an error at setup naming the row */
 TEST_P(PsormgPC, BadOperatorIsAnErrorNamingTheRow)
 {

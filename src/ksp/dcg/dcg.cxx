@@ -130,9 +130,12 @@ static PetscErrorCode KSPSetUp_DCG(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(KSPDCGWorkVecs(ksp));
+  /* PCNEUMANN's checks of the operator (a NaN entry, a zero or negative diagonal, each naming its row) come first:
+     the factorisation of the coarse matrix Z^T A Z would fail on the same operator with a vaguer message */
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNEUMANN, &neumann));
+  if (neumann) PetscCall(PCSetUp(ksp->pc));
   PetscCall(KSPDCGSetUpDeflation(ksp));
   /* the two-level PCNEUMANN deflates by itself: under a deflating KSPDCG the coarse space would be removed twice */
-  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNEUMANN, &neumann));
   if (neumann) PetscCall(PCNeumannGetDeflation(ksp->pc, &pcdefl));
   PetscCheck(!pcdefl || !dcg->defl, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_INCOMP, "KSPDCG deflates by itself: use PCNEUMANN without -pc_neumann_deflation under it, -ksp_dcg_space none, or KSPCG with the deflated PCNEUMANN");
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -390,7 +390,8 @@ static PetscErrorCode PCSetUp_Neumann(PC pc)
   if (glob[1] != PETSC_MAX_INT) {
     PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
     PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, comm));
-    SETERRQ(comm, PETSC_ERR_MAT_LU_ZRPVT, "PCNEUMANN needs a positive diagonal (an SPD matrix), but row %" PetscInt_FMT " has diagonal %g%s", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
+    /* a wrong operator, not a failed factorisation (PCNEUMANN factors nothing): not PETSC_ERR_MAT_LU_ZRPVT */
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "PCNEUMANN needs a positive diagonal (the Neumann series uses D^-1 and needs an SPD matrix), but row %" PetscInt_FMT " of the preconditioning matrix has diagonal %g%s; fix the matrix or choose another preconditioner", glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
   }
   nb = info.norm_BInf;
   PetscCall(MPIU_Allreduce(&nb, &nm->normB, 1, MPIU_REAL, MPIU_MAX, comm));

@@ -99,6 +99,9 @@ struct PC_PSORMG {
   /* statistics of the last PCApplyRichardson */
   PetscInt  last_its   = 0;
   PetscReal last_pnorm = 0;
+  /* a KSPRICHARDSON solve with bounds and -ksp_max_it 0 is under way: its reason is set by PCPreSolve_PSORMG(), no
+     cycle runs, and PCApply() is the identity */
+  PetscBool no_cycles = PETSC_FALSE;
 };
 
 /* ---------------------------------------------------------------------------------------------------------------- */
@@ -1177,11 +1180,63 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* KSPRICHARDSON uses PCApplyRichardson() only for -ksp_max_it >= 1; with -ksp_max_it 0 it would call PCApply() for
+   its residual norm, the error of a PCApply() fallback with bounds. PETSc's KSPs run no iteration then and return
+   the initial guess with the reason of their convergence test at iteration 0; here that is the reason of the
+   projected iteration with no cycle: KSP_DIVERGED_ITS, KSP_CONVERGED_ATOL if the projected residual of a feasible
+   initial guess is at most -ksp_atol, KSP_DIVERGED_NANORINF for NaN or Inf. It is set before KSPSolve_Richardson(),
+   which then returns at once (PCApply() is the identity until PCPostSolve(), for its self-scaling variant). */
+static PetscErrorCode PCPreSolve_PSORMG(PC pc, KSP ksp, Vec b, Vec x)
+{
+  PC_PSORMG                  *mg = (PC_PSORMG *)pc->data;
+  PetscBool                   rich;
+  Vec                         x0;
+  PetscInt                    its;
+  PCRichardsonConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPRICHARDSON, &rich));
+  mg->no_cycles = PETSC_FALSE;
+  if (!(mg->xl || mg->xu) || !rich || ksp->max_it > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  /* on a copy: the initial guess is returned as it is, as by PETSc's KSPs (KSPSolve() zeroes it after this call for
+     a zero initial guess) */
+  PetscCall(VecDuplicate(x, &x0));
+  if (!ksp->guess_zero) PetscCall(VecCopy(x, x0));
+  PetscCall(PCApplyRichardson_PSORMG(pc, b, x0, NULL, ksp->rtol, ksp->abstol, ksp->divtol, 0, ksp->guess_zero, &its, &reason));
+  if ((PetscInt)reason > 0) { /* converged only if the guess itself, not its projection onto the bounds, is feasible */
+    PetscReal d;
+    if (!ksp->guess_zero) PetscCall(VecAXPY(x0, -1.0, x));
+    PetscCall(VecNorm(x0, NORM_INFINITY, &d));
+    if (d > 0) reason = (PCRichardsonConvergedReason)KSP_DIVERGED_ITS;
+  }
+  PetscCall(VecDestroy(&x0));
+  PetscCall(PetscInfo(pc, "-ksp_max_it 0: no cycle, the initial guess is returned (%s, projected residual %g)\n", KSPConvergedReasons[reason], (double)mg->last_pnorm));
+  ksp->its      = 0;
+  ksp->rnorm    = mg->last_pnorm;
+  ksp->reason   = (KSPConvergedReason)reason;
+  mg->no_cycles = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCPostSolve_PSORMG(PC pc, KSP ksp, Vec b, Vec x)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+
+  PetscFunctionBegin;
+  (void)ksp, (void)b, (void)x;
+  mg->no_cycles = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCApply_PSORMG(PC pc, Vec b, Vec y)
 {
   PC_PSORMG *mg = (PC_PSORMG *)pc->data;
 
   PetscFunctionBegin;
+  if (mg->no_cycles) { /* KSPRICHARDSON with -ksp_max_it 0 (PCPreSolve_PSORMG()) */
+    PetscCall(VecCopy(b, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(!mg->xl && !mg->xu, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCPSORMG with variable bounds is a projected (nonlinear) iteration that runs only through PCApplyRichardson(): use -ksp_type richardson without KSP monitors "
              "(use -pc_psormg_monitor instead), with the default convergence test, -ksp_richardson_scale 1 and no null space. "
@@ -1415,7 +1470,8 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    The projected iteration runs through `PCApplyRichardson()`: use `-ksp_type richardson -pc_type psormg`; the
    KSP tolerances (`-ksp_rtol`, `-ksp_atol`, `-ksp_max_it`) apply to the Euclidean norm of the projected residual
    (r_i at free points, max(r_i, 0) at the lower bound, min(r_i, 0) at the upper bound), relative to that of the
-   (projected) initial guess. PETSc uses `PCApplyRichardson()` only without KSP monitors, with the default
+   (projected) initial guess; `-ksp_max_it 0` runs no cycle and returns the initial guess with `KSP_DIVERGED_ITS`,
+   as PETSc's KSPs do. PETSc uses `PCApplyRichardson()` only without KSP monitors, with the default
    convergence test, Richardson scale 1 and no null space; otherwise it would call `PCApply()`, which raises an
    error when bounds are set. Without bounds `PCApply()` is one symmetric cycle (with equal pre and post sweeps),
    a preconditioner for `KSPCG`.
@@ -1443,6 +1499,8 @@ PETSC_INTERN PetscErrorCode PCCreate_PSORMG(PC pc)
   pc->ops->setup           = PCSetUp_PSORMG;
   pc->ops->apply           = PCApply_PSORMG;
   pc->ops->applyrichardson = PCApplyRichardson_PSORMG;
+  pc->ops->presolve        = PCPreSolve_PSORMG;
+  pc->ops->postsolve       = PCPostSolve_PSORMG;
   pc->ops->reset           = PCReset_PSORMG;
   pc->ops->destroy         = PCDestroy_PSORMG;
   pc->ops->setfromoptions  = PCSetFromOptions_PSORMG;
