@@ -766,7 +766,7 @@ PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const
   if (glob[1] != PETSC_MAX_INT) {
     PetscReal dv = loc[1] == glob[1] ? (PetscReal)info.diag_value : 0, dvg;
     PetscCall(MPIU_Allreduce(&dv, &dvg, 1, MPIU_REAL, MPIU_SUM, H.comm));
-    SETERRQ(H.comm, PETSC_ERR_MAT_LU_ZRPVT, "%s, but row %" PetscInt_FMT " of the operator has diagonal %g%s", need, glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
+    SETERRQ(H.comm, PETSC_ERR_ARG_WRONG, "%s, but row %" PetscInt_FMT " of the operator has diagonal %g%s; fix the matrix or choose another preconditioner", need, glob[1], (double)dvg, dvg == 0 ? " (zero or missing)" : "");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
