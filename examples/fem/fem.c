@@ -729,6 +729,14 @@ int main(int argc, char **argv)
     args: -mesh graded -refine 3 -ksp_type fcg -pc_type uaamg -ksp_view
     filter: grep "fine aggregates\|adaptive auxiliary tree\|split\|level [0-9]:\|^iterations"
 
+  # ranks without rows (4 unknowns on 3 and 4 ranks) in the ghost exchanges of the setup and the smoother, with the
+  # coarse levels of the device and the host setup
+  test:
+    suffix: empty_ranks
+    nsize: {{3 4}}
+    args: -mesh uniform -refine 0 -base_n 3 -ksp_type fcg -pc_type uaamg -pc_uaamg_coarse_size 1 -pc_uaamg_device_setup {{true false}} -max_its_expected 5
+    filter: grep -v "^iterations"
+
   # the PC takes the vertex coordinates of the unknowns from the DMPlex (no PCSetCoordinates)
   test:
     suffix: dm_coordinates

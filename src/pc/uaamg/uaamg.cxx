@@ -284,7 +284,7 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
 
   PetscFunctionBegin;
   for (PetscInt s = 0; s < nsweeps; s++) {
-    if (Ao.nrows == 0) {
+    if (!L.Ad->mpi) { /* (not Ao.nrows == 0: a rank without rows still takes part in the ghost exchanges) */
       DeviceVec bv, xv;
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
@@ -730,7 +730,7 @@ static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
     ua::StencilGrid g0       = ua::StencilGridFromAux(ua->aux, rzero); /* only the cell counts are used */
     Int             r[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
     PetscCallCXX(ua::MeasureReach(g0, ucv(ua->cell), Ad, ucv(ua->cell), r));
-    if (Ao.nrows > 0) {
+    if (F.Ad->mpi) { /* collective: also on a rank without rows */
       Vec       cv, g;
       DeviceVec cvv, gv;
       PetscCall(VecDuplicate(F.r, &cv));
