@@ -294,8 +294,10 @@ def part_section(recs, part, out, plots, outdir, bwo):
         out.append('')
 
 
-# -log_view events of the benchmark programs' own matrix assembly, not of the solvers
-PROGRAM_EVENTS = {'DMCreateMat', 'MatAssemblyBegin', 'BuildTwoSided', 'BuildTwoSidedF'}
+# -log_view events of the benchmark programs' own matrix assembly and checks, not of the solvers, and the generic PC
+# events that repeat a PC's own setup and apply events
+PROGRAM_EVENTS = {'DMCreateMat', 'MatAssemblyBegin', 'BuildTwoSided', 'BuildTwoSidedF', 'MatMult'}
+NESTED_EVENTS = {'PCSetUp', 'PCApply'}
 
 
 def scaling_section(recs, out, plots, outdir):
@@ -308,15 +310,17 @@ def scaling_section(recs, out, plots, outdir):
     out.append('## Several GPUs: strong and weak scaling')
     out.append('')
     out.append('One MPI rank per GPU (PETSc gives rank r the GPU r % GPUs; petsckp runs on PETSc\'s device and stream). '
-               'Strong: one problem on 1, 2 and 4 GPUs, efficiency = T(1) / (p T(p)); weak: about the same unknowns per GPU, '
-               'efficiency = T(1) / T(p). vs built-in = the built-in\'s time to solution over ours at the same GPUs.')
+               'Strong: one problem on p = 1, 2 and 4 ranks, efficiency = T(1) / (p T(p)); weak: about the same unknowns per '
+               'rank, efficiency = T(1) / T(p) (not normalised: compare the unknowns per rank, and the iterations, which '
+               'grow with the problem for most methods). vs built-in = the built-in\'s time to solution over ours at the '
+               'same ranks. GPUs: the GPUs the ranks ran on (fewer than the ranks: shared; 0: host types on the CPU).')
     out.append('')
     for m in sorted({machine(r) for r in rows_s}):
         rows_m = [r for r in rows_s if machine(r) == m]
         out.append('### %s' % m)
         out.append('')
-        out.append('| solver | scaling | problem | size | GPUs | iterations | time to solution (s) | speed-up over 1 GPU | efficiency | vs built-in |')
-        out.append('|---|---|---|---|---|---|---|---|---|---|')
+        out.append('| solver | scaling | problem | size | ranks | GPUs | unknowns per rank | iterations | time to solution (s) | speed-up over 1 rank | efficiency | vs built-in |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
         groups = collections.OrderedDict()
         for r in rows_m:
             groups.setdefault((r['extra'].get('solver_part', ''), r['extra'].get('scaling', ''), r['problem'], r['solver']), []).append(r)
@@ -336,8 +340,10 @@ def scaling_section(recs, out, plots, outdir):
                     if q is not None:
                         vs = ('> %.3gx' if q[1] else '%.3gx') % q[0]
                 name = ('**%s**' % esc(solver)) if r.get('role') == 'ours' else esc(solver)
-                out.append('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |' % (
-                    name, kind, esc(prob.split(': ', 1)[-1]), r['size'], p,
+                g_ = r.get('gpus')
+                gcell = '-' if g_ is None else '%d%s' % (g_, ' (shared)' if 0 < g_ < p else '')
+                out.append('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |' % (
+                    name, kind, esc(prob.split(': ', 1)[-1]), r['size'], p, gcell, fmt(int(round((r.get('unknowns') or 0) / p))),
                     fmt(r.get('iterations')) if r.get('status') in ('ok', 'not converged') else '-', status_cell(r), sp, eff, vs))
         out.append('')
         # where the time goes: our solvers' largest events, strong scaling, at 1, 2 and 4 GPUs
@@ -347,10 +353,10 @@ def scaling_section(recs, out, plots, outdir):
                        'percent of the logged run time, which includes the program\'s own assembly; max over ranks), as '
                        'seconds (%%T). A GPU build prints n/a for the time of events that launch device work without waiting '
                        'for it; their seconds are then %%T of the run time (the host time of the event). Events nest: '
-                       'PCSetUp holds the setup events of the PC, KSPSolve holds PCApply. The programs\' own matrix assembly '
-                       '(%s) is left out.' % ', '.join(sorted(PROGRAM_EVENTS)))
+                       'KSPSolve holds the PC\'s apply events. Left out: the programs\' own assembly and checks (%s) and the '
+                       'generic PC events that repeat the PC\'s own (%s).' % (', '.join(sorted(PROGRAM_EVENTS)), ', '.join(sorted(NESTED_EVENTS))))
             out.append('')
-            out.append('| solver | problem | event | 1 GPU | 2 GPUs | 4 GPUs |')
+            out.append('| solver | problem | event | 1 rank | 2 ranks | 4 ranks |')
             out.append('|---|---|---|---|---|---|')
             for (part, kind, prob, solver), g in groups.items():
                 if kind != 'strong':
@@ -360,7 +366,7 @@ def scaling_section(recs, out, plots, outdir):
                 if not byp:
                     continue
                 top = max(byp)
-                names = [k for k, _ in sorted(byp[top].items(), key=lambda kv: -kv[1][1]) if k not in PROGRAM_EVENTS][:6]
+                names = [k for k, _ in sorted(byp[top].items(), key=lambda kv: -kv[1][1]) if k not in PROGRAM_EVENTS | NESTED_EVENTS][:6]
                 cell = lambda v: '-' if v is None else '%s (%d%%)' % (fmt(v[0], 3), v[1])
                 for i, e in enumerate(names):
                     out.append('| %s | %s | %s | %s |' % (esc(solver) if i == 0 else '', esc(prob.split(': ', 1)[-1]) if i == 0 else '', e,

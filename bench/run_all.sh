@@ -2,7 +2,8 @@
 # Every petsckp solver next to its anchors, side by side, in one command; raw results as JSON lines.
 #
 #   bench/run_all.sh <build dir> <output dir> [part ...] [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
-#                    [--resume earlier.jsonl ...]
+#                    [--resume earlier.jsonl ...] [--share-gpus]
+#   python3 bench/run_all.py --out <output dir> --reparse      (the -log_view events of the rows read again)
 #
 # Parts (default: all of them; each fits one 10-minute device call on one H100, several may share a call):
 #   sys dcg psormg lbfgsb uaamg pscr main          (bench/run_all.py --help says what each one runs)
@@ -16,7 +17,7 @@
 #   python3 bench/report.py <output dir>/results.jsonl [more.jsonl ...] -o bench/results/REPORT.md
 # turns any set of raw files into the report (tables and plots).
 set -eu
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 BUILD=$1 OUT=$2
 shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -63,8 +63,8 @@ def check_scaling(recs, text):
         for kind in ('strong', 'weak'):
             if runs.get((part, kind)) != {1, 2, 4}:
                 fail('%s, %s scaling: ranks %s, not 1, 2 and 4' % (part, kind, sorted(runs.get((part, kind), []))))
-    for h in ('## Several GPUs: strong and weak scaling', '| solver | scaling | problem | size | GPUs | iterations |',
-              '| solver | problem | event | 1 GPU | 2 GPUs | 4 GPUs |', '$BUILD/examples/'):
+    for h in ('## Several GPUs: strong and weak scaling', '| solver | scaling | problem | size | ranks | GPUs | unknowns per rank |',
+              '| solver | problem | event | 1 rank | 2 ranks | 4 ranks |', '$BUILD/examples/'):
         if h not in text:
             fail('REPORT.md lacks %r' % h)
 

@@ -44,7 +44,7 @@ mkdir -p "$RUN"
 # the rows so far, every 5 s: what a call cut off by its time limit still brings back
 (while sleep 5; do cat .gpu/scaling-all.jsonl "$RUN/results.jsonl" > "$OUTD/results.partial.jsonl" 2>/dev/null; done) &
 WATCH=$!
-bench/run_all.sh build-gpu "$RUN" scaling --part-budget "$LEFT" "${RESUME[@]}"
+bench/run_all.sh build-gpu "$RUN" scaling --part-budget "$LEFT" ${RESUME[@]+"${RESUME[@]}"}
 kill $WATCH 2>/dev/null
 rm -f "$OUTD/results.partial.jsonl"
 cat "$RUN/results.jsonl" >> .gpu/scaling-all.jsonl

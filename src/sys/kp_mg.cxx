@@ -217,14 +217,16 @@ PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoars
   std::vector<Int>     rp;
   std::vector<Ordinal> ci;
   std::vector<Scalar>  vd, vo;
-  PetscMPIInt          rank, nz;
+  PetscMPIInt          nz;
+  PetscBool            changed;
 
   PetscFunctionBegin;
   PetscCheck(R.ready, comm, PETSC_ERR_ARG_WRONGSTATE, "The replicated coarsest operator is not set up (MGCoarseReplicaSetUp())");
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallCXX(BlockToHost(A->csr[0], rp, ci, &vd));
   if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(A->csr[1], rp, ci, &vo));
-  PetscCheck((Int)(vd.size() + vo.size()) == (Int)R.perm.size() && (Int)vd.size() == R.nnzd, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has %" PetscInt_FMT " entries on this rank, its replica %" PetscInt_FMT ": a new pattern needs MGCoarseReplicaSetUp()", (PetscInt)(vd.size() + vo.size()), (PetscInt)R.perm.size());
+  changed = (Int)(vd.size() + vo.size()) != (Int)R.perm.size() || (Int)vd.size() != R.nnzd ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, comm)); /* every rank errors, none waits in the gather */
+  PetscCheck(!changed, comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has another number of entries than its replica on some rank: a new pattern needs MGCoarseReplicaSetUp()");
   for (size_t k = 0; k < vd.size(); k++) R.hvals(R.perm[k]) = vd[k];
   for (size_t k = 0; k < vo.size(); k++) R.hvals(R.perm[R.nnzd + k]) = vo[k];
   PetscCall(PetscMPIIntCast((Int)R.perm.size(), &nz));
@@ -751,12 +753,12 @@ bool MGHierarchyTruncated(const MGHierarchy &H, PetscInt l)
 
 PetscErrorCode MGHierarchyCheckOperator(MGHierarchy &H, const char name[], const char need[])
 {
-  MGLevel     &L = H.levels[0];
   OperatorInfo info;
   PetscInt     rstart, loc[2], glob[2];
 
   PetscFunctionBegin;
-  PetscCheck(!H.levels.empty() && L.Ad && L.A, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has no finest operator (MGHierarchyCreate())");
+  PetscCheck(!H.levels.empty() && H.levels[0].Ad && H.levels[0].A, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has no finest operator (MGHierarchyCreate())");
+  MGLevel &L = H.levels[0];
   PetscCallCXX(info = CsrCheckOperator(DeviceMatLocalCsr(L.Ad), DeviceMatGhostCsr(L.Ad)));
   PetscCall(MatGetOwnershipRange(L.A, &rstart, NULL));
   loc[0] = info.nonfinite_row >= 0 ? rstart + info.nonfinite_row : PETSC_MAX_INT;

@@ -258,7 +258,8 @@ struct MGHierarchy {
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
-   device: the coarse operators will be formed on the device (one process only: an error otherwise). */
+   device: the coarse operators will be formed on the device (MGHierarchyAddLevelDevice, MGHierarchyAddLevelAggregation
+   (one process), MGHierarchyAddLevel); else on the host (MGHierarchyAddLevelHost). */
 PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy &H);
 /* frees everything */
 PetscErrorCode MGHierarchyReset(MGHierarchy &H);

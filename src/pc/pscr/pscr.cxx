@@ -612,6 +612,16 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
       PetscMPIInt r;
 
       PetscCallMPI(MPI_Comm_rank(comm, &r));
+      {
+        /* the rows of the operator distributed like the DMDA's points (the AO numbers those) */
+        PetscInt  xm, ym, zm, nl;
+        PetscBool bad;
+        PetscCall(DMDAGetCorners(ps->da, NULL, NULL, NULL, &xm, &ym, &zm));
+        PetscCall(VecGetLocalSize(x, &nl));
+        bad = nl != xm * ym * zm ? PETSC_TRUE : PETSC_FALSE;
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, comm));
+        PetscCheck(!bad, comm, PETSC_ERR_ARG_INCOMP, "PCPSCR: the rows of the operator are not distributed over the processes like the points of the DMDA it uses for the ordering: create the matrix with DMCreateMatrix(), or give the factors (PCPSCRSetFactors()) without a DMDA, in the global numbering of the matrix");
+      }
       PetscCall(VecGetSize(x, &N));
       PetscCall(DMDAGetAO(ps->da, &ao));
       if (r > 0) N = 0;

@@ -789,7 +789,11 @@ static PetscErrorCode UAAMGGalerkinLevel(PC pc, const Aggregation &agg, Int nc)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-  PetscCheck(agg.nagg == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates for %" PetscInt_FMT " coarse rows", (PetscInt)agg.nagg, (PetscInt)nc);
+  {
+    PetscBool bad = agg.nagg != nc ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
+    PetscCheck(!bad, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCUAAMG: the aggregates of some process do not match its coarse rows");
+  }
   if (ua->H.device && size == 1) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
   else if (ua->H.device) {
     CsrMatrix Pd, Po;
@@ -1791,7 +1795,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   else if (ua->fine_agg_max > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than %" PetscInt_FMT " unknowns split", ua->fine_agg_max));
   else if (ua->dim > 0) PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than %" PetscInt_FMT " unknowns split (4 x the fine aggregate size)", UAAMGFineAggregateMax(ua)));
   else PetscCall(PetscViewerASCIIPrintf(viewer, ", cells of more than 4 x the fine aggregate size split"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, ", coarse size %" PetscInt_FMT ", at most %" PetscInt_FMT " levels, coarse storage %s\n", ua->coarse_size, ua->max_levels, UAAMGEnumName(PCUAAMGCoarseFormats, 2, ua->format)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, ", coarse size %" PetscInt_FMT ", at most %" PetscInt_FMT " levels, coarse storage %s%s\n", ua->coarse_size, ua->max_levels, UAAMGEnumName(PCUAAMGCoarseFormats, 2, ua->format),
+                                   ua->format == PC_UAAMG_FORMAT_STENCIL && ua->lev.size() > 1 && !ua->stencil ? " (csr used: stencil storage needs one process and the uniform tree)" : ""));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   if (ua->lev.empty()) PetscFunctionReturn(PETSC_SUCCESS);
   if (ua->lev.size() > 1) {
@@ -1811,7 +1816,11 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "adaptive auxiliary tree: %" PetscInt_FMT " split cells (more than %" PetscInt_FMT " unknowns), leaf depths %" PetscInt_FMT "..%" PetscInt_FMT ", levels stored as CSR%s, coloured by a graph colouring of their operators\n", ua->nsplitcells, ua->smax, ua->leafmin, ua->leafmax, ua->format_fallback ? " (not in the stencil storage asked for: it needs the uniform tree)" : ""));
     if (ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_GS) PetscCall(PetscViewerASCIIPrintf(viewer, "fine blocks: %" PetscInt_FMT " solved exactly, %" PetscInt_FMT " not positive definite (point Gauss-Seidel instead)\n", ua->nexact, ua->nfailed));
   }
-  if (!ua->stencil && ua->lev.size() > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", ua->H.device ? "device Galerkin products of the aggregation" : "MatPtAP() on host AIJ copies"));
+  if (!ua->stencil && ua->lev.size() > 1) {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", !ua->H.device ? "MatPtAP() on host AIJ copies" : size > 1 ? "distributed device Galerkin products R A P (P from the aggregates, which never cross processes)" : "device Galerkin products of the aggregation"));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT ", operator complexity %.4f, grid complexity %.4f\n", (PetscInt)ua->lev.size(), (double)ua->oc, (double)ua->gc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   for (size_t l = 0; l < ua->lev.size(); l++) {
