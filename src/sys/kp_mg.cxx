@@ -203,53 +203,81 @@ PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseR
     PetscCallCXX(Kokkos::deep_copy(R.A.rowptr, HostUView<const Int>(grp.data(), grp.size())));
     if (R.A.nnz) PetscCallCXX(Kokkos::deep_copy(R.A.colidx, HostUView<const Ordinal>(gc.data(), gc.size())));
   }
-  PetscCallCXX(R.hvals = HostView<Scalar>(std::string("mg replica local vals"), lrp[nlocal]));
   PetscCallCXX(R.hvfull = HostView<Scalar>(std::string("mg replica vals"), R.A.nnz));
-  PetscCallCXX(R.hvec = HostView<Scalar>(std::string("mg replica local vec"), nlocal));
-  PetscCallCXX(R.hvecfull = HostView<Scalar>(std::string("mg replica vec"), R.n));
   R.ready = true;
   PetscCall(MGCoarseReplicaRefresh(comm, A, R));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R)
+PetscErrorCode MGCoarseReplicaGatherAll(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R, PetscInt nv, const Vec v[], const View<Scalar> full[])
 {
-  std::vector<Int>     rp;
-  std::vector<Ordinal> ci;
-  std::vector<Scalar>  vd, vo;
-  PetscMPIInt          nz;
-  PetscBool            changed;
+  std::vector<Int>         rp;
+  std::vector<Ordinal>     ci;
+  std::vector<Scalar>      vd, vo, send, recv;
+  std::vector<PetscMPIInt> counts, displs;
+  std::vector<DeviceVec>   vv(nv);
+  PetscMPIInt              size, ns;
+  const Int                nz = A ? (Int)R.perm.size() : 0, nl = R.nlocal;
 
   PetscFunctionBegin;
   PetscCheck(R.ready, comm, PETSC_ERR_ARG_WRONGSTATE, "The replicated coarsest operator is not set up (MGCoarseReplicaSetUp())");
-  PetscCallCXX(BlockToHost(A->csr[0], rp, ci, &vd));
-  if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(A->csr[1], rp, ci, &vo));
-  changed = (Int)(vd.size() + vo.size()) != (Int)R.perm.size() || (Int)vd.size() != R.nnzd ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, comm)); /* every rank errors, none waits in the gather */
-  PetscCheck(!changed, comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has another number of entries than its replica on some rank: a new pattern needs MGCoarseReplicaSetUp()");
-  for (size_t k = 0; k < vd.size(); k++) R.hvals(R.perm[k]) = vd[k];
-  for (size_t k = 0; k < vo.size(); k++) R.hvals(R.perm[R.nnzd + k]) = vo[k];
-  PetscCall(PetscMPIIntCast((Int)R.perm.size(), &nz));
-  PetscCallMPI(MPI_Allgatherv(R.hvals.data(), nz, MPIU_SCALAR, R.hvfull.data(), R.ncounts.data(), R.ndispls.data(), MPIU_SCALAR, comm));
-  PetscCallCXX(Kokkos::deep_copy(exec(), R.A.vals, R.hvfull));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallCXX(send.resize(nz + nv * nl));
+  if (A) {
+    PetscBool changed;
+    PetscCallCXX(BlockToHost(A->csr[0], rp, ci, &vd));
+    if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(A->csr[1], rp, ci, &vo));
+    changed = (Int)(vd.size() + vo.size()) != nz || (Int)vd.size() != R.nnzd ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, comm)); /* every rank errors, none waits in the gather */
+    PetscCheck(!changed, comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has another number of entries than its replica on some rank: a new pattern needs MGCoarseReplicaSetUp()");
+    for (size_t k = 0; k < vd.size(); k++) send[R.perm[k]] = vd[k];
+    for (size_t k = 0; k < vo.size(); k++) send[R.perm[R.nnzd + k]] = vo[k];
+  }
+  /* this rank's entries of the vectors, copied from where they live, behind the values */
+  for (PetscInt q = 0; q < nv; q++) {
+    PetscCall(vv[q].Get(v[q], Access::Read));
+    PetscCheck(vv[q].size() == nl && (Int)full[q].extent(0) >= R.n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " local entries and the replica %" PetscInt_FMT " for an operator of %" PetscInt_FMT " local and %" PetscInt_FMT " global rows", vv[q].size(), (PetscInt)full[q].extent(0), nl, R.n);
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Scalar>(send.data() + nz + q * nl, nl), vv[q].cview()));
+  }
   PetscCallCXX(exec().fence());
+  for (PetscInt q = 0; q < nv; q++) PetscCall(vv[q].Restore());
+  /* one gather: rank p sends its values, then its rows of each vector */
+  PetscCallCXX(counts.assign(size, 0));
+  PetscCallCXX(displs.assign(size + 1, 0));
+  for (PetscMPIInt p = 0; p < size; p++) {
+    PetscCall(PetscMPIIntCast((A ? (Int)R.ncounts[p] : 0) + nv * (Int)R.counts[p], &counts[p]));
+    PetscCall(PetscMPIIntCast((Int)displs[p] + counts[p], &displs[p + 1]));
+  }
+  PetscCallCXX(recv.resize(displs[size]));
+  PetscCall(PetscMPIIntCast((Int)send.size(), &ns));
+  PetscCallMPI(MPI_Allgatherv(send.data(), ns, MPIU_SCALAR, recv.data(), counts.data(), displs.data(), MPIU_SCALAR, comm));
+  /* the values in the replica's global order, the vectors whole */
+  std::vector<Scalar> vec(nv * R.n);
+  for (PetscMPIInt p = 0; p < size; p++) {
+    const Scalar *in = recv.data() + displs[p];
+    if (A) {
+      for (PetscMPIInt k = 0; k < R.ncounts[p]; k++) R.hvfull(R.ndispls[p] + k) = in[k];
+      in += R.ncounts[p];
+    }
+    for (PetscInt q = 0; q < nv; q++, in += R.counts[p]) std::copy(in, in + R.counts[p], vec.data() + q * R.n + R.displs[p]);
+  }
+  if (A) PetscCallCXX(Kokkos::deep_copy(exec(), R.A.vals, R.hvfull));
+  for (PetscInt q = 0; q < nv; q++) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(full[q], Kokkos::make_pair((Int)0, R.n)), HostUView<const Scalar>(vec.data() + q * R.n, R.n)));
+  PetscCallCXX(exec().fence());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R)
+{
+  PetscFunctionBegin;
+  PetscCall(MGCoarseReplicaGatherAll(comm, A, R, 0, nullptr, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MGCoarseReplicaGather(MPI_Comm comm, MGCoarseReplica &R, Vec v, const View<Scalar> &full)
 {
-  DeviceVec   vv;
-  PetscMPIInt nl;
-
   PetscFunctionBegin;
-  PetscCall(vv.Get(v, Access::Read));
-  PetscCheck(vv.size() == R.nlocal && (Int)full.extent(0) >= R.n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " local entries and the replica %" PetscInt_FMT " for an operator of %" PetscInt_FMT " local and %" PetscInt_FMT " global rows", vv.size(), (PetscInt)full.extent(0), R.nlocal, R.n);
-  PetscCallCXX(Kokkos::deep_copy(exec(), R.hvec, vv.cview()));
-  PetscCallCXX(exec().fence());
-  PetscCall(vv.Restore());
-  PetscCall(PetscMPIIntCast(R.nlocal, &nl));
-  PetscCallMPI(MPI_Allgatherv(R.hvec.data(), nl, MPIU_SCALAR, R.hvecfull.data(), R.counts.data(), R.displs.data(), MPIU_SCALAR, comm));
-  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(full, Kokkos::make_pair((Int)0, R.n)), R.hvecfull));
+  PetscCall(MGCoarseReplicaGatherAll(comm, nullptr, R, 1, &v, &full));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -146,7 +146,7 @@ struct MGCoarseReplica {
   std::vector<PetscMPIInt> ncounts, ndispls;              /* stored entries of each rank's rows */
   std::vector<Int>         perm;     /* entry k of the local block, then of the ghost block -> its place in A's local rows */
   Int                      nnzd = 0; /* entries of the local block (the rest: ghost block) */
-  HostView<Scalar>         hvals, hvfull, hvec, hvecfull;  /* host staging of the gathers */
+  HostView<Scalar>         hvfull;   /* host staging of the values */
   bool                     ready = false;
 };
 
@@ -155,6 +155,10 @@ struct MGCoarseReplica {
 PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R);
 /* gathers A's values again (the pattern of the setup); collective */
 PetscErrorCode MGCoarseReplicaRefresh(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R);
+/* in one MPI_Allgatherv: A's values again (A may be NULL: not gathered) and the whole of the nv vectors v[q] into
+   full[q] (each at least n entries); for an iterative coarsest solve each of whose gathers would otherwise cost a
+   round trip through the hosts on GPUs without GPU-aware MPI; collective */
+PetscErrorCode MGCoarseReplicaGatherAll(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R, PetscInt nv, const Vec v[], const View<Scalar> full[]);
 /* full(0 .. n-1) = the whole of v (a Vec with the layout of the operator's rows); collective */
 PetscErrorCode MGCoarseReplicaGather(MPI_Comm comm, MGCoarseReplica &R, Vec v, const View<Scalar> &full);
 /* this rank's rows of full into v */

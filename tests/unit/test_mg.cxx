@@ -1200,6 +1200,20 @@ TEST(MGMPIN, CoarseReplicaMatchesTheOperator)
     VecSet(y, NAN);
     ASSERT_EQ((int)MGCoarseReplicaScatter(R, full, y), 0);
     EXPECT_EQ(RelErr(VecToStd(y), std::vector<Scalar>(xs.begin() + rstart, xs.begin() + rstart + m)), 0.0);
+    /* values and two vectors in one gather */
+    {
+      View<Scalar> full2("full2", n);
+      Vec          vs[2] = {x, y};
+      View<Scalar> fs[2] = {full2, full};
+      Kokkos::deep_copy(full, NAN);
+      ASSERT_EQ((int)MGCoarseReplicaGatherAll(PETSC_COMM_WORLD, Ad, R, 2, vs, fs), 0);
+      EXPECT_EQ(RelErr(ToHost(full2), xs), 0.0);
+      EXPECT_EQ(RelErr(ToHost(full), xs), 0.0);
+      HostCsr g = ToHostCsr(R.A);
+      double  e = 0;
+      for (size_t k = 0; k < h.vals.size(); k++) e = std::max(e, std::abs((double)(g.vals[k] + 2.5 * h.vals[k])));
+      EXPECT_EQ(e, 0.0);
+    }
     /* integers of the rows */
     std::vector<Int> li(m), gi;
     for (Int i = 0; i < m; i++) li[i] = 7 * (rstart + i) + 1;

@@ -574,15 +574,20 @@ static PetscErrorCode CoarseSolveReplicated(PC pc, PetscInt l, Vec b, Vec x)
     PetscCallCXX(mg->clo = mg->havelo ? View<Scalar>(std::string("psormg replica lo"), R.n) : View<Scalar>());
     PetscCallCXX(mg->cup = mg->haveup ? View<Scalar>(std::string("psormg replica up"), R.n) : View<Scalar>());
     mg->creplica_level = l;
-  } else PetscCall(MGCoarseReplicaRefresh(comm, L.Ad, mg->creplica));
+  }
   MGCoarseReplica &R = mg->creplica;
   if (mg->havelo && (Int)mg->clo.extent(0) != R.n) PetscCallCXX(mg->clo = View<Scalar>(std::string("psormg replica lo"), R.n));
   if (mg->haveup && (Int)mg->cup.extent(0) != R.n) PetscCallCXX(mg->cup = View<Scalar>(std::string("psormg replica up"), R.n));
   if (!mg->coarse_pairs.extent(0)) PetscCallCXX(mg->coarse_pairs = View<Int>(std::string("psormg coarse pairs"), 1));
-  PetscCall(MGCoarseReplicaGather(comm, R, b, mg->cb));
-  PetscCall(MGCoarseReplicaGather(comm, R, x, mg->cx));
-  if (mg->havelo) PetscCall(MGCoarseReplicaGather(comm, R, G.lo, mg->clo));
-  if (mg->haveup) PetscCall(MGCoarseReplicaGather(comm, R, G.up, mg->cup));
+  {
+    /* the operator's values (truncation and refreshes change them), b, x and the bounds in one gather */
+    Vec          vs[4] = {b, x};
+    View<Scalar> fs[4] = {mg->cb, mg->cx};
+    PetscInt     nv    = 2;
+    if (mg->havelo) vs[nv] = G.lo, fs[nv++] = mg->clo;
+    if (mg->haveup) vs[nv] = G.up, fs[nv++] = mg->cup;
+    PetscCall(MGCoarseReplicaGatherAll(comm, L.Ad, R, nv, vs, fs));
+  }
   PetscCallCXX(psormg::CoarsePsor(R.A, ucv(mg->ccolours.rows), ucv(mg->ccolours.offsets), mg->ccolours.ncolours, mg->coarse_omega, mg->coarse_max_it, mg->coarse_rtol, 100 * PETSC_MACHINE_EPSILON, ucv(mg->cb), mg->havelo ? ucv(mg->clo) : UView<const Scalar>(), mg->haveup ? ucv(mg->cup) : UView<const Scalar>(), uv(mg->cx), uv(mg->coarse_pairs)));
   PetscCall(MGCoarseReplicaScatter(R, mg->cx, x));
   PetscCall(PetscLogEventEnd(PC_PSORMG_Sweep, L.A, 0, 0, 0));
