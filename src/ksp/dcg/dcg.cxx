@@ -133,7 +133,10 @@ static PetscErrorCode KSPSetUp_DCG(KSP ksp)
   /* PCNEUMANN's checks of the operator (a NaN entry, a zero or negative diagonal, each naming its row) come first:
      the factorisation of the coarse matrix Z^T A Z would fail on the same operator with a vaguer message */
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNEUMANN, &neumann));
-  if (neumann) PetscCall(PCSetUp(ksp->pc));
+  if (neumann) { /* (before KSPSetUp() would: with -ksp_error_if_not_converged a failed PC setup is an error) */
+    PetscCall(PCSetErrorIfFailure(ksp->pc, ksp->errorifnotconverged));
+    PetscCall(PCSetUp(ksp->pc));
+  }
   PetscCall(KSPDCGSetUpDeflation(ksp));
   /* the two-level PCNEUMANN deflates by itself: under a deflating KSPDCG the coarse space would be removed twice */
   if (neumann) PetscCall(PCNeumannGetDeflation(ksp->pc, &pcdefl));
