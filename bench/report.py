@@ -312,15 +312,16 @@ def scaling_section(recs, out, plots, outdir):
     out.append('One MPI rank per GPU (PETSc gives rank r the GPU r % GPUs; petsckp runs on PETSc\'s device and stream). '
                'Strong: one problem on p = 1, 2 and 4 ranks, efficiency = T(1) / (p T(p)); weak: about the same unknowns per '
                'rank, efficiency = T(1) / T(p) (not normalised: compare the unknowns per rank, and the iterations, which '
-               'grow with the problem for most methods). vs built-in = the built-in\'s time to solution over ours at the '
+               'grow with the problem for most methods); per iteration: the same efficiency of the time per iteration, which '
+               'leaves the growth of the iterations out. vs built-in = the built-in\'s time to solution over ours at the '
                'same ranks. GPUs: the GPUs the ranks ran on (fewer than the ranks: shared; 0: host types on the CPU).')
     out.append('')
     for m in sorted({machine(r) for r in rows_s}):
         rows_m = [r for r in rows_s if machine(r) == m]
         out.append('### %s' % m)
         out.append('')
-        out.append('| solver | scaling | problem | size | ranks | GPUs | unknowns per rank | iterations | time to solution (s) | speed-up over 1 rank | efficiency | vs built-in |')
-        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
+        out.append('| solver | scaling | problem | size | ranks | GPUs | unknowns per rank | iterations | time to solution (s) | speed-up over 1 rank | efficiency | per iteration | vs built-in |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         groups = collections.OrderedDict()
         for r in rows_m:
             groups.setdefault((r['extra'].get('solver_part', ''), r['extra'].get('scaling', ''), r['problem'], r['solver']), []).append(r)
@@ -329,10 +330,12 @@ def scaling_section(recs, out, plots, outdir):
             base = next((r for r in g if (r.get('ranks') or 1) == 1 and ok(r)), None)
             for r in g:
                 p = r.get('ranks') or 1
-                sp = eff = vs = '-'
+                sp = eff = effit = vs = '-'
                 if ok(r) and r['total_s'] > 0 and base is not None:
                     sp = '%.2fx' % (base['total_s'] / r['total_s']) if kind == 'strong' else '-'
                     eff = '%.0f%%' % (100 * base['total_s'] / r['total_s'] / (p if kind == 'strong' else 1))
+                    if r.get('iterations') and base.get('iterations'):  # the same, per iteration: the distribution alone
+                        effit = '%.0f%%' % (100 * (base['total_s'] / base['iterations']) / (r['total_s'] / r['iterations']) / (p if kind == 'strong' else 1))
                 if r.get('role') == 'ours':
                     same = [x for x in rows_m if x['problem'] == r['problem'] and x.get('size') == r.get('size')
                             and (x.get('ranks') or 1) == p]
@@ -342,9 +345,9 @@ def scaling_section(recs, out, plots, outdir):
                 name = ('**%s**' % esc(solver)) if r.get('role') == 'ours' else esc(solver)
                 g_ = r.get('gpus')
                 gcell = '-' if g_ is None else '%d%s' % (g_, ' (shared)' if 0 < g_ < p else '')
-                out.append('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |' % (
+                out.append('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                     name, kind, esc(prob.split(': ', 1)[-1]), r['size'], p, gcell, fmt(int(round((r.get('unknowns') or 0) / p))),
-                    fmt(r.get('iterations')) if r.get('status') in ('ok', 'not converged') else '-', status_cell(r), sp, eff, vs))
+                    fmt(r.get('iterations')) if r.get('status') in ('ok', 'not converged') else '-', status_cell(r), sp, eff, effit, vs))
         out.append('')
         # where the time goes: our solvers' largest events, strong scaling, at 1, 2 and 4 GPUs
         ev_rows = [r for r in rows_m if r.get('role') == 'ours' and r['extra'].get('events')]
