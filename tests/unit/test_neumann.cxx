@@ -851,15 +851,11 @@ TEST(Neumann, SetFromOptionsKeepsTheDeflationSpace)
   MatDestroy(&A);
 }
 
-/* two ranks: a NaN in a coupling to the other rank (which the preconditioner drops, but the operator and the
-   deflation use) is reported as a NaN matrix entry with its row, not as a singular coarse matrix */
-TEST(NeumannMPI2, NaNInCouplingToOtherRank)
+/* the 1D Laplacian of N rows (row 0 with 3 on the diagonal) split evenly over two ranks; bad(rank, A) inserts the
+   entries of a bad operator before the assembly */
+static Mat Laplace1DTwoRanks(PetscMPIInt rank, PetscInt N, const std::function<void(PetscMPIInt, Mat)> &bad)
 {
-  PetscMPIInt size, rank;
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
-  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
-  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
-  const PetscInt N = 40, m = N / 2;
+  const PetscInt m = N / 2;
   Mat            A;
   MatCreateAIJ(PETSC_COMM_WORLD, m, m, N, N, 3, NULL, 1, NULL, &A);
   for (PetscInt i = rank * m; i < (rank + 1) * m; i++) {
@@ -867,9 +863,15 @@ TEST(NeumannMPI2, NaNInCouplingToOtherRank)
     MatSetValue(A, i, i, 2.0 + (i == 0), INSERT_VALUES);
     if (i < N - 1) MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
   }
-  if (rank == 1) MatSetValue(A, m, m - 1, NAN, INSERT_VALUES); /* row 20 couples to row 19 of rank 0 */
+  bad(rank, A);
   MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
   MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+/* CG + PCNEUMANN on A, without and with deflation, fails on every rank with the error code and a message holding text */
+static void ExpectNeumannSolveError(Mat A, PetscMPIInt rank, PetscErrorCode code, const std::string &text)
+{
   for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
     KSP         ksp;
     PC          pc;
@@ -883,12 +885,25 @@ TEST(NeumannMPI2, NaNInCouplingToOtherRank)
     KSPGetPC(ksp, &pc);
     PCSetType(pc, PCNEUMANN);
     PCNeumannSetDeflationSpaceType(pc, defl ? PC_NEUMANN_DEFLATION_SPACE_CHUNKS : PC_NEUMANN_DEFLATION_SPACE_NONE);
-    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_FP) << "rank " << rank << ", deflation " << (int)defl;
-    EXPECT_NE(msg.find("NaN or Inf entry in row 20"), std::string::npos) << msg;
+    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)code) << "rank " << rank << ", deflation " << (int)defl;
+    EXPECT_NE(msg.find(text), std::string::npos) << "rank " << rank << ": " << msg;
     KSPDestroy(&ksp);
     VecDestroy(&b);
     VecDestroy(&x);
   }
+}
+
+/* two ranks: a NaN in a coupling to the other rank (which the preconditioner drops, but the operator and the
+   deflation use) is reported as a NaN matrix entry with its row, not as a singular coarse matrix */
+TEST(NeumannMPI2, NaNInCouplingToOtherRank)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
+  /* row 20 (rank 1) couples to row 19 of rank 0 */
+  Mat A = Laplace1DTwoRanks(rank, 40, [](PetscMPIInt r, Mat M) { if (r == 1) MatSetValue(M, 20, 19, NAN, INSERT_VALUES); });
+  ExpectNeumannSolveError(A, rank, PETSC_ERR_FP, "NaN or Inf entry in row 20");
   MatDestroy(&A);
 }
 
@@ -899,35 +914,8 @@ TEST(NeumannMPI2, ZeroDiagonalOnOneRank)
   MPI_Comm_size(PETSC_COMM_WORLD, &size);
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   if (size != 2) GTEST_SKIP() << "needs 2 ranks";
-  const PetscInt N = 40, m = N / 2;
-  Mat            A;
-  MatCreateAIJ(PETSC_COMM_WORLD, m, m, N, N, 3, NULL, 1, NULL, &A);
-  for (PetscInt i = rank * m; i < (rank + 1) * m; i++) {
-    if (i > 0) MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES);
-    MatSetValue(A, i, i, i == 27 ? 0.0 : 2.0 + (i == 0), INSERT_VALUES); /* row 27: rank 1 */
-    if (i < N - 1) MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
-  }
-  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
-  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
-  for (PetscBool defl : {PETSC_FALSE, PETSC_TRUE}) {
-    KSP         ksp;
-    PC          pc;
-    Vec         b, x;
-    std::string msg;
-    MatCreateVecs(A, &x, &b);
-    VecSet(b, 1.0);
-    KSPCreate(PETSC_COMM_WORLD, &ksp);
-    KSPSetOperators(ksp, A, A);
-    KSPSetType(ksp, KSPCG);
-    KSPGetPC(ksp, &pc);
-    PCSetType(pc, PCNEUMANN);
-    PCNeumannSetDeflationSpaceType(pc, defl ? PC_NEUMANN_DEFLATION_SPACE_CHUNKS : PC_NEUMANN_DEFLATION_SPACE_NONE);
-    EXPECT_EQ((int)Capture([&] { return KSPSolve(ksp, b, x); }, msg), (int)PETSC_ERR_ARG_WRONG) << "rank " << rank << ", deflation " << (int)defl;
-    EXPECT_NE(msg.find("row 27 of the preconditioning matrix has diagonal 0. (zero or missing)"), std::string::npos) << "rank " << rank << ": " << msg;
-    KSPDestroy(&ksp);
-    VecDestroy(&b);
-    VecDestroy(&x);
-  }
+  Mat A = Laplace1DTwoRanks(rank, 40, [](PetscMPIInt r, Mat M) { if (r == 1) MatSetValue(M, 27, 27, 0.0, INSERT_VALUES); });
+  ExpectNeumannSolveError(A, rank, PETSC_ERR_ARG_WRONG, "row 27 of the preconditioning matrix has diagonal 0. (zero or missing)");
   MatDestroy(&A);
 }
 
