@@ -123,17 +123,20 @@ PetscErrorCode MGCoarseDirectSetUp(MPI_Comm comm, PetscKPDeviceMat A, Real rtol,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host CSR of a device block (rows, columns, values) */
-static void BlockToHost(const CsrMatrix &B, std::vector<Int> &rp, std::vector<Ordinal> &ci, std::vector<Scalar> *va)
+/* the host CSR structure of a device block (rows, columns) */
+static void BlockToHost(const CsrMatrix &B, std::vector<Int> &rp, std::vector<Ordinal> &ci)
 {
   rp.assign(B.nrows + 1, 0);
   ci.resize(B.nnz);
   if (B.nrows > 0) Kokkos::deep_copy(HostUView<Int>(rp.data(), rp.size()), Kokkos::subview(B.rowptr, Kokkos::make_pair((Int)0, B.nrows + 1)));
   if (B.nnz > 0) Kokkos::deep_copy(HostUView<Ordinal>(ci.data(), ci.size()), Kokkos::subview(B.colidx, Kokkos::make_pair((Int)0, B.nnz)));
-  if (va) {
-    va->resize(B.nnz);
-    if (B.nnz > 0) Kokkos::deep_copy(HostUView<Scalar>(va->data(), va->size()), Kokkos::subview(B.vals, Kokkos::make_pair((Int)0, B.nnz)));
-  }
+}
+
+/* the values of a device block on the host (at every gather of the replica: the structure is the setup's) */
+static void BlockValuesToHost(const CsrMatrix &B, std::vector<Scalar> &va)
+{
+  va.resize(B.nnz);
+  if (B.nnz > 0) Kokkos::deep_copy(HostUView<Scalar>(va.data(), va.size()), Kokkos::subview(B.vals, Kokkos::make_pair((Int)0, B.nnz)));
 }
 
 PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R)
@@ -153,8 +156,8 @@ PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseR
   R.rstart = A->mpi ? A->rstart : 0;
   R.nlocal = nlocal;
   const CsrMatrix &D = A->csr[0], &O = A->csr[1];
-  PetscCallCXX(BlockToHost(D, rpd, cid, nullptr));
-  if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(O, rpo, cio, nullptr));
+  PetscCallCXX(BlockToHost(D, rpd, cid));
+  if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(O, rpo, cio));
   else PetscCallCXX(rpo.assign(nlocal + 1, 0));
   if (A->mpi && A->nghost > 0) PetscCall(ISGetIndices(A->ghostis, &garray));
   /* this rank's rows with global columns: the local block's entries, then the ghost block's, each row sorted */
@@ -211,8 +214,6 @@ PetscErrorCode MGCoarseReplicaSetUp(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseR
 
 PetscErrorCode MGCoarseReplicaGatherAll(MPI_Comm comm, PetscKPDeviceMat A, MGCoarseReplica &R, PetscInt nv, const Vec v[], const View<Scalar> full[])
 {
-  std::vector<Int>         rp;
-  std::vector<Ordinal>     ci;
   std::vector<Scalar>      vd, vo, send, recv;
   std::vector<PetscMPIInt> counts, displs;
   std::vector<DeviceVec>   vv(nv);
@@ -225,8 +226,8 @@ PetscErrorCode MGCoarseReplicaGatherAll(MPI_Comm comm, PetscKPDeviceMat A, MGCoa
   PetscCallCXX(send.resize(nz + nv * nl));
   if (A) {
     PetscBool changed;
-    PetscCallCXX(BlockToHost(A->csr[0], rp, ci, &vd));
-    if (A->mpi && A->nghost > 0) PetscCallCXX(BlockToHost(A->csr[1], rp, ci, &vo));
+    PetscCallCXX(BlockValuesToHost(A->csr[0], vd));
+    if (A->mpi && A->nghost > 0) PetscCallCXX(BlockValuesToHost(A->csr[1], vo));
     changed = (Int)(vd.size() + vo.size()) != nz || (Int)vd.size() != R.nnzd ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, comm)); /* every rank errors, none waits in the gather */
     PetscCheck(!changed, comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest operator has another number of entries than its replica on some rank: a new pattern needs MGCoarseReplicaSetUp()");
