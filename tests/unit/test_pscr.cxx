@@ -718,6 +718,27 @@ std::vector<Case> DetectCases()
 }
 } // namespace
 
+/* the gathered vector of a DMDA operator (the processes' blocks in rank order) to the natural order and back, against
+   the serial map Natural() (and an empty grid) */
+TEST(PSCR, PetscNaturalOrder)
+{
+  std::vector<Case> cases = DetectCases();
+  cases.push_back({{0, 1, 1}, {1, 1, 1}});
+  for (const auto &c : cases) {
+    const Layout        L = MakeLayout(c.gn, c.pn);
+    const GridLayout    G = ToDevice(L);
+    const Int           N = L.start.back();
+    std::vector<Scalar> x = kptest::RandomVector(N, 5), yref(N), back;
+    for (Int p = 0; p < L.np; p++)
+      for (Int r = 0; r < L.start[p + 1] - L.start[p]; r++) yref[Natural(L, p, r)] = x[L.start[p] + r];
+    View<Scalar> xd = kptest::ToDevice(x), yd("y", (size_t)N), zd("z", (size_t)N);
+    petsckp::pscr::PetscToNatural(G, UView<const Scalar>(xd.data(), N), UView<Scalar>(yd.data(), N));
+    EXPECT_EQ(ToHost(yd), yref) << c.gn[0] << "x" << c.gn[1] << "x" << c.gn[2] << " on " << L.np;
+    petsckp::pscr::NaturalToPetsc(G, UView<const Scalar>(yd.data(), N), UView<Scalar>(zd.data(), N));
+    EXPECT_EQ(ToHost(zd), x) << c.gn[0] << "x" << c.gn[1] << "x" << c.gn[2] << " on " << L.np;
+  }
+}
+
 TEST(PSCR, DetectStarCoefficients)
 {
   for (const auto &c : DetectCases())

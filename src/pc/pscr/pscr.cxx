@@ -35,7 +35,8 @@ struct PC_PSCR {
   size_t                     eig_bytes = 0;
   DM                         da      = nullptr;               /* the DMDA whose natural ordering the factors use (not referenced) */
   Vec                        seqin = nullptr, seqout = nullptr; /* the whole vector on rank 0 */
-  VecScatter                 toz   = nullptr;
+  VecScatter                 toz   = nullptr;               /* the gather to rank 0 (PETSc's order) */
+  petsckp::pscr::GridLayout  layout;                          /* with a DMDA under MPI: the processes' boxes, for the natural order */
   PetscLogDouble             setup_time = 0;
 };
 
@@ -123,6 +124,7 @@ static PetscErrorCode PCReset_PSCR(PC pc)
   PetscCall(VecDestroy(&ps->seqin));
   PetscCall(VecDestroy(&ps->seqout));
   PetscCall(VecScatterDestroy(&ps->toz));
+  PetscCallCXX(ps->layout = petsckp::pscr::GridLayout());
   ps->da = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -185,6 +187,51 @@ static PetscErrorCode FactorFromMats(PC pc, PetscInt d, Mat A, Mat M, petsckp::p
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* where the rows of the operator A are (pscr::GridLayout): the matrix's ownership ranges and the DMDA's process boxes
+   (x fastest in the process grid); an error unless every process owns the rows of its points of the DMDA */
+static PetscErrorCode DMDAGridLayout(DM da, Mat A, petsckp::pscr::GridLayout &L)
+{
+  using namespace petsckp;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt     size;
+  PetscInt        dim, M, N, P, m, n, p;
+  const PetscInt *ranges, *lx, *ly, *lz;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, &m, &n, &p, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(MatGetOwnershipRanges(A, &ranges));
+  PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
+  {
+    std::vector<Int> hbox((size_t)6 * size), hstart(size + 1);
+    const PetscInt   one = 1;
+    const PetscInt  *l[3] = {lx, ly ? ly : &one, lz ? lz : &one};
+    const PetscInt   pg[3] = {m, dim > 1 ? n : 1, dim > 2 ? p : 1};
+    PetscCheck(pg[0] * pg[1] * pg[2] == size, comm, PETSC_ERR_PLIB, "PCPSCR: the DMDA's process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " does not have %d processes", pg[0], pg[1], pg[2], (int)size);
+    for (PetscMPIInt q = 0; q < size; q++) {
+      const PetscInt c[3] = {q % pg[0], (q / pg[0]) % pg[1], q / (pg[0] * pg[1])};
+      PetscInt       cnt  = 1;
+      for (int d = 0; d < 3; d++) {
+        PetscInt s0 = 0;
+        for (PetscInt t = 0; t < c[d]; t++) s0 += l[d][t];
+        hbox[(size_t)6 * q + d]     = s0;
+        hbox[(size_t)6 * q + 3 + d] = l[d][c[d]];
+        cnt *= l[d][c[d]];
+      }
+      PetscCheck(cnt == ranges[q + 1] - ranges[q], comm, PETSC_ERR_ARG_INCOMP, "PCPSCR: rank %d owns %" PetscInt_FMT " rows of the operator but %" PetscInt_FMT " points of the DMDA: the rows are not distributed over the processes like the points of the DMDA that gives their ordering (create the matrix with DMCreateMatrix(), or give the factors with PCPSCRSetFactors() and no DMDA, in the global numbering of the matrix)", (int)q, ranges[q + 1] - ranges[q], cnt);
+      hstart[q] = ranges[q];
+    }
+    hstart[size] = ranges[size];
+    L.gn[0] = M, L.gn[1] = N, L.gn[2] = P, L.np = size;
+    PetscCallCXX(L.start = View<Int>("pscr layout start", (size_t)size + 1));
+    PetscCallCXX(L.box = View<Int>("pscr layout box", (size_t)6 * size));
+    PetscCallCXX(Kokkos::deep_copy(exec(), L.start, HostUView<const Int>(hstart.data(), hstart.size())));
+    PetscCallCXX(Kokkos::deep_copy(exec(), L.box, HostUView<const Int>(hbox.data(), hbox.size())));
+    PetscCallCXX(exec().fence());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The factors of a DMDA operator: every row is either diagonal-only (a Dirichlet row kept in the matrix, as PETSc's
    KSP ex45 writes them) or one of a box of coupled points whose operator is separable:
    - a 3/5/7-point star: A_z (x) I (x) I + I (x) A_y (x) I + I (x) I (x) A_x with couplings that depend only on their
@@ -208,7 +255,6 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
   PetscMPIInt       rank, size;
   Mat               A = pc->pmat;
   PetscKPDeviceMat  dmat = nullptr;
-  const PetscInt   *ranges, *lx, *ly, *lz;
   pscr::GridLayout  L;
 
   PetscFunctionBegin;
@@ -223,36 +269,7 @@ static PetscErrorCode FactorsFromDMDA(PC pc, DM da, std::vector<petsckp::pscr::F
   PetscCheck(nloc == xm * ym * zm, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCPSCR: the operator has %" PetscInt_FMT " local rows but the DMDA %" PetscInt_FMT " points on this rank: the operator is not the DMDA's", nloc, xm * ym * zm);
   ps->grid[0] = M, ps->grid[1] = N, ps->grid[2] = P;
 
-  /* where the rows are: the matrix's ownership ranges and the DMDA's process boxes (x fastest in the process grid) */
-  PetscCall(MatGetOwnershipRanges(A, &ranges));
-  PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
-  {
-    std::vector<Int> hbox((size_t)6 * size), hstart(size + 1);
-    const PetscInt   one = 1;
-    const PetscInt  *l[3] = {lx, ly ? ly : &one, lz ? lz : &one};
-    const PetscInt   pg[3] = {m, dim > 1 ? n : 1, dim > 2 ? p : 1};
-    PetscCheck(pg[0] * pg[1] * pg[2] == size, comm, PETSC_ERR_PLIB, "PCPSCR: the DMDA's process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " does not have %d processes", pg[0], pg[1], pg[2], (int)size);
-    for (PetscMPIInt q = 0; q < size; q++) {
-      const PetscInt c[3] = {q % pg[0], (q / pg[0]) % pg[1], q / (pg[0] * pg[1])};
-      PetscInt       cnt  = 1;
-      for (int d = 0; d < 3; d++) {
-        PetscInt s0 = 0;
-        for (PetscInt t = 0; t < c[d]; t++) s0 += l[d][t];
-        hbox[(size_t)6 * q + d]     = s0;
-        hbox[(size_t)6 * q + 3 + d] = l[d][c[d]];
-        cnt *= l[d][c[d]];
-      }
-      PetscCheck(cnt == ranges[q + 1] - ranges[q], comm, PETSC_ERR_ARG_SIZ, "PCPSCR: rank %d owns %" PetscInt_FMT " rows of the operator but %" PetscInt_FMT " points of the DMDA: the operator is not the DMDA's", (int)q, ranges[q + 1] - ranges[q], cnt);
-      hstart[q] = ranges[q];
-    }
-    hstart[size] = ranges[size];
-    L.gn[0] = M, L.gn[1] = N, L.gn[2] = P, L.np = size;
-    PetscCallCXX(L.start = View<Int>("pscr layout start", (size_t)size + 1));
-    PetscCallCXX(L.box = View<Int>("pscr layout box", (size_t)6 * size));
-    PetscCallCXX(Kokkos::deep_copy(exec(), L.start, HostUView<const Int>(hstart.data(), hstart.size())));
-    PetscCallCXX(Kokkos::deep_copy(exec(), L.box, HostUView<const Int>(hbox.data(), hbox.size())));
-    PetscCallCXX(exec().fence());
-  }
+  PetscCall(DMDAGridLayout(da, A, L));
 
   /* the coefficients of the local rows, from the device copy of the operator: a star stencil, else a box stencil */
   View<Real>    s;
@@ -598,43 +615,16 @@ static PetscErrorCode PCSetUp_PSCR(PC pc)
     PetscCallMPI(MPI_Bcast(r, 2, MPIU_REAL, 0, comm));
     ps->nullshift = r[0], ps->eigscale = r[1];
   }
-  /* the whole vector on rank 0, in natural order: one scatter from the global vector (with a DMDA, its entry k of
-     rank 0's vector is the global entry AO(k): no separate pass through the DMDA's natural vector, since on GPUs without
-     GPU-aware MPI every pass moves the whole vector through the hosts) */
+  /* the whole vector on rank 0: PETSc's gather (one MPI_Gatherv of the processes' blocks, no index lists), then with a
+     DMDA the natural order by a permutation on rank 0's device (PetscToNatural; the processes' boxes are the layout).
+     On GPUs without GPU-aware MPI the vector passes through the hosts once each way. */
   if (size > 1) {
     Vec x;
     PetscCall(MatCreateVecs(pc->pmat, &x, NULL));
     PetscCall(VecScatterCreateToZero(x, &ps->toz, &ps->seqin));
-    if (ps->da) {
-      AO        ao;
-      IS        from;
-      PetscInt  N, *idx;
-      PetscMPIInt r;
-
-      PetscCallMPI(MPI_Comm_rank(comm, &r));
-      {
-        /* the rows of the operator distributed like the DMDA's points (the AO numbers those) */
-        PetscInt  xm, ym, zm, nl;
-        PetscBool bad;
-        PetscCall(DMDAGetCorners(ps->da, NULL, NULL, NULL, &xm, &ym, &zm));
-        PetscCall(VecGetLocalSize(x, &nl));
-        bad = nl != xm * ym * zm ? PETSC_TRUE : PETSC_FALSE;
-        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, comm));
-        PetscCheck(!bad, comm, PETSC_ERR_ARG_INCOMP, "PCPSCR: the rows of the operator are not distributed over the processes like the points of the DMDA it uses for the ordering: create the matrix with DMCreateMatrix(), or give the factors (PCPSCRSetFactors()) without a DMDA, in the global numbering of the matrix");
-      }
-      PetscCall(VecGetSize(x, &N));
-      PetscCall(DMDAGetAO(ps->da, &ao));
-      if (r > 0) N = 0;
-      PetscCall(PetscMalloc1(N, &idx));
-      for (PetscInt k = 0; k < N; k++) idx[k] = k;
-      PetscCall(AOApplicationToPetsc(ao, N, idx));
-      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, N, idx, PETSC_OWN_POINTER, &from));
-      PetscCall(VecScatterDestroy(&ps->toz));
-      PetscCall(VecScatterCreate(x, from, ps->seqin, NULL, &ps->toz));
-      PetscCall(ISDestroy(&from));
-    }
     PetscCall(VecDuplicate(ps->seqin, &ps->seqout));
     PetscCall(VecDestroy(&x));
+    if (ps->da) PetscCall(DMDAGridLayout(ps->da, pc->pmat, ps->layout));
   }
   PetscCall(PetscLogEventEnd(PC_PSCR_SetUp, pc, 0, 0, 0));
   PetscCall(PetscTime(&t1));
@@ -674,7 +664,17 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
     in  = ps->seqin;
     out = ps->seqout;
   }
-  if (rank == 0) {
+  if (rank == 0 && size > 1 && ps->da) {
+    /* the gathered vector is in PETSc's order: to the natural order in seqout, solved into seqin, and back */
+    petsckp::DeviceVec av, bv;
+    PetscCall(av.Get(in, petsckp::Access::ReadWrite));
+    PetscCall(bv.Get(out, petsckp::Access::ReadWrite));
+    PetscCallCXX(petsckp::pscr::PetscToNatural(ps->layout, av.cview(), bv.view()));
+    PetscCallCXX(nf = petsckp::pscr::ApplyBoundary(*ps->S, ps->B, ps->shift, bv.cview(), av.view(), ps->X));
+    PetscCallCXX(petsckp::pscr::NaturalToPetsc(ps->layout, av.cview(), bv.view()));
+    PetscCall(bv.Restore());
+    PetscCall(av.Restore());
+  } else if (rank == 0) {
     petsckp::DeviceVec xv, yv;
     PetscCall(xv.Get(in, petsckp::Access::Read));
     PetscCall(yv.Get(out, petsckp::Access::Write));
@@ -853,8 +853,8 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    -ksp_max_it 2`) brings both to about 1e-11 at n = 1023. Check a direct solve by its backward error, or against
    eps kappa(A). With tridiagonal mass factors (Q1) the backward error is a few times larger (up to about 1e-15).
 
-   MPI: the vector is gathered (in the natural ordering of the `DMDA`) onto rank 0, solved there on its device and
-   scattered back; setup and eigen data live on rank 0 only. This is correct on any number of ranks but does not
+   MPI: the vector is gathered onto rank 0 (one `MPI_Gatherv` of the processes' blocks), put in the natural ordering
+   of the `DMDA` there on its device, solved, and scattered back the same way; setup and eigen data live on rank 0 only. This is correct on any number of ranks but does not
    scale: the time of an application is that of one device plus two transfers of the vector.
 
    References:

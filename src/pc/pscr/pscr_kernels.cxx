@@ -1430,6 +1430,30 @@ inline void OwnBox(const GridLayout &L, Int rank, Int b[5], Int &nloc)
 }
 } // namespace detail
 
+void PetscToNatural(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y)
+{
+  const View<Int> start = L.start, box = L.box;
+  const Int       np = L.np, g0 = L.gn[0], g1 = L.gn[1], n = (Int)x.extent(0);
+  Kokkos::parallel_for(
+    "petsckp::pscr::PetscToNatural", range(n), KOKKOS_LAMBDA(Int p) {
+      Int i, j, k;
+      detail::GlobalPoint(start, box, np, p, i, j, k);
+      y((k * g1 + j) * g0 + i) = x(p);
+    });
+}
+
+void NaturalToPetsc(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y)
+{
+  const View<Int> start = L.start, box = L.box;
+  const Int       np = L.np, g0 = L.gn[0], g1 = L.gn[1], n = (Int)y.extent(0);
+  Kokkos::parallel_for(
+    "petsckp::pscr::NaturalToPetsc", range(n), KOKKOS_LAMBDA(Int p) {
+      Int i, j, k;
+      detail::GlobalPoint(start, box, np, p, i, j, k);
+      y(p) = x((k * g1 + j) * g0 + i);
+    });
+}
+
 Int StencilCoefficients(const GridLayout &L, Int rank, const Stencil &st, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2])
 {
   Int b[5], nloc;

@@ -173,6 +173,12 @@ struct GridLayout {
   View<Int> box;   /* 6 np */
 };
 
+/* The processes' blocks of a global vector of the layout (PETSc's order: process by process, each box x fastest) and
+   the natural order of the grid: PetscToNatural gives y(natural point of row p) = x(p), NaturalToPetsc y(p) = x(natural
+   point of row p); x and y of size start(np), not aliased (a vector gathered to one process, reordered on its device) */
+void PetscToNatural(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y);
+void NaturalToPetsc(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y);
+
 /* The stencil of the coefficients s(w r + t) of the rows of a grid operator: the 3/5/7-point star (w = 7; t = 0 the
    point itself, t = 1..6 the points -x, +x, -y, +y, -z, +z) or the 3/9/27-point box over the axes of the grid longer
    than one point (w = 3^dim; t = ((dk + 1) 3 + dj + 1) 3 + di + 1, the terms of the shorter axes left out, x fastest) */
