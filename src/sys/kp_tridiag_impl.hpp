@@ -8,6 +8,8 @@
 
 #include "kp_tridiag.hpp"
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 /* full unrolling of loops over register arrays on the device (their indices must be compile-time constants) */
 #if defined(__CUDA_ARCH__)
@@ -466,6 +468,241 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
   return failed;
 }
 
+/* ---------------------------------------------------------------------------------------------------------------
+   Interior-Toeplitz systems: constant coefficients on the rows 1 .. n - 2, any end rows of the same symmetric form,
+       b0 y_0 + a y_1 = g_0,   a y_(i-1) + b y_i + a y_(i+1) = g_i (0 < i < n - 1),   a y_(n-2) + bn y_(n-1) = g_(n-1),
+   with |b| > 2 |a| (the shifted systems A + sigma M of the 1D factors of a uniform grid, whatever their ends: Dirichlet,
+   Neumann, Robin). The symbol factors, a / z + b + a z = kappa (1 - r z)(1 - r / z) with r = -2 a / (b + sign(b)
+   sqrt(b^2 - 4 a^2)), |r| < 1, and kappa = b + a r, so a particular solution of the interior rows is two first-order
+   recurrences,
+       u_i = g_i + r u_(i-1) (u_0 = g_0),   w_i = u_i + r w_(i+1) (w_(n-1) = u_(n-1)),   y_p = w / kappa,
+   and the solution is y = y_p + alpha r^i + beta r^(n-1-i): the two homogeneous solutions fitted to the end rows (a
+   2 x 2 system). Both recurrences are stable (|r| < 1). On a GPU each is a pass over the C rows of every thread and an
+   exclusive scan of the chunks' carries (the carry across a chunk is multiplied by rho = r^C): warp shuffles, then one
+   exchange of the warps' totals through team scratch. That is no division per row and 3 team barriers a solve, where
+   TeamChunkSolve has a division per row, three eliminated vectors and 2 log2(T) barriers of cyclic reduction. The
+   host (one thread per team) runs the recurrences row after row.
+--------------------------------------------------------------------------------------------------------------- */
+struct ToeplitzRows {
+  Scalar a = 0, b = 0, b0 = 0, bn = 0; /* interior off-diagonal and diagonal, the diagonals of the first and last rows */
+  bool   on = false;
+  /* the recurrences apply (and, on a GPU, the team's scratch holds their exchanges: T >= 4 threads) */
+  KOKKOS_INLINE_FUNCTION bool Usable(Int n, Int T) const
+  {
+    if constexpr (!std::is_floating_point<Scalar>::value) return false;
+    else return on && n >= 3 && (!kDeviceExec || T >= 4) && Mag(b) > 2 * Mag(a);
+  }
+};
+
+/* the coefficient accessor's ToeplitzRows (cs.toeplitz(), where it has one: the solve may then take the recurrences) */
+template <class T, class = void>
+struct HasToeplitz : std::false_type {};
+template <class T>
+struct HasToeplitz<T, std::void_t<decltype(std::declval<const T &>().toeplitz())>> : std::true_type {};
+template <class T>
+KOKKOS_INLINE_FUNCTION ToeplitzRows ToeplitzOf(const T &cs)
+{
+  if constexpr (HasToeplitz<T>::value) return cs.toeplitz();
+  else return ToeplitzRows();
+}
+
+/* x^k for k >= 0 by repeated squaring */
+KOKKOS_INLINE_FUNCTION Scalar PowInt(Scalar x, Int k)
+{
+  Scalar p = 1;
+  while (k > 0) {
+    if (k & 1) p *= x;
+    x *= x;
+    k >>= 1;
+  }
+  return p;
+}
+
+/* warp shuffles of the GPU scans (lanes are consecutive team ranks: Kokkos' teams of vector length 1) */
+KOKKOS_FORCEINLINE_FUNCTION Scalar WarpUp(Scalar v, int d, unsigned mask)
+{
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_floating_point<Scalar>::value) return __shfl_up_sync(mask, v, d);
+  else return v;
+#else
+  (void)d, (void)mask;
+  return v;
+#endif
+}
+KOKKOS_FORCEINLINE_FUNCTION Scalar WarpDown(Scalar v, int d, unsigned mask)
+{
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_floating_point<Scalar>::value) return __shfl_down_sync(mask, v, d);
+  else return v;
+#else
+  (void)d, (void)mask;
+  return v;
+#endif
+}
+
+/* Solves one interior-Toeplitz system (tp.Usable(n, T)) as TeamChunkSolve does (chunk(t).y in: right-hand side, out:
+   solution; same calling rules, flags and return value; consecutive solves alternate between two areas of the
+   separators' scratch). Fails (NaN, returns 1) only if the end rows make the system singular. */
+template <int C, class Member, class ChunkAt>
+KOKKOS_INLINE_FUNCTION Int TeamToeplitzSolve(const Member &m, Int n, Int T, const ChunkAt &chunk, const ToeplitzRows &tp, const TeamScratch &sc, Int solve)
+{
+  const Int    Te = (n + C - 1) / C;
+  const Scalar a = tp.a, b = tp.b, b0 = tp.b0, bn = tp.bn;
+  const Scalar disc = compat::sqrt(b * b - 4 * a * a);
+  const Scalar r = a == Scalar(0) ? Scalar(0) : -2 * a / (b + (b > 0 ? disc : -disc)), ik = Scalar(1) / (b + a * r);
+  Scalar       g0 = 0, gn = 0, y0 = 0, y1 = 0, yn2 = 0, yn1 = 0; /* the right-hand side and y_p at the end rows */
+  Scalar       rho = r;                                           /* r^C */
+  for (int c = 1; c < C; c *= 2) rho *= rho;
+  if constexpr (!kDeviceExec) {
+    (void)m, (void)T, (void)sc;
+    g0 = chunk(0).y[0];
+    gn = chunk((n - 1) / C).y[(n - 1) % C];
+    Scalar u = 0;
+    for (Int t = 0; t < Te; t++) {
+      TeamChunk<C> &ch = chunk(t);
+      for (int j = 0; j < C && t * C + j < n; j++) ch.y[j] = u = ch.y[j] + r * u;
+    }
+    Scalar w = 0;
+    for (Int t = Te - 1; t >= 0; t--) {
+      TeamChunk<C> &ch = chunk(t);
+      for (int j = C - 1; j >= 0; j--)
+        if (t * C + j < n) {
+          w       = ch.y[j] + r * w;
+          ch.y[j] = w * ik;
+        }
+    }
+    y0  = chunk(0).y[0];
+    y1  = chunk(1 / C).y[1 % C];
+    yn2 = chunk((n - 2) / C).y[(n - 2) % C];
+    yn1 = chunk((n - 1) / C).y[(n - 1) % C];
+  } else {
+    const Int      t = m.team_rank(), lane = t % 32, wid = t / 32, nw = (m.team_size() + 31) / 32;
+    const Int      nl   = m.team_size() - 32 * wid < 32 ? m.team_size() - 32 * wid : 32;
+    const unsigned mask = nl == 32 ? 0xffffffffu : ((1u << nl) - 1u);
+    Scalar        *reg  = sc.A + (solve % 2) * (2 * nw + 8); /* warps' forward totals, backward totals, the end rows */
+    Scalar         P[6];                                      /* rho^(2^k) */
+    P[0] = rho;
+    for (int k = 1; k < 6; k++) P[k] = P[k - 1] * P[k - 1];
+    TeamChunk<C> &ch = chunk(t);
+    const Int     nr = t < Te ? (n - t * C < C ? n - t * C : C) : 0;
+    KP_UNROLL
+    for (int j = 0; j < C; j++) {
+      if (t * C + j == 0 && j < nr) reg[2 * nw] = ch.y[j];
+      if (t * C + j == n - 1 && j < nr) reg[2 * nw + 1] = ch.y[j];
+    }
+    /* forward: local pass, then the carry U (u of the row before the chunk) by an exclusive scan */
+    Scalar u = 0;
+    KP_UNROLL
+    for (int j = 0; j < C; j++)
+      if (j < nr) ch.y[j] = u = ch.y[j] + r * u;
+    Scalar Z = nr == C ? u : Scalar(0);
+    KP_UNROLL
+    for (int k = 0; k < 5; k++) {
+      const Scalar z = WarpUp(Z, 1 << k, mask);
+      if (lane >= (1 << k)) Z += P[k] * z;
+    }
+    Scalar Zx = WarpUp(Z, 1, mask);
+    if (lane == 0) Zx = 0;
+    if (lane == nl - 1) reg[wid] = Z;
+    m.team_barrier();
+    Scalar Cw = 0, pl = 1;
+    for (Int v = 0; v < wid; v++) Cw = Cw * P[5] + reg[v];
+    KP_UNROLL
+    for (int k = 0; k < 5; k++)
+      if ((lane >> k) & 1) pl *= P[k];
+    {
+      const Scalar U  = Zx + pl * Cw;
+      Scalar       rp = r;
+      KP_UNROLL
+      for (int j = 0; j < C; j++) {
+        ch.y[j] += rp * U;
+        rp *= r;
+      }
+    }
+    /* backward: local pass, then the carry W (w of the row after the chunk) by an exclusive suffix scan */
+    Scalar w = 0;
+    KP_UNROLL
+    for (int j = C - 1; j >= 0; j--)
+      if (j < nr) ch.y[j] = w = ch.y[j] + r * w;
+    Scalar Y = nr > 0 ? w : Scalar(0);
+    KP_UNROLL
+    for (int k = 0; k < 5; k++) {
+      const Scalar z = WarpDown(Y, 1 << k, mask);
+      if (lane + (1 << k) < nl) Y += P[k] * z;
+    }
+    Scalar Yx = WarpDown(Y, 1, mask);
+    if (lane == nl - 1) Yx = 0;
+    if (lane == 0) reg[nw + wid] = Y;
+    m.team_barrier();
+    Scalar Dw = 0, pr = 1;
+    for (Int v = nw - 1; v > wid; v--) Dw = Dw * P[5] + reg[nw + v];
+    KP_UNROLL
+    for (int k = 0; k < 5; k++)
+      if (((31 - lane) >> k) & 1) pr *= P[k];
+    {
+      const Scalar W  = Yx + pr * Dw;
+      Scalar       rp = r;
+      KP_UNROLL
+      for (int j = C - 1; j >= 0; j--) {
+        ch.y[j] = (ch.y[j] + rp * W) * ik;
+        rp *= r;
+      }
+    }
+    KP_UNROLL
+    for (int j = 0; j < C; j++) {
+      const Int i = t * C + j;
+      if (j < nr && i == 0) reg[2 * nw + 2] = ch.y[j];
+      if (j < nr && i == 1) reg[2 * nw + 3] = ch.y[j];
+      if (j < nr && i == n - 2) reg[2 * nw + 4] = ch.y[j];
+      if (j < nr && i == n - 1) reg[2 * nw + 5] = ch.y[j];
+    }
+    m.team_barrier();
+    g0  = reg[2 * nw];
+    gn  = reg[2 * nw + 1];
+    y0  = reg[2 * nw + 2];
+    y1  = reg[2 * nw + 3];
+    yn2 = reg[2 * nw + 4];
+    yn1 = reg[2 * nw + 5];
+  }
+  /* the end rows: y = y_p + alpha r^i + beta r^(n-1-i) */
+  const Scalar rn2 = PowInt(r, n - 2), rn1 = rn2 * r;
+  const Scalar M11 = b0 + a * r, M12 = b0 * rn1 + a * rn2, M21 = a * rn2 + bn * rn1, M22 = a * r + bn;
+  const Scalar R0 = g0 - (b0 * y0 + a * y1), R1 = gn - (a * yn2 + bn * yn1);
+  const Scalar det    = M11 * M22 - M12 * M21;
+  const Int    failed = det != Scalar(0) && compat::isfinite(det) ? 0 : 1;
+  const Scalar alpha = (R0 * M22 - M12 * R1) / det, beta = (M11 * R1 - M21 * R0) / det;
+  ForChunks(m, T, [&](Int t) {
+    if (t >= Te) return;
+    TeamChunk<C> &ch = chunk(t);
+    const Int     nr = n - t * C < C ? n - t * C : C;
+    Scalar        h1 = PowInt(rho, t), h2 = PowInt(r, n - t * C - nr);
+    KP_UNROLL
+    for (int j = 0; j < C; j++)
+      if (j < nr) {
+        ch.y[j] += alpha * h1;
+        h1 *= r;
+      }
+    KP_UNROLL
+    for (int j = C - 1; j >= 0; j--)
+      if (j < nr) {
+        ch.y[j] += beta * h2;
+        h2 *= r;
+      }
+    if (failed)
+      for (int j = 0; j < C; j++) ch.y[j] = Scalar(NAN);
+  });
+  if (m.team_rank() == 0) sc.flag[(solve + 2) % 3] = 0; /* as TeamChunkSolve: the flag of the solve after the next */
+  return failed;
+}
+
+/* TeamToeplitzSolve where tp applies, TeamChunkSolve otherwise */
+template <int C, class Member, class ChunkAt, class CoefAt>
+KOKKOS_INLINE_FUNCTION Int TeamSolve(const Member &m, Int n, Int T, const ChunkAt &chunk, const CoefAt &coef, const ToeplitzRows &tp, const TeamScratch &sc, Real pivtol, Int solve)
+{
+  if (tp.Usable(n, T)) return TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, solve);
+  return TeamChunkSolve<C>(m, n, T, chunk, coef, sc, pivtol, solve);
+}
+
 /* rows per thread of one round of the staging of TeamLoad / TeamStore */
 template <int C>
 constexpr int StageRows()
@@ -592,7 +829,7 @@ void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &r
         const auto g = rhs.at(s);
         TeamLoad<C>(m, n, T, [&](Int t, int j) -> Scalar & { return chunk(t).y[j]; }, g, sc.pub);
       }
-      const Int fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
+      const Int fail = TeamSolve<C>(m, n, T, chunk, cf, ToeplitzOf(cs), sc, pivtol, 0);
       m.team_barrier();
       TeamStore<C>(m, n, T, [&](Int t, int j) { return chunk(t).y[j]; }, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
       if (hasStatus && m.team_rank() == 0) status(s) = fail;

@@ -3,6 +3,7 @@
    double plus residual checks). */
 #include "kp_test.hpp"
 #include "kp_tridiag.hpp"
+#include "kp_tridiag_impl.hpp"
 #include "kp_segsort.hpp"
 
 using namespace kptest;
@@ -230,4 +231,70 @@ TEST(Tridiag, DiagonalOnlyAndEmptyShapes)
   TridiagSolveBatched({3, 0, TridiagLayout::Contiguous}, ucv(dz), ucv(db), ucv(dz), ucv(df), uv(dx), uv(st));
   EXPECT_EQ(TridiagCountFailures(ucv(st)), 0);
   TridiagSolveBatched({0, 4, TridiagLayout::Contiguous}, ucv(dz), ucv(db), ucv(dz), ucv(df), uv(dx), UView<Int>());
+}
+
+/* ---- the team solver's interior-Toeplitz recurrences (tridiag_detail::TeamToeplitzSolve): systems with constant
+   interior rows and their own end rows, against the serial Thomas reference */
+namespace
+{
+/* system s: interior (a, b_s), ends b0_s, bn_s; the recurrences only where toeplitz() says so */
+template <int C>
+struct ToeplitzCoef {
+  Scalar a = 0, b = 0, db = 0, b0 = 0, bn = 0;
+  Int    n = 0;
+  bool   on = true;
+  struct One {
+    Scalar                 a, b, b0, bn;
+    Int                    n;
+    bool                   on;
+    KOKKOS_INLINE_FUNCTION void operator()(Int t, Int j, Scalar &aa, Scalar &bb, Scalar &cc) const
+    {
+      const Int l = t * C + j;
+      aa          = l == 0 ? Scalar(0) : a;
+      cc          = l == n - 1 ? Scalar(0) : a;
+      bb          = l == 0 ? b0 : (l == n - 1 ? bn : b);
+    }
+    KOKKOS_INLINE_FUNCTION petsckp::tridiag_detail::ToeplitzRows toeplitz() const { return {a, b, b0, bn, on}; }
+  };
+  KOKKOS_INLINE_FUNCTION One at(Int s) const { return {a, b + s * db, b0 + s * db, bn + s * db, n, on}; }
+};
+
+template <int C>
+void ToeplitzCase(Int nsys, Int n, Scalar a, Scalar b, Scalar db, Scalar b0, Scalar bn, bool on, double tol, const std::string &what)
+{
+  SCOPED_TRACE(what + ", n " + std::to_string(n) + ", C " + std::to_string(C) + (on ? "" : ", general solver"));
+  const TridiagShape  sh{nsys, n, TridiagLayout::Contiguous};
+  std::vector<Scalar> f = RandomVector(nsys * n, 17 + (unsigned)n), ref(nsys * n);
+  for (Int s = 0; s < nsys; s++) {
+    const Scalar        bs = b + s * db;
+    std::vector<Scalar> al(n, a), bb(n, bs), cu(n, a), fs(f.begin() + s * n, f.begin() + (s + 1) * n);
+    if (n > 0) bb[0] = b0 + s * db, bb[n - 1] = n > 1 ? bn + s * db : b0 + s * db;
+    auto xs = RefThomas(al, bb, cu, fs);
+    std::copy(xs.begin(), xs.end(), ref.begin() + s * n);
+  }
+  if (n == 1) return; /* one row is both ends: not a form of this accessor */
+  auto      df = ToDevice(f), dx = ToDevice(std::vector<Scalar>(nsys * n, NAN));
+  View<Int> st("status", nsys);
+  petsckp::tridiag_detail::SolveTeamC<C>(sh, ToeplitzCoef<C>{a, b, db, b0, bn, n, on}, petsckp::tridiag_detail::RhsBatch<petsckp::tridiag_detail::RhsView>{{ucv(df)}, sh}, uv(dx), uv(st), 0);
+  EXPECT_LE(RelErr(ToHost(dx), ref), tol);
+  EXPECT_EQ(TridiagCountFailures(ucv(st)), 0);
+}
+} // namespace
+
+TEST(Tridiag, TeamToeplitz)
+{
+  for (const Int n : Sizes()) {
+    if (kDeviceExec && n > 8192) continue; /* longer than a team of 512 threads holds at 16 rows a thread */
+    for (bool on : {true, false}) {
+      /* Dirichlet (the 1D Laplacian shifted by 0.01 .. 0.05: r close to 1), Neumann and Robin ends, strongly dominant
+         systems (r small), a = 0, a > 0 and negative definite systems */
+      ToeplitzCase<8>(5, n, -1, 2.01, 0.01, 2.01, 2.01, on, 1e-12, "Dirichlet");
+      ToeplitzCase<8>(5, n, -1, 2.5, 0.25, 1.25, 1.25, on, 1e-12, "Neumann");
+      ToeplitzCase<4>(5, n, -1, 2.5, 0.25, 3.0, 1.75, on, 1e-12, "Robin");
+      ToeplitzCase<16>(3, n, 0.3, 1e6, 1.0, 7.0, 1e6, on, 1e-14, "dominant");
+      ToeplitzCase<2>(3, n, 0.0, 3.0, 1.0, 2.0, 5.0, on, 1e-15, "diagonal");
+      ToeplitzCase<1>(3, n, 1.0, -2.5, -0.5, -2.0, -3.0, on, 1e-13, "negative definite");
+      ToeplitzCase<8>(3, n, 1.0, 4.0, 0.0, -4.0, 4.0, on, 1e-12, "indefinite ends");
+    }
+  }
 }

@@ -523,6 +523,7 @@ struct LevelArgs {
   bool         moff = false; /* the last M has off-diagonals */
   Real         pivtol = 0;
   size_t       bytes = 0;
+  ToeplitzFactor tf;         /* the last factor when interior-Toeplitz (tf.on) and the recurrences are wanted */
 };
 
 template <int Q, int C, bool BACK>
@@ -629,7 +630,9 @@ struct LevelTeam {
           cc = a.cau(i);
         }
       };
-      const Int f = tridiag_detail::TeamChunkSolve<C>(m, L, T, chunk, coef, sc, a.pivtol, l - l0);
+      tridiag_detail::ToeplitzRows tp;
+      if (a.tf.on) tp = {a.tf.ao + sig * a.tf.mo, a.tf.ad + sig * a.tf.md, a.tf.ad0 + sig * a.tf.md0, a.tf.adn + sig * a.tf.mdn, true};
+      const Int f = tridiag_detail::TeamSolve<C>(m, L, T, chunk, coef, tp, sc, a.pivtol, l - l0);
       if (f && m.team_rank() == 0) Kokkos::atomic_add(&a.fail(0), (Int)1);
       tridiag_detail::ForChunks(m, T, [&](Int t) {
         Regs &r = regs(t);
@@ -688,15 +691,23 @@ Int StoredTeamRows(const Solver &S, Int n)
 /* the coefficients of the rows of system s = b nmodes + l, A + (shifts(b) + lambda(l)) M, from the chunk-ordered last
    factor: at(s) gives those of row t C + j as (t, j, a, b, c) */
 struct ChunkShifted {
-  View<Real>   cal, cad, cau, cml, cmd, cmu, lambda;
-  View<Scalar> shifts;
-  Int          T = 1, nmodes = 1;
-  bool         moff = false;
+  View<Real>     cal, cad, cau, cml, cmd, cmu, lambda;
+  View<Scalar>   shifts;
+  Int            T = 1, nmodes = 1;
+  bool           moff = false;
+  ToeplitzFactor tf; /* tf.on: the systems are interior-Toeplitz (toeplitz() gives the recurrences' coefficients) */
   struct One {
     const Real            *cal, *cad, *cau, *cml, *cmd, *cmu;
     Scalar                 sig;
     Int                    TS;
     bool                   moff;
+    ToeplitzFactor         tf;
+    KOKKOS_INLINE_FUNCTION tridiag_detail::ToeplitzRows toeplitz() const
+    {
+      tridiag_detail::ToeplitzRows tp;
+      if (tf.on) tp = {tf.ao + sig * tf.mo, tf.ad + sig * tf.md, tf.ad0 + sig * tf.md0, tf.adn + sig * tf.mdn, true};
+      return tp;
+    }
     KOKKOS_INLINE_FUNCTION void operator()(Int t, Int j, Scalar &a, Scalar &b, Scalar &c) const
     {
       const Int i = j * TS + t;
@@ -713,7 +724,7 @@ struct ChunkShifted {
   };
   KOKKOS_INLINE_FUNCTION One at(Int s) const
   {
-    return {cal.data(), cad.data(), cau.data(), cml.data(), cmd.data(), cmu.data(), shifts(s / nmodes) + lambda(s % nmodes), ChunkStride(T), moff};
+    return {cal.data(), cad.data(), cau.data(), cml.data(), cmd.data(), cmu.data(), shifts(s / nmodes) + lambda(s % nmodes), ChunkStride(T), moff, tf};
   }
 };
 
@@ -824,6 +835,7 @@ Int LevelByTeam(Solver &S, const Level &lv, Int d, Int nb, Scalar *X, const View
   a.G      = *G;
   a.moff   = S.moff_last;
   a.pivtol = S.topt.pivtol;
+  if (S.toeplitz) a.tf = S.toep_last;
   LaunchLevelTeam(a, nb * nblk * gpb, C, back);
   return gpb;
 }
@@ -907,7 +919,7 @@ void TeamLevelC(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, c
 {
   const Int L = S.n[S.dim - 1], T = (L + C - 1) / C;
   ChunkCoefficients(S, C, T);
-  const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last};
+  const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last, S.toeplitz ? S.toep_last : ToeplitzFactor()};
   tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1));
 }
 
@@ -1257,8 +1269,9 @@ std::string LevelPath(const Solver &S)
 {
   if (S.dim < 2) return "one tridiagonal system";
   const Int L = S.n[S.dim - 1], C = TeamRowsFor(S, L), Cs = StoredTeamRows(S, L);
-  if (C) return "fused level kernels, " + std::to_string(C) + " rows a thread";
-  if (Cs) return "stored solutions, team tridiagonal solver, " + std::to_string(Cs) + " rows a thread";
+  const std::string rec = S.toeplitz && S.toep_last.on ? ", interior-Toeplitz recurrences" : "";
+  if (C) return "fused level kernels, " + std::to_string(C) + " rows a thread" + rec;
+  if (Cs) return "stored solutions, team tridiagonal solver, " + std::to_string(Cs) + " rows a thread" + rec;
   return "stored solutions, interleaved tridiagonal solvers";
 }
 
@@ -1288,6 +1301,34 @@ std::string CheckFactor(const Factor &F)
   return "";
 }
 
+ToeplitzFactor InteriorToeplitz(const Factor &F)
+{
+  ToeplitzFactor t;
+  const Int      n = F.n();
+  if (n < 3) return t;
+  /* v[lo..hi] equal to v[lo] within 4 units of rounding of the largest entry of the factor */
+  Real scale = 0;
+  for (const auto *v : {&F.ad, &F.ao, &F.md, &F.mo})
+    for (Real x : *v) scale = std::max(scale, std::abs(x));
+  const Real tol  = 4 * std::numeric_limits<Real>::epsilon() * scale;
+  auto       same = [&](const std::vector<Real> &v, Int lo, Int hi) {
+    for (Int i = lo; i <= hi; i++)
+      if (!(std::abs(v[i] - v[lo]) <= tol)) return false;
+    return true;
+  };
+  if (!same(F.ao, 0, n - 2) || !same(F.ad, 1, n - 2)) return t;
+  if (!F.md.empty() && !same(F.md, 1, n - 2)) return t;
+  if (!F.mo.empty() && !same(F.mo, 0, n - 2)) return t;
+  t.on  = true;
+  t.ao  = F.ao[0];
+  t.ad  = F.ad[1];
+  t.ad0 = F.ad[0];
+  t.adn = F.ad[n - 1];
+  if (!F.md.empty()) t.md = F.md[1], t.md0 = F.md[0], t.mdn = F.md[n - 1];
+  if (!F.mo.empty()) t.mo = F.mo[0];
+  return t;
+}
+
 std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
 {
   S      = Solver();
@@ -1301,7 +1342,7 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
     if (!err.empty()) return "factor " + std::to_string(d + 1) + " " + err;
     S.n[d] = F[d].n();
     S.f[d] = ToDevice(F[d]);
-    if (d == S.dim - 1) S.moff_last = !F[d].mo.empty();
+    if (d == S.dim - 1) S.moff_last = !F[d].mo.empty(), S.toep_last = InteriorToeplitz(F[d]);
     /* extreme eigenvalues of the pencil (eigenvalues only; tridiagonal M: by bisection on the inertia of A - sigma M) */
     if (!F[d].mo.empty()) {
       if (!MassDefinite(F[d])) {

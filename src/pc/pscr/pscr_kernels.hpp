@@ -89,6 +89,18 @@ struct Work {
   View<Int>    status;
 };
 
+/* the last factor's pair (A, M) when both are constant on the rows 1 .. n - 2 (a uniform grid, any ends): then every
+   shifted system A + sigma M is interior-Toeplitz and the team solves take kp_tridiag's recurrences
+   (tridiag_detail::TeamToeplitzSolve) where |b| > 2 |a| */
+struct ToeplitzFactor {
+  bool on = false;
+  Real ao = 0, ad = 0, ad0 = 0, adn = 0; /* A: off-diagonal, interior diagonal, first and last diagonal */
+  Real mo = 0, md = 1, md0 = 1, mdn = 1; /* M likewise (the identity when it is not given) */
+};
+
+/* the ToeplitzFactor of F (on = false unless n >= 3 and the entries agree to 4 units of rounding of their size) */
+ToeplitzFactor InteriorToeplitz(const Factor &F);
+
 struct Solver {
   Int                       dim = 0, q = 4;
   Int                       n[3] = {1, 1, 1};
@@ -108,6 +120,8 @@ struct Solver {
   View<Real>                chunked[6];      /* the last factor's al, ad, au, ml, md, mu in chunk order (row t C + j at j T + t) */
   Int                       chunked_C = 0, chunked_T = 0;
   bool                      moff_last = false; /* the last M has off-diagonals */
+  ToeplitzFactor            toep_last;         /* the last factor, when interior-Toeplitz */
+  bool                      toeplitz = true;   /* the recurrences for interior-Toeplitz shifted systems (toep_last.on) */
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
   View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
