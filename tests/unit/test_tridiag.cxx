@@ -273,6 +273,7 @@ void ToeplitzCase(Int nsys, Int n, Scalar a, Scalar b, Scalar db, Scalar b0, Sca
     std::copy(xs.begin(), xs.end(), ref.begin() + s * n);
   }
   if (n == 1) return; /* one row is both ends: not a form of this accessor */
+  if (kDeviceExec && (n + C - 1) / C > 512) return; /* one team holds at most 512 threads */
   auto      df = ToDevice(f), dx = ToDevice(std::vector<Scalar>(nsys * n, NAN));
   View<Int> st("status", nsys);
   petsckp::tridiag_detail::SolveTeamC<C>(sh, ToeplitzCoef<C>{a, b, db, b0, bn, n, on}, petsckp::tridiag_detail::RhsBatch<petsckp::tridiag_detail::RhsView>{{ucv(df)}, sh}, uv(dx), uv(st), 0);
