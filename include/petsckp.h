@@ -228,6 +228,8 @@ PETSC_EXTERN PetscErrorCode    PCPSORMGSetProjectCorrection(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetProjectCorrection(PC, PetscBool *);
 PETSC_EXTERN PetscErrorCode    PCPSORMGSetDeviceSetup(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCPSORMGGetDeviceSetup(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode    PCPSORMGSetHybridSmoother(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCPSORMGGetHybridSmoother(PC, PetscBool *);
 /* ---- TAO lbfgsb (Byrd, Lu, Nocedal, Zhu 1995; Fei, Rong, Wang, Wang 2014) */
 #define TAOLBFGSB "lbfgsb"
 /*E
@@ -426,6 +428,8 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGGetComplexities(PC, PetscReal *, PetscReal
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetNumberOfLevels(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetDeviceSetup(PC, PetscBool);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetDeviceSetup(PC, PetscBool *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetHybridSmoother(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetHybridSmoother(PC, PetscBool *);
 /* ---- PC pscr (partial solution variant of cyclic reduction) */
 #define PCPSCR "pscr"
 PETSC_EXTERN PetscErrorCode PCPSCRSetFactors(PC, Mat, Mat, Mat, Mat, Mat, Mat);

@@ -623,6 +623,13 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 65 -max_cycles 35 -ksp_converged_reason -pc_psormg_device_setup {{true false}} -pc_psormg_obstacle_restriction truncated
     output_file: output/obstacle_hemisphere_truncated_setup_cycles.out
 
+  # one ghost exchange per projected SOR sweep under MPI (hybrid): the same error to the printed digits
+  test:
+    suffix: hemisphere_hybrid
+    nsize: {{2 3 4}}
+    args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_hybrid_smoother {{true false}} -pc_psormg_obstacle_restriction {{monotone truncated}}
+    output_file: output/obstacle_hemisphere.out
+
   test:
     suffix: manufactured_3d_setup_cycles
     nsize: {{1 2 4}}

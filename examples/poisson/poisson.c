@@ -265,6 +265,13 @@ int main(int argc, char **argv)
     args: -dim 3 -n 17 -use_kp_operator -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged
     output_file: output/poisson_3d.out
 
+  # the Gauss-Seidel smoothers under MPI: one ghost exchange per sweep (hybrid, the default) or per colour
+  test:
+    suffix: 3d_uaamg_hybrid
+    nsize: {{2 3 4}}
+    args: -dim 3 -n 17 -use_kp_operator -ksp_type fcg -pc_type uaamg -ksp_max_it 25 -ksp_error_if_not_converged -pc_uaamg_hybrid_smoother {{true false}}
+    output_file: output/poisson_3d.out
+
   test:
     suffix: 3d_uaamg_dm
     nsize: 2

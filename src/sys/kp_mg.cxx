@@ -1123,10 +1123,11 @@ PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
 
 /* ---------------------------------------------------------------------------------------------------------------- */
 
-PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up)
+PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up, bool hybrid)
 {
   MGLevel       &L  = H.levels[l];
   const PetscInt nc = (PetscInt)colourids.size();
+  Vec            g  = nullptr;
 
   PetscFunctionBegin;
   for (PetscInt s = 0; s < nsweeps; s++)
@@ -1134,9 +1135,9 @@ PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourParti
       const Int c = colourids[backward ? nc - 1 - cc : cc];
       const Int r0 = colours.hoffsets(c), r1 = colours.hoffsets(c + 1);
       DeviceVec xv, bv, gv, lv, uv;
-      Vec       g;
 
-      PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g)); /* the values of the other colours on the neighbours */
+      /* the values of the other colours on the neighbours: before every colour, or (hybrid) before every sweep */
+      if (!hybrid || cc == 0) PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g));
       if (g) PetscCall(gv.Get(g, Access::Read));
       if (lo) PetscCall(lv.Get(lo, Access::Read));
       if (up) PetscCall(uv.Get(up, Access::Read));

@@ -408,8 +408,11 @@ PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
 /* nsweeps (projected) SOR sweeps on A_l x = b with level l's device operator: the colours of colourids (those present
    on some process, ascending) in turn, in reverse order when backward, each after a ghost exchange of x, rows of one
    colour updated at once (ColourSweep of kp_colour); lo / up: bounds of a projected sweep, NULL for none. The coloured
-   Gauss-Seidel smoothers of the multigrids on levels stored as CSR. Collective. */
-PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up);
+   Gauss-Seidel smoothers of the multigrids on levels stored as CSR. hybrid: one ghost exchange per sweep instead of one
+   per colour, the other processes' values then held for the whole sweep (Gauss-Seidel inside each process, Jacobi
+   between processes: the hybrid smoother of distributed AMG codes, e.g. hypre's hybrid Gauss-Seidel); the same as the
+   coloured sweep on one process. Collective. */
+PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up, bool hybrid = false);
 
 /* Collective check of a colouring of level l's rows against its device operator (local and ghost blocks): the
    global number of nonzero couplings inside a colour (GraphColourCheck of kp_colour, after a ghost exchange of the

@@ -1226,3 +1226,68 @@ TEST(MGMPIN, CoarseReplicaMatchesTheOperator)
     MatDestroy(&A);
   }
 }
+
+/* The coloured Gauss-Seidel sweeps of the multigrid layer (MGLevelColourSweeps) on a distributed operator (the 9-point
+   box of random values, 4 parity colours, uneven partitions with an empty rank at 3 and 4 ranks), forward and
+   backward, against a serial reference on the whole vector: per colour (the other processes' values exchanged before
+   every colour: the sweep of one process) and hybrid (exchanged once per sweep: Jacobi between processes) */
+TEST(MGMPIN, ColourSweepsPerColourAndHybrid)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  for (Int N : {1, 3, 13, 29}) {
+    const Int        n = N * N;
+    HostCsr          h = Box2D(N, 7);
+    std::vector<Int> off = UnevenPartition(n, size), owner(n), colour(n);
+    for (PetscMPIInt p = 0; p < size; p++)
+      for (Int i = off[p]; i < off[p + 1]; i++) owner[i] = p;
+    for (Int i = 0; i < n; i++) colour[i] = (i % N) % 2 + 2 * ((i / N) % 2);
+    const Int        rstart = off[rank], m = off[rank + 1] - off[rank];
+    Mat              A = RowsToMat(h, rstart, rstart + m, m);
+    MGHierarchy      H;
+    ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, true, H), 0);
+    ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+    ColourPartition  P;
+    ASSERT_EQ(ColourPartitionCreate(m, ucv(kptest::ToDevice(std::vector<Int>(colour.begin() + rstart, colour.begin() + rstart + m))), 4, P), 0);
+    const std::vector<Int> ids = {0, 1, 2, 3};
+    const auto             bs = RandomVector(n, 41), x0 = RandomVector(n, 43);
+    for (bool hybrid : {false, true})
+      for (bool backward : {false, true}) {
+        SCOPED_TRACE("N " + std::to_string(N) + " ranks " + std::to_string(size) + (hybrid ? " hybrid" : " per colour") + (backward ? " backward" : " forward"));
+        const PetscInt sweeps = 2;
+        const Real     omega  = 0.9;
+        /* the reference: all rows of a colour at once from the values before it; the other processes' values from
+           the start of the sweep when hybrid */
+        std::vector<Scalar> xr = x0;
+        for (PetscInt s = 0; s < sweeps; s++) {
+          const std::vector<Scalar> start = xr;
+          for (int cc = 0; cc < 4; cc++) {
+            const Int           c = backward ? 3 - cc : cc;
+            std::vector<Scalar> xn = xr;
+            for (Int i = 0; i < n; i++) {
+              if (colour[i] != c) continue;
+              Scalar r = bs[i], d = 0;
+              for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) {
+                const Int j = h.colidx[k];
+                r -= h.vals[k] * (hybrid && owner[j] != owner[i] ? start[j] : xr[j]);
+                if (j == i) d = h.vals[k];
+              }
+              xn[i] = xr[i] + omega * r / d;
+            }
+            xr = xn;
+          }
+        }
+        Vec x, b;
+        MatCreateVecs(A, &x, &b);
+        StdToVec(std::vector<Scalar>(bs.begin() + rstart, bs.begin() + rstart + m), b);
+        StdToVec(std::vector<Scalar>(x0.begin() + rstart, x0.begin() + rstart + m), x);
+        ASSERT_EQ((int)MGLevelColourSweeps(H, 0, P, ids, sweeps, omega, backward, b, x, nullptr, nullptr, hybrid), 0);
+        EXPECT_LE(RelErr(VecToStd(x), std::vector<Scalar>(xr.begin() + rstart, xr.begin() + rstart + m)), 1e-13);
+        VecDestroy(&x);
+        VecDestroy(&b);
+      }
+    MGHierarchyReset(H);
+    MatDestroy(&A);
+  }
+}
