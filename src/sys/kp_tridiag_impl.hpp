@@ -280,13 +280,16 @@ struct TeamChunk {
   Scalar hc;               /* the separator row's coupling to the next chunk */
 };
 
-/* team scratch of TeamChunkSolve: at least 8 T scalars, then 3 flags */
+/* team scratch of TeamChunkSolve (at least 8 T scalars), of TeamToeplitzSolve (its own area, so that the two may follow
+   each other without a barrier between them), then 3 flags */
 struct TeamScratch {
   Scalar *pub = nullptr;                              /* 3 T: y, v, w of the first interior row of every chunk */
   Scalar *A = nullptr, *B = nullptr, *Cc = nullptr;   /* the separators' system (T each) */
   Scalar *F = nullptr, *S = nullptr;                  /* its right-hand side (then solution) and |row| sums */
+  Scalar *toep = nullptr;                             /* TeamToeplitzSolve: two areas of 2 ceil(T / 32) + 8, by parity */
   int    *flag = nullptr;                             /* 3 failure flags (1 + row), used round robin */
-  KOKKOS_INLINE_FUNCTION static size_t Bytes(Int T, Int scalars = 0) { return (size_t)(scalars > 8 * T ? scalars : 8 * T) * sizeof(Scalar) + 4 * sizeof(int); }
+  KOKKOS_INLINE_FUNCTION static Int ToeplitzScalars(Int T) { return 2 * (2 * ((T + 31) / 32) + 8); }
+  KOKKOS_INLINE_FUNCTION static size_t Bytes(Int T, Int scalars = 0) { return (size_t)((scalars > 8 * T ? scalars : 8 * T) + ToeplitzScalars(T)) * sizeof(Scalar) + 4 * sizeof(int); }
   KOKKOS_INLINE_FUNCTION void Carve(char *base, Int T, Int scalars = 0)
   {
     Scalar *p = (Scalar *)base;
@@ -296,7 +299,8 @@ struct TeamScratch {
     Cc        = p + 5 * T;
     F         = p + 6 * T;
     S         = p + 7 * T;
-    flag      = (int *)(p + (scalars > 8 * T ? scalars : 8 * T));
+    toep      = p + (scalars > 8 * T ? scalars : 8 * T);
+    flag      = (int *)(toep + ToeplitzScalars(T));
   }
 };
 
@@ -323,6 +327,9 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
 {
   const Int Te = (n + C - 1) / C, R = Te - 1;
   int      *flag = sc.flag + solve % 3;
+  /* the previous solve of the team may still read the separators' solution (step 4: F of the neighbouring chunks)
+     that step 1 overwrites */
+  if (solve > 0) m.team_barrier();
   /* 1. every chunk's interior as affine functions of its separators; publish the first interior row, keep the last
         and the separator row */
   ForChunks(m, T, [&](Int t) {
@@ -486,11 +493,19 @@ KOKKOS_INLINE_FUNCTION Int TeamChunkSolve(const Member &m, Int n, Int T, const C
 struct ToeplitzRows {
   Scalar a = 0, b = 0, b0 = 0, bn = 0; /* interior off-diagonal and diagonal, the diagonals of the first and last rows */
   bool   on = false;
-  /* the recurrences apply (and, on a GPU, the team's scratch holds their exchanges: T >= 4 threads) */
-  KOKKOS_INLINE_FUNCTION bool Usable(Int n, Int T) const
+  /* |r| < 1 of the recurrences (0 when a = 0) */
+  KOKKOS_INLINE_FUNCTION Real Ratio() const
+  {
+    const Real ma = Mag(a), mb = Mag(b);
+    return ma == 0 ? Real(0) : 2 * ma / (mb + compat::sqrt((mb - 2 * ma) * (mb + 2 * ma)));
+  }
+  /* the recurrences apply: |b| > 2 |a|, and the homogeneous solutions r^i and r^(n-1-i) far enough apart for the fit of
+     the end rows, n (1 - |r|) >= 1 (as r -> 1 they become the same and the fit loses about 1 / (n (1 - |r|)) digits:
+     e.g. the mode of a zero eigenvalue of the other direction, Neumann there, shift 0); otherwise the general solver */
+  KOKKOS_INLINE_FUNCTION bool Usable(Int n) const
   {
     if constexpr (!std::is_floating_point<Scalar>::value) return false;
-    else return on && n >= 3 && (!kDeviceExec || T >= 4) && Mag(b) > 2 * Mag(a);
+    else return on && n >= 3 && Mag(b) > 2 * Mag(a) && (Real)n * (1 - Ratio()) >= 1;
   }
 };
 
@@ -540,15 +555,15 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar WarpDown(Scalar v, int d, unsigned mask)
 #endif
 }
 
-/* Solves one interior-Toeplitz system (tp.Usable(n, T)) as TeamChunkSolve does (chunk(t).y in: right-hand side, out:
-   solution; same calling rules, flags and return value; consecutive solves alternate between two areas of the
-   separators' scratch). Fails (NaN, returns 1) only if the end rows make the system singular. */
+/* Solves one interior-Toeplitz system (tp.Usable(n)) as TeamChunkSolve does (chunk(t).y in: right-hand side, out:
+   solution; same calling rules, flags and return value; consecutive solves alternate between the two halves of the
+   scratch's own area, sc.toep). Fails (NaN, returns 1) only if the end rows make the system singular. */
 template <int C, class Member, class ChunkAt>
 KOKKOS_INLINE_FUNCTION Int TeamToeplitzSolve(const Member &m, Int n, Int T, const ChunkAt &chunk, const ToeplitzRows &tp, const TeamScratch &sc, Int solve)
 {
   const Int    Te = (n + C - 1) / C;
   const Scalar a = tp.a, b = tp.b, b0 = tp.b0, bn = tp.bn;
-  const Scalar disc = compat::sqrt(b * b - 4 * a * a);
+  const Scalar disc = compat::sqrt((Mag(b) - 2 * Mag(a)) * (Mag(b) + 2 * Mag(a)));
   const Scalar r = a == Scalar(0) ? Scalar(0) : -2 * a / (b + (b > 0 ? disc : -disc)), ik = Scalar(1) / (b + a * r);
   Scalar       g0 = 0, gn = 0, y0 = 0, y1 = 0, yn2 = 0, yn1 = 0; /* the right-hand side and y_p at the end rows */
   Scalar       rho = r;                                           /* r^C */
@@ -579,7 +594,7 @@ KOKKOS_INLINE_FUNCTION Int TeamToeplitzSolve(const Member &m, Int n, Int T, cons
     const Int      t = m.team_rank(), lane = t % 32, wid = t / 32, nw = (m.team_size() + 31) / 32;
     const Int      nl   = m.team_size() - 32 * wid < 32 ? m.team_size() - 32 * wid : 32;
     const unsigned mask = nl == 32 ? 0xffffffffu : ((1u << nl) - 1u);
-    Scalar        *reg  = sc.A + (solve % 2) * (2 * nw + 8); /* warps' forward totals, backward totals, the end rows */
+    Scalar        *reg  = sc.toep + (solve % 2) * (2 * nw + 8); /* warps' forward totals, backward totals, the end rows */
     Scalar         P[6];                                      /* rho^(2^k) */
     P[0] = rho;
     for (int k = 1; k < 6; k++) P[k] = P[k - 1] * P[k - 1];
@@ -699,7 +714,7 @@ KOKKOS_INLINE_FUNCTION Int TeamToeplitzSolve(const Member &m, Int n, Int T, cons
 template <int C, class Member, class ChunkAt, class CoefAt>
 KOKKOS_INLINE_FUNCTION Int TeamSolve(const Member &m, Int n, Int T, const ChunkAt &chunk, const CoefAt &coef, const ToeplitzRows &tp, const TeamScratch &sc, Real pivtol, Int solve)
 {
-  if (tp.Usable(n, T)) return TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, solve);
+  if (tp.Usable(n)) return TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, solve);
   return TeamChunkSolve<C>(m, n, T, chunk, coef, sc, pivtol, solve);
 }
 

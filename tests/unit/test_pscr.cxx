@@ -1433,3 +1433,73 @@ TEST(PSCR, SingularTridiagonalMass)
     EXPECT_NEAR(S.min_sum, ref, 1e-10 * ref) << n;
   }
 }
+
+/* ---- uniform factors: the interior-Toeplitz recurrences of the last dimension (tridiag_detail::TeamToeplitzSolve),
+   against the general team solver on the same factors */
+namespace
+{
+/* -u'' on a uniform mesh of n nodes, lumped linear elements: Dirichlet (n interior nodes), Neumann or Robin ends
+   (n nodes including the ends: half a cell of mass and stiffness there) */
+Factor Uniform1D(Int n, Bc bc, Real scale = 1)
+{
+  const bool natural = bc == Bc::Neumann || bc == Bc::Robin;
+  const Real h       = 1.0 / (Real)(natural ? std::max<Int>(n - 1, 1) : n + 1);
+  Factor     F;
+  F.ad.assign(n, 2 * scale / h);
+  F.ao.assign(n > 0 ? n - 1 : 0, -scale / h);
+  F.md.assign(n, h);
+  if (natural && n > 1) {
+    F.ad[0] = F.ad[n - 1] = scale / h;
+    F.md[0] = F.md[n - 1] = h / 2;
+  }
+  if (bc == Bc::Robin) F.ad[0] += 2.5 * scale, F.ad[n - 1] += 0.75 * scale;
+  return F;
+}
+} // namespace
+
+TEST(PSCR, ToeplitzRecurrencesUniformFactors)
+{
+  const Bc bcs[] = {Bc::Dirichlet, Bc::Neumann, Bc::Robin};
+  const Int sizes[][2] = {{15, 31}, {31, 255}, {4, 15}, {7, 2000}, {64, 3}};
+  for (Bc b1 : bcs)
+    for (Bc b2 : bcs)
+      for (Real c : {0.0, 1e-14, 3.0})
+        for (const auto &n : sizes) {
+          /* a zero eigenvalue in both directions with c = 0 is the singular pure Neumann operator */
+          if (b1 != Bc::Dirichlet && b2 != Bc::Dirichlet && c < 1) continue;
+          if (b1 == Bc::Neumann && b2 == Bc::Neumann) continue;
+          SCOPED_TRACE("bc " + std::to_string((int)b1) + "/" + std::to_string((int)b2) + " c " + std::to_string(c) + " n " + std::to_string(n[0]) + "x" + std::to_string(n[1]));
+          std::vector<Factor>   F = {Uniform1D(n[0], b1), Uniform1D(n[1], b2)};
+          petsckp::pscr::Solver S;
+          ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+          EXPECT_EQ(S.toep_last.on, n[1] >= 3);
+          double r[2];
+          for (int t = 0; t < 2; t++) {
+            S.toeplitz = t == 0;
+            Int nf     = 0;
+            r[t]       = SolveResidual(S, F, c, 9, &nf);
+            EXPECT_EQ(nf, 0);
+          }
+          /* the recurrences as accurate as the general solver (where r is close to 1 they are not taken) */
+          EXPECT_LE(r[0], 10 * r[1] + 1e-14) << "recurrences " << r[0] << ", general solver " << r[1];
+          EXPECT_LE(r[0], 1e-9);
+        }
+}
+
+/* a factor is interior-Toeplitz only if each of its diagonals is constant at its own scale: a mass matrix varying
+   by 2e-4 next to a stiffness of 1e12 is not */
+TEST(PSCR, InteriorToeplitzDetection)
+{
+  Factor F = Uniform1D(33, Bc::Dirichlet, 1e12);
+  EXPECT_TRUE(petsckp::pscr::InteriorToeplitz(F).on);
+  Factor G = F;
+  for (Int i = 0; i < G.n(); i++) G.md[i] *= 1 + 2e-4 * ((i % 3) - 1);
+  EXPECT_FALSE(petsckp::pscr::InteriorToeplitz(G).on);
+  Factor H = F;
+  H.ao[7] *= 1 + 1e-12;
+  EXPECT_FALSE(petsckp::pscr::InteriorToeplitz(H).on);
+  Factor E = F; /* only the ends differ: still interior-Toeplitz */
+  E.ad[0] *= 3, E.ad[32] *= 0.5, E.md[0] *= 2;
+  EXPECT_TRUE(petsckp::pscr::InteriorToeplitz(E).on);
+  EXPECT_FALSE(petsckp::pscr::InteriorToeplitz(Uniform1D(2, Bc::Dirichlet)).on);
+}

@@ -1306,12 +1306,12 @@ ToeplitzFactor InteriorToeplitz(const Factor &F)
   ToeplitzFactor t;
   const Int      n = F.n();
   if (n < 3) return t;
-  /* v[lo..hi] equal to v[lo] within 4 units of rounding of the largest entry of the factor */
-  Real scale = 0;
-  for (const auto *v : {&F.ad, &F.ao, &F.md, &F.mo})
-    for (Real x : *v) scale = std::max(scale, std::abs(x));
-  const Real tol  = 4 * std::numeric_limits<Real>::epsilon() * scale;
-  auto       same = [&](const std::vector<Real> &v, Int lo, Int hi) {
+  /* v[lo..hi] equal to v[lo] within 4 units of rounding of the largest of them (each array on its own scale: a mass
+     matrix next to a stiffness of 1/h^2 keeps its own variations) */
+  auto same = [&](const std::vector<Real> &v, Int lo, Int hi) {
+    Real scale = 0;
+    for (Int i = lo; i <= hi; i++) scale = std::max(scale, std::abs(v[i]));
+    const Real tol = 4 * std::numeric_limits<Real>::epsilon() * scale;
     for (Int i = lo; i <= hi; i++)
       if (!(std::abs(v[i] - v[lo]) <= tol)) return false;
     return true;

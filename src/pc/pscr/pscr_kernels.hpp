@@ -98,7 +98,8 @@ struct ToeplitzFactor {
   Real mo = 0, md = 1, md0 = 1, mdn = 1; /* M likewise (the identity when it is not given) */
 };
 
-/* the ToeplitzFactor of F (on = false unless n >= 3 and the entries agree to 4 units of rounding of their size) */
+/* the ToeplitzFactor of F (on = false unless n >= 3 and the interior entries of each of A's and M's diagonals and
+   off-diagonals agree to 4 units of rounding of their own size) */
 ToeplitzFactor InteriorToeplitz(const Factor &F);
 
 struct Solver {
