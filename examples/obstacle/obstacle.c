@@ -630,6 +630,21 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_hybrid_smoother {{true false}} -pc_psormg_obstacle_restriction {{monotone truncated}}
     output_file: output/obstacle_hemisphere.out
 
+  # hybrid sweeps only where they converge (omega <= 1): an over-relaxed smoother, and the iteration of a distributed
+  # coarsest grid (2 levels: 65^2 points, more than the 4096 gathered to every process; its omega 1.5), keep the
+  # per-colour exchanges: the cycles of one process
+  test:
+    suffix: hemisphere_hybrid_omega
+    nsize: {{1 2 4}}
+    args: -problem hemisphere -n 129 -max_cycles 30 -pc_psormg_hybrid_smoother -pc_psormg_omega 1.6 -ksp_converged_reason
+    output_file: output/obstacle_hemisphere_hybrid_omega.out
+
+  test:
+    suffix: hemisphere_hybrid_coarse
+    nsize: {{1 2 3 4}}
+    args: -problem hemisphere -n 129 -max_cycles 30 -pc_psormg_hybrid_smoother -pc_psormg_levels 2 -ksp_converged_reason
+    output_file: output/obstacle_hemisphere_hybrid_coarse.out
+
   test:
     suffix: manufactured_3d_setup_cycles
     nsize: {{1 2 4}}

@@ -1130,6 +1130,7 @@ PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourParti
   Vec            g  = nullptr;
 
   PetscFunctionBegin;
+  hybrid = hybrid && omega <= 1; /* over-relaxed Jacobi between processes need not converge */
   for (PetscInt s = 0; s < nsweeps; s++)
     for (PetscInt cc = 0; cc < nc; cc++) {
       const Int c = colourids[backward ? nc - 1 - cc : cc];

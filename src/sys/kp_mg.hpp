@@ -411,7 +411,8 @@ PetscErrorCode MGCycleApply(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams
    Gauss-Seidel smoothers of the multigrids on levels stored as CSR. hybrid: one ghost exchange per sweep instead of one
    per colour, the other processes' values then held for the whole sweep (Gauss-Seidel inside each process, Jacobi
    between processes: the hybrid smoother of distributed AMG codes, e.g. hypre's hybrid Gauss-Seidel); the same as the
-   coloured sweep on one process. Collective. */
+   coloured sweep on one process; only for omega <= 1 (over-relaxed Jacobi between processes need not converge: with
+   omega > 1 the exchanges stay per colour). Collective. */
 PetscErrorCode MGLevelColourSweeps(MGHierarchy &H, PetscInt l, const ColourPartition &colours, const std::vector<Int> &colourids, PetscInt nsweeps, Real omega, bool backward, Vec b, Vec x, Vec lo, Vec up, bool hybrid = false);
 
 /* Collective check of a colouring of level l's rows against its device operator (local and ghost blocks): the

@@ -302,7 +302,7 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
       const Int k = backward ? nc - 1 - cc : cc;
       DeviceVec bv, xv, gv;
       /* the neighbours' values on other processes: before every colour, or (hybrid) held for the whole sweep */
-      if (!ua->hybrid || !g) PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g));
+      if (!ua->hybrid || ua->omega > 1 || !g) PetscCall(DeviceMatGhostUpdate(L.Ad, x, &g)); /* (as MGLevelColourSweeps: omega <= 1 only) */
       if (g) PetscCall(gv.Get(g, Access::Read));
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
@@ -1806,7 +1806,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-    if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : "one ghost exchange per colour (the same sweep as on one process)"));
+    const bool gs = ua->fine_smoother == PC_UAAMG_SMOOTHER_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->smoother == PC_UAAMG_SMOOTHER_GS;
+    if (size > 1 && gs) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid && ua->omega <= 1 ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : ua->hybrid ? "one ghost exchange per colour (the same sweep as on one process; hybrid sweeps are taken only for omega <= 1)" : "one ghost exchange per colour (the same sweep as on one process)"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "depth rule %s", UAAMGEnumName(PCUAAMGDepthRules, 2, ua->depth_rule)));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
@@ -2816,7 +2817,9 @@ PetscErrorCode PCUAAMGGetDeviceSetup(PC pc, PetscBool *flg)
   Without GPU-aware MPI every exchange passes through the hosts; the per-colour sweep costs one exchange for each of
   the (up to 8) colours and the fine level's loose rows, the hybrid sweep one. On one process both are the same. The
   hybrid sweep changes the smoother, not the cycle's symmetry (the backward sweep is the adjoint of the forward one);
-  on the 3D Poisson problem it took the same iterations at 2 and 4 processes (`bench/results/scaling_gpu.md`).
+  on the 3D Poisson problem it took the same iterations at 2 and 4 processes (`bench/results/scaling_gpu.md`). Only for
+  omega <= 1 (`PCUAAMGSetOmega()`): over-relaxed Jacobi between processes need not converge, so an omega > 1 keeps the
+  per-colour exchanges.
 
 .seealso: `PCUAAMG`, `PCUAAMGGetHybridSmoother()`, `PCUAAMGSetSmoother()`
 @*/
