@@ -31,6 +31,21 @@ PetscErrorCode MatConvertCopy(Mat A, MatType type, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatCheckSquareLayout(Mat A, const char *who)
+{
+  PetscInt  M, N, m, n;
+  PetscBool bad;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  bad = m != n ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  PetscCheck(M == N, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "%s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, who, M, N);
+  PetscCheck(!bad, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "%s needs the same row and column layouts of its operator on every process (local rows and columns differ on some process): create it with equal local row and column sizes", who);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatHostAIJCopy(Mat A, Mat *B)
 {
   PetscBool       ismpi, plain;

@@ -74,6 +74,9 @@ PetscErrorCode MatConvertCopy(Mat A, MatType type, Mat *B);
    to MatConvert_Basic(), which inserts row by row into a matrix without preallocation (reallocating as rows fill):
    about 10 s for 3.6 million rows per process of a 7-point operator on an H100 machine; collective */
 PetscErrorCode MatHostAIJCopy(Mat A, Mat *B);
+/* an error (PETSC_ERR_ARG_SIZ, naming who) unless A is square with the same row and column layouts on every process
+   (what a solver that applies A to its own iterates needs); collective */
+PetscErrorCode MatCheckSquareLayout(Mat A, const char *who);
 
 /* The private data of every solver type is a C++ struct T with default member initialisers (Kokkos views,
    std::vectors and PETSc objects as members), made by TypeDataCreate(&pc->data, &ctx) in the type's Create routine and freed by

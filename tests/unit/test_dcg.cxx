@@ -685,3 +685,94 @@ TEST(DCG, BuildSolutionDuringTheSolveIsTheIterate)
   PetscRandomDestroy(&rnd);
   MatDestroy(&A);
 }
+
+/* an indefinite operator (the 2D Laplacian shifted by -0.2 h^-2-scaled, whose deflated (p, P A p) turns clearly
+   negative while (p, A p) > 0) is reported as KSP_DIVERGED_INDEFINITE_MAT, standard and pipelined, with zero and
+   nonzero initial guesses, and the solve returns the initial guess, whose residual is smaller than the coarse
+   correction's; with -ksp_error_if_not_converged it is an error that says so */
+TEST(DCG, IndefiniteOperatorKeepsTheInitialGuess)
+{
+  const PetscInt n = 12, N = n * n;
+  Mat            A;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 5, NULL, &A);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt r = i + n * j;
+      MatSetValue(A, r, r, 4.0 - 0.2, INSERT_VALUES);
+      if (i > 0) MatSetValue(A, r, r - 1, -1.0, INSERT_VALUES);
+      if (i < n - 1) MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES);
+      if (j > 0) MatSetValue(A, r, r - n, -1.0, INSERT_VALUES);
+      if (j < n - 1) MatSetValue(A, r, r + n, -1.0, INSERT_VALUES);
+    }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  Vec b, x, x0;
+  MatCreateVecs(A, &x, &b);
+  VecSet(b, 1.0);
+  VecDuplicate(x, &x0);
+  for (PetscBool pipelined : {PETSC_FALSE, PETSC_TRUE})
+    for (bool guess : {false, true}) {
+      KSP ksp = CreateDCG(A, PCNONE);
+      KSPDCGSetPipelined(ksp, pipelined);
+      PetscOptionsSetValue(NULL, "-ksp_dcg_subdomains", "2");
+      KSPSetFromOptions(ksp);
+      PetscOptionsClearValue(NULL, "-ksp_dcg_subdomains");
+      VecSet(x0, guess ? 0.05 : 0.0);
+      VecCopy(x0, x);
+      if (guess) KSPSetInitialGuessNonzero(ksp, PETSC_TRUE);
+      const double r0 = TrueResidual(A, b, x0);
+      ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+      KSPConvergedReason reason;
+      KSPGetConvergedReason(ksp, &reason);
+      EXPECT_EQ(reason, KSP_DIVERGED_INDEFINITE_MAT) << "pipelined " << pipelined << " guess " << guess;
+      EXPECT_LE(TrueResidual(A, b, x), r0 * (1 + 1e-12)) << "pipelined " << pipelined << " guess " << guess;
+      KSPSetErrorIfNotConverged(ksp, PETSC_TRUE);
+      VecCopy(x0, x);
+      PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+      PetscErrorCode ierr = KSPSolve(ksp, b, x);
+      PetscPopErrorHandler();
+      EXPECT_EQ((int)ierr, (int)PETSC_ERR_NOT_CONVERGED);
+      KSPDestroy(&ksp);
+    }
+  VecDestroy(&x0);
+  VecDestroy(&b);
+  VecDestroy(&x);
+  MatDestroy(&A);
+}
+
+/* a rectangular operator is refused by KSPDCG and PCNEUMANN with an error that says it must be square */
+TEST(DCG, RectangularOperatorIsAnError)
+{
+  Mat A;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, 10, 11, 3, NULL, &A);
+  for (PetscInt i = 0; i < 10; i++) {
+    MatSetValue(A, i, i, 2.0, INSERT_VALUES);
+    MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES);
+  }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  for (const char *pc : {PCJACOBI, PCNEUMANN}) {
+    KSP ksp = CreateDCG(A, pc);
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+    PetscErrorCode ierr = KSPSetUp(ksp);
+    PetscPopErrorHandler();
+    EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_SIZ) << pc;
+    EXPECT_NE(LastError().find("square"), std::string::npos) << LastError();
+    KSPDestroy(&ksp);
+  }
+  /* PCNEUMANN alone (under KSPCG) */
+  KSP ksp;
+  PC  p;
+  KSPCreate(PETSC_COMM_SELF, &ksp);
+  KSPSetOperators(ksp, A, A);
+  KSPSetType(ksp, KSPCG);
+  KSPGetPC(ksp, &p);
+  PCSetType(p, PCNEUMANN);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  PetscErrorCode ierr = KSPSetUp(ksp);
+  PetscPopErrorHandler();
+  EXPECT_NE((int)ierr, 0);
+  EXPECT_NE(LastError().find("square"), std::string::npos) << LastError();
+  KSPDestroy(&ksp);
+  MatDestroy(&A);
+}

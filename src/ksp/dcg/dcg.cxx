@@ -41,6 +41,7 @@ struct KSP_DCG {
   Kokkos::View<petsckp::Sums4 *, petsckp::KCycleHostSpace> hsums; /* their host mirror */
   PetscBool             in_solve         = PETSC_FALSE; /* vec_sol holds the deflated iterate x_hat (KSPSolve in progress) */
   Vec                   bs_x = nullptr, bs_r = nullptr; /* KSPBuildSolution() during a solve: x and b - A x_hat */
+  Vec                   x0 = nullptr;                   /* a nonzero initial guess, kept until the solve succeeds */
 };
 
 /* the deflated residual is re-projected, r_hat <- P r_hat, when its part in range(Z) exceeds this fraction of it: a
@@ -129,6 +130,12 @@ static PetscErrorCode KSPSetUp_DCG(KSP ksp)
   PetscBool neumann, pcdefl = PETSC_FALSE;
 
   PetscFunctionBegin;
+  {
+    Mat A, P;
+    PetscCall(KSPGetOperators(ksp, &A, &P));
+    PetscCall(petsckp::MatCheckSquareLayout(A, "KSPDCG"));
+    if (P != A) PetscCall(petsckp::MatCheckSquareLayout(P, "KSPDCG (preconditioning matrix)"));
+  }
   PetscCall(KSPDCGWorkVecs(ksp));
   /* PCNEUMANN's checks of the operator (a NaN entry, a zero or negative diagonal, each naming its row) come first:
      the factorisation of the coarse matrix Z^T A Z would fail on the same operator with a vaguer message */
@@ -589,13 +596,21 @@ static PetscErrorCode KSPDCGTrackBest(KSP ksp, KSPDCGState *st, PetscInt it, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the breakdown (x, P A x) <= 0: an indefinite operator when (x, A x) <= 0 too (*step STOP), otherwise rounding in
-   the deflation (*step TRUE: restart from the true residual) */
+/* the breakdown (x, P A x) <= 0: an operator that is not SPD when (x, A x) <= 0 too or (x, P A x) is clearly negative
+   (*step STOP), otherwise rounding in the deflation (*step TRUE: restart from the true residual) */
 static PetscErrorCode KSPDCGBreakdown(KSP ksp, PetscInt i, PetscScalar pw, PetscScalar pa, KSPDCGStep *step, PetscBool *restart)
 {
   PetscFunctionBegin;
   if (PetscRealPart(pa) <= 0) {
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the operator is not positive definite: (p, A p) = %g", (double)PetscRealPart(pa));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+    *step       = KSPDCG_STEP_STOP;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* (p, P A p) = (p, A p) - (Z^T A p)^T E^-1 Z^T A p is a Schur complement: for a symmetric positive definite A it is
+     >= 0 up to rounding of the subtraction; clearly negative means A is not SPD */
+  if (PetscAbsScalar(pw) > PETSC_SQRT_MACHINE_EPSILON * PetscRealPart(pa)) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPDCG: the operator is not symmetric positive definite: the deflated (p, P A p) = %g < 0 although (p, A p) = %g > 0", (double)PetscRealPart(pw), (double)PetscRealPart(pa));
     ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
     *step       = KSPDCG_STEP_STOP;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -936,16 +951,49 @@ static PetscErrorCode KSPSolve_DCG_Iterate(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the 2-norm of b - A x (in r) */
+static PetscErrorCode KSPDCGTrueResidualNorm(KSP ksp, Vec x, Vec r, PetscReal *nrm)
+{
+  Mat Amat;
+
+  PetscFunctionBegin;
+  PetscCall(PCGetOperators(ksp->pc, &Amat, NULL));
+  PetscCall(KSP_MatMult(ksp, Amat, x, r));
+  PetscCall(VecAYPX(r, -1.0, ksp->vec_rhs));
+  PetscCall(VecNorm(r, NORM_2, nrm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_DCG(KSP ksp)
 {
   KSP_DCG       *dcg = (KSP_DCG *)ksp->data;
   PetscErrorCode ierr;
+  PetscReal      r0, rf;
 
   PetscFunctionBegin;
+  /* the residual of the initial guess: a failed solve (breakdown, an operator that is not SPD, NaN, the iterations
+     spent) returns its best iterate, or the initial guess where that iterate is worse (e.g. the coarse correction of
+     an indefinite operator) */
+  if (!dcg->bs_r) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->bs_r));
+  if (ksp->guess_zero) PetscCall(VecNorm(ksp->vec_rhs, NORM_2, &r0));
+  else {
+    if (!dcg->x0) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->x0));
+    PetscCall(VecCopy(ksp->vec_sol, dcg->x0));
+    PetscCall(KSPDCGTrueResidualNorm(ksp, dcg->x0, dcg->bs_r, &r0));
+  }
   dcg->in_solve = PETSC_TRUE;
   ierr          = KSPSolve_DCG_Iterate(ksp);
   dcg->in_solve = PETSC_FALSE;
   PetscCall(ierr);
+  if (ksp->reason < 0) {
+    PetscCall(KSPDCGTrueResidualNorm(ksp, ksp->vec_sol, dcg->bs_r, &rf));
+    if (!(rf <= r0)) {
+      PetscCall(PetscInfo(ksp, "DCG: the solve failed (%s) with a true residual norm %g above the initial guess's %g: the initial guess is returned\n", KSPConvergedReasons[ksp->reason], (double)rf, (double)r0));
+      if (ksp->guess_zero) PetscCall(VecSet(ksp->vec_sol, 0.0));
+      else PetscCall(VecCopy(dcg->x0, ksp->vec_sol));
+      if (ksp->normtype == KSP_NORM_UNPRECONDITIONED) ksp->rnorm = r0;
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -985,6 +1033,7 @@ static PetscErrorCode KSPReset_DCG(KSP ksp)
   PetscCall(PetscKPDeviceMatDestroy(&dcg->Ad));
   PetscCall(VecDestroy(&dcg->bs_x));
   PetscCall(VecDestroy(&dcg->bs_r));
+  PetscCall(VecDestroy(&dcg->x0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -362,6 +362,8 @@ static PetscErrorCode PCSetUp_Neumann(PC pc)
 
   PetscFunctionBegin;
   PetscCall(petsckp::KokkosInitializeOnce());
+  PetscCall(petsckp::MatCheckSquareLayout(pc->pmat, "PCNEUMANN"));
+  if (pc->mat != pc->pmat) PetscCall(petsckp::MatCheckSquareLayout(pc->mat, "PCNEUMANN (operator)"));
   PetscCall(PetscLogEventBegin(PC_Neumann_Setup, pc, 0, 0, 0));
   {
     /* the device copy of Pmat shared with the other petsckp solvers of the matrix (e.g. KSPDCG's deflation): made by
