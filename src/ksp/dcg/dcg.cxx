@@ -1376,7 +1376,8 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
      reused by the final correction). If it fails, it replaces r_hat and the iteration restarts from it
      (p = M^-1 r_hat; a residual replacement in the sense of van der Vorst and Ye). A breakdown (p, P A p) <= 0
      although (p, A p) > 0 (rounding, not an indefinite A) and a drift that returns one iteration after a
-     re-projection lead to the same restart;
+     re-projection lead to the same restart; a clearly negative (p, P A p) (below -sqrt(eps) (p, A p): for a
+     symmetric positive definite A it is a Schur complement, >= 0 up to rounding) is an A that is not SPD;
    - stops with `KSP_DIVERGED_BREAKDOWN` when a restart finds the true residual norm not below half that of the
      previous restart (or of the start): the attainable accuracy of the deflation is reached (`-info` says why);
      an indefinite A still gives `KSP_DIVERGED_INDEFINITE_MAT`;
@@ -1385,7 +1386,9 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
      when the iteration moves off it, as x_i = x_i+1 - alpha_i p_i: one vector operation per local minimum of the
      residual norm) and the best restart point, the one whose true residual norm (in the KSP's norm type;
      || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports re-projections, restarts and a returned
-     earlier iterate.
+     earlier iterate. Where even that iterate's true residual is larger than the initial guess's (e.g. the coarse
+     correction of an indefinite operator), the initial guess is returned (kept at the start of the solve: one vector
+     and one product with A when it is nonzero).
    In a well-conditioned run none of this changes the iterates; its cost is one vector read per iteration (the
    drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
    operator product and coarse solve.
