@@ -776,3 +776,31 @@ TEST(DCG, RectangularOperatorIsAnError)
   KSPDestroy(&ksp);
   MatDestroy(&A);
 }
+
+/* b = 0 with a nonzero initial guess (here one the deflated start solves to the rounding level): x = 0 at once,
+   KSP_CONVERGED_ATOL; before, the relative test against that rounding-level residual ended in KSP_DIVERGED_DTOL */
+TEST(DCG, ZeroRightHandSide)
+{
+  Mat A = Rough2D(10, 10, 1.0);
+  Vec b, x;
+  MatCreateVecs(A, &x, &b);
+  VecSet(b, 0.0);
+  for (PetscBool pipelined : {PETSC_FALSE, PETSC_TRUE}) {
+    KSP ksp = CreateDCG(A, PCJACOBI);
+    KSPDCGSetPipelined(ksp, pipelined);
+    KSPSetInitialGuessNonzero(ksp, PETSC_TRUE);
+    KSPSetErrorIfNotConverged(ksp, PETSC_TRUE);
+    VecSet(x, 1.0);
+    ASSERT_EQ((int)KSPSolve(ksp, b, x), 0);
+    KSPConvergedReason reason;
+    PetscReal          xn;
+    KSPGetConvergedReason(ksp, &reason);
+    VecNorm(x, NORM_INFINITY, &xn);
+    EXPECT_EQ(reason, KSP_CONVERGED_ATOL);
+    EXPECT_EQ(xn, 0.0);
+    KSPDestroy(&ksp);
+  }
+  VecDestroy(&b);
+  VecDestroy(&x);
+  MatDestroy(&A);
+}

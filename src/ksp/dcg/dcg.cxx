@@ -975,8 +975,22 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
      spent) returns its best iterate, or the initial guess where that iterate is worse (e.g. the coarse correction of
      an indefinite operator) */
   if (!dcg->bs_r) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->bs_r));
-  if (ksp->guess_zero) PetscCall(VecNorm(ksp->vec_rhs, NORM_2, &r0));
-  else {
+  {
+    /* b = 0: x = 0 is the solution (the deflated start of a nonzero guess can leave a residual at the rounding level
+       that no relative test ever passes) */
+    PetscReal bnorm;
+    PetscCall(VecNorm(ksp->vec_rhs, NORM_2, &bnorm));
+    if (bnorm == 0) {
+      PetscCall(VecSet(ksp->vec_sol, 0.0));
+      ksp->its    = 0;
+      ksp->rnorm  = 0;
+      ksp->reason = KSP_CONVERGED_ATOL;
+      PetscCall(KSPMonitor(ksp, 0, 0.0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    r0 = bnorm;
+  }
+  if (!ksp->guess_zero) {
     if (!dcg->x0) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->x0));
     PetscCall(VecCopy(ksp->vec_sol, dcg->x0));
     PetscCall(KSPDCGTrueResidualNorm(ksp, dcg->x0, dcg->bs_r, &r0));
