@@ -316,10 +316,11 @@ typedef enum {
   BAD_BOX,
   BAD_FINE_AGG_MAX,
   BAD_KCYCLE_MIN,
+  BAD_SAME_POINT,
   BAD_COUNT
 } BadInput;
-static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold", "K-cycle minimum level size below -1"};
-static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max", "-pc_uaamg_kcycle_min_size"};
+static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold", "K-cycle minimum level size below -1", "all coordinates the same point"};
+static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max", "-pc_uaamg_kcycle_min_size", "same point"};
 
 static PetscErrorCode RunBad(BadInput which)
 {
@@ -348,6 +349,8 @@ static PetscErrorCode RunBad(BadInput which)
   PetscCall(Poisson(PETSC_COMM_WORLD, dim, n, 0.2, &A, &xyz, &nloc));
   PetscCall(MatGetOwnershipRange(A, &rs, NULL));
   if (which == BAD_NAN_COORDINATE && nloc) xyz[nloc / 2 * dim] = NAN;
+  if (which == BAD_SAME_POINT)
+    for (PetscInt i = 0; i < nloc * dim; i++) xyz[i] = 0.25;
   if (which == BAD_ZERO_DIAGONAL || which == BAD_NAN_ENTRY) {
     PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
     if (rs <= 30 && 30 < rs + nloc) PetscCall(MatSetValue(A, 30, 30, which == BAD_ZERO_DIAGONAL ? 0.0 : NAN, INSERT_VALUES));

@@ -257,6 +257,19 @@ TEST_P(PsormgSizes, LcpMeasuresMatchReference)
   EXPECT_NEAR(m.infeas, inf, 1e-15);
   EXPECT_NEAR(m.energy, en, 1e-12 * (1 + std::abs(en)));
   EXPECT_EQ(m.nactive, act);
+  /* PETSc's "no bound" is the finite +-PETSC_INFINITY (PETSC_MAX_REAL / 4): the same measures (the complementarity
+     used to add (PETSC_INFINITY - x) max(r, 0)) */
+  {
+    auto lp = lo, upp = up;
+    for (auto &v : lp) v = v == -INFINITY ? PETSC_NINFINITY : v;
+    for (auto &v : upp) v = v == INFINITY ? PETSC_INFINITY : v;
+    auto        dlp = ToDevice(lp), dup = ToDevice(upp);
+    LcpMeasures p = ComputeLcpMeasures(UView<const Scalar>(dx.data(), n), UView<const Scalar>(dr.data(), n), UView<const Scalar>(db.data(), n), UView<const Scalar>(dlp.data(), n), UView<const Scalar>(dup.data(), n), 1e-14, true);
+    EXPECT_EQ(p.pnorm2, m.pnorm2);
+    EXPECT_EQ(p.comp, m.comp);
+    EXPECT_EQ(p.infeas, m.infeas);
+    EXPECT_EQ(p.nactive, m.nactive);
+  }
   /* unbounded: the projected residual is the residual */
   LcpMeasures u = ComputeLcpMeasures(UView<const Scalar>(dx.data(), n), UView<const Scalar>(dr.data(), n), UView<const Scalar>(db.data(), n), UView<const Scalar>(), UView<const Scalar>(), 1e-14, false);
   double      r2 = 0;
@@ -1024,4 +1037,25 @@ TEST(PsormgPC, OptionsAreCheckedAndNamedWithThePrefix)
     KP_OK(PetscOptionsClearValue(NULL, "-sub_pc_psormg_obstacle_restriction"));
   }
   KP_OK(PCDestroy(&pc));
+}
+
+/* a rectangular operator is refused with an error that says it must be square (it used to fail deep in the setup with
+   "sizes of R, A and P do not chain", or a wrong zero-diagonal message under MPI) */
+TEST(Psormg, RectangularOperatorIsAnError)
+{
+  Mat A;
+  PC  pc;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, 10, 11, 2, NULL, &A);
+  for (PetscInt i = 0; i < 10; i++) MatSetValue(A, i, i, 2.0, INSERT_VALUES);
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  PCCreate(PETSC_COMM_SELF, &pc);
+  PCSetType(pc, PCPSORMG);
+  PCSetOperators(pc, A, A);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  PetscErrorCode ierr = PCSetUp(pc);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_SIZ);
+  PCDestroy(&pc);
+  MatDestroy(&A);
 }

@@ -978,6 +978,7 @@ static PetscErrorCode PCSetUp_PSORMG(PC pc)
   PetscMPIInt     rank, size;
 
   PetscFunctionBegin;
+  PetscCall(MatCheckSquareLayout(pc->pmat, "PCPSORMG"));
   PetscCall(KokkosInitializeOnce());
   PetscCheck(da, comm, PETSC_ERR_ARG_WRONGSTATE, "PCPSORMG builds its grid hierarchy from a DMDA: call KSPSetDM() (with KSPSetDMActive(ksp, PETSC_FALSE) if you set the operators yourself) or PCSetDM() before the solve");
   PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));

@@ -11,6 +11,10 @@ namespace psormg
 {
 namespace cm = petsckp::compat;
 
+/* a bound that bounds: finite and below PETSc's PETSC_INFINITY (PETSC_MAX_REAL / 4: a finite number that means "no
+   bound" in PETSc, e.g. in VecSet(xu, PETSC_INFINITY)) */
+KOKKOS_INLINE_FUNCTION bool Bounded(Real v) { return cm::isfinite(v) && cm::fabs(v) < PETSC_INFINITY; }
+
 void RestrictGap(ObstacleRestriction type, bool lower, const CsrMatrix &Rd, const CsrMatrix &Ro, UView<const Scalar> g, UView<const Scalar> gghost, UView<Scalar> gc)
 {
   const Int    n = Rd.nrows;
@@ -52,8 +56,8 @@ struct ActiveTest {
   bool                havelo, haveup;
   KOKKOS_INLINE_FUNCTION int operator()(Int i) const
   {
-    const bool atlo = havelo && cm::isfinite(lo(i)) && cm::fabs(x(i) - lo(i)) <= acttol * cm::fmax(1.0, cm::fabs(lo(i)));
-    const bool atup = haveup && cm::isfinite(up(i)) && cm::fabs(up(i) - x(i)) <= acttol * cm::fmax(1.0, cm::fabs(up(i)));
+    const bool atlo = havelo && Bounded(lo(i)) && cm::fabs(x(i) - lo(i)) <= acttol * cm::fmax(1.0, cm::fabs(lo(i)));
+    const bool atup = haveup && Bounded(up(i)) && cm::fabs(up(i) - x(i)) <= acttol * cm::fmax(1.0, cm::fabs(up(i)));
     return (atlo ? 1 : 0) + (atup ? 2 : 0);
   }
   /* the component of the projected residual of a point of class a with residual p */
@@ -80,8 +84,8 @@ LcpMeasures ComputeLcpMeasures(UView<const Scalar> x, UView<const Scalar> r, UVi
   Kokkos::parallel_reduce(
     "petsckp::psormg::Complementarity", range(n),
     KOKKOS_LAMBDA(Int i, Real & s) {
-      if (havelo && cm::isfinite(lo(i))) s += (x(i) - lo(i)) * cm::fmax(-r(i), 0.0);
-      if (haveup && cm::isfinite(up(i))) s += (up(i) - x(i)) * cm::fmax(r(i), 0.0);
+      if (havelo && Bounded(lo(i))) s += (x(i) - lo(i)) * cm::fmax(-r(i), 0.0);
+      if (haveup && Bounded(up(i))) s += (up(i) - x(i)) * cm::fmax(r(i), 0.0);
     },
     m.comp);
   Kokkos::parallel_reduce(

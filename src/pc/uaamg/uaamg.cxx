@@ -718,6 +718,11 @@ static PetscErrorCode UAAMGAuxiliaryGrid(PC pc)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, 2, MPIU_INT, MPI_SUM, comm));
   N              = cnt[0];
   ua->ndecoupled = cnt[1];
+  {
+    bool flat = N > 1;
+    for (int a = 0; a < dim; a++) flat = flat && ext[a] == 0;
+    PetscCheck(!flat, comm, PETSC_ERR_ARG_WRONG, "PCUAAMG: all %" PetscInt_FMT " coupled unknowns are at the same point (%g, %g, %g) of %s%s: the auxiliary grid needs their positions (PCSetCoordinates(), a DMDA or a DMPlex)", N, (double)lo[0], dim > 1 ? (double)lo[1] : 0.0, dim > 2 ? (double)lo[2] : 0.0, ua->nbox ? "the bounding box " : "", ua->nbox ? UAAMG_OPT(pc, "bbox") : CoordSourceName(ua->source));
+  }
   ua->aux        = ua::AuxGrid();
   ua->aux.dim    = dim;
   for (int a = 0; a < 3; a++) ua->aux.lo[a] = a < dim ? lo[a] : 0, ua->aux.hi[a] = a < dim ? hi[a] : 0;
@@ -1720,7 +1725,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   PCUAAMGCoarseFormat fmt = ua->format;
   PetscInt            amax = ua->fine_agg_max;
   PetscInt            kits = ua->kcycle_its, kmin = ua->kcycle_min, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
-  PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6];
+  PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6] = {0, 0, 0, 0, 0, 0};
   PetscBool           flg, flg2, flg3, dev = ua->device_setup, hyb = ua->hybrid;
 
   PetscFunctionBegin;
