@@ -1354,7 +1354,13 @@ static PetscErrorCode UAAMGCheckKSP(PC pc, KSP ksp)
     PetscCall(PetscObjectTypeCompare((PetscObject)ksp, t, &same));
     if (same) bad = PETSC_TRUE;
   }
-  PetscCheck(!bad, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "PCUAAMG's default K-cycle is a nonlinear preconditioner, which KSP type %s does not allow: use -ksp_type fcg (or gcr, fgmres), or a linear cycle with %s v (or w) under CG", ((PetscObject)ksp)->type_name, UAAMG_OPT(pc, "cycle"));
+  if (bad) {
+    /* name the KSP by its prefix too: the one that applies the PC first may be an inner one (e.g. KSPCHEBYSHEV's
+       eigenvalue estimator, a GMRES with prefix ..._esteig_) */
+    const char *prefix;
+    PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+    SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "PCUAAMG's default K-cycle is a nonlinear preconditioner, which KSP type %s%s%s%s does not allow: use -ksp_type fcg (or gcr, fgmres), or a linear cycle with %s v (or w) under CG", ((PetscObject)ksp)->type_name, prefix ? " (options prefix -" : "", prefix ? prefix : "", prefix ? ")" : "", UAAMG_OPT(pc, "cycle"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
