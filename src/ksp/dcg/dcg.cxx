@@ -42,6 +42,7 @@ struct KSP_DCG {
   PetscBool             in_solve         = PETSC_FALSE; /* vec_sol holds the deflated iterate x_hat (KSPSolve in progress) */
   Vec                   bs_x = nullptr, bs_r = nullptr; /* KSPBuildSolution() during a solve: x and b - A x_hat */
   Vec                   x0 = nullptr;                   /* a nonzero initial guess, kept until the solve succeeds */
+  PetscReal             r0norm = 0;                     /* || b - A x0 || of the solve in progress */
 };
 
 /* the deflated residual is re-projected, r_hat <- P r_hat, when its part in range(Z) exceeds this fraction of it: a
@@ -896,6 +897,7 @@ static PetscErrorCode KSPSolve_DCG_Iterate(KSP ksp)
   if (!ksp->guess_zero) {
     PetscCall(KSP_MatMult(ksp, Amat, X, R));
     PetscCall(VecAYPX(R, -1.0, ksp->vec_rhs));
+    PetscCall(VecNorm(R, NORM_2, &dcg->r0norm)); /* (KSPSolve_DCG: the initial guess's residual, against a failed solve's) */
   } else {
     PetscCall(VecCopy(ksp->vec_rhs, R));
     PetscCall(VecSet(X, 0.0));
@@ -988,17 +990,17 @@ static PetscErrorCode KSPSolve_DCG(KSP ksp)
       PetscCall(KSPMonitor(ksp, 0, 0.0));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    r0 = bnorm;
+    dcg->r0norm = bnorm;
   }
   if (!ksp->guess_zero) {
     if (!dcg->x0) PetscCall(VecDuplicate(ksp->vec_sol, &dcg->x0));
     PetscCall(VecCopy(ksp->vec_sol, dcg->x0));
-    PetscCall(KSPDCGTrueResidualNorm(ksp, dcg->x0, dcg->bs_r, &r0));
   }
   dcg->in_solve = PETSC_TRUE;
-  ierr          = KSPSolve_DCG_Iterate(ksp);
+  ierr          = KSPSolve_DCG_Iterate(ksp); /* sets r0norm = || b - A x0 || for a nonzero guess */
   dcg->in_solve = PETSC_FALSE;
   PetscCall(ierr);
+  r0 = dcg->r0norm;
   if (ksp->reason < 0) {
     PetscCall(KSPDCGTrueResidualNorm(ksp, ksp->vec_sol, dcg->bs_r, &rf));
     if (!(rf <= r0)) {
@@ -1402,7 +1404,7 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
      || r_hat || with `KSP_NORM_NONE`) is smallest. `KSPView()` reports re-projections, restarts and a returned
      earlier iterate. Where even that iterate's true residual is larger than the initial guess's (e.g. the coarse
      correction of an indefinite operator), the initial guess is returned (kept at the start of the solve: one vector
-     and one product with A when it is nonzero).
+     copy when it is nonzero; its residual norm is that of the first step).
    In a well-conditioned run none of this changes the iterates; its cost is one vector read per iteration (the
    drift), one vector update per local minimum of the residual norm, two work vectors, and at the end one more
    operator product and coarse solve.

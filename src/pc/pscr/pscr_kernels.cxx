@@ -1471,29 +1471,26 @@ inline void OwnBox(const GridLayout &L, Int rank, Int b[5], Int &nloc)
 }
 } // namespace detail
 
-void PetscToNatural(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y)
+namespace detail
+{
+/* y(natural point of p) = x(p) (to_natural) or y(p) = x(natural point of p), for the global rows p of the layout */
+void Reorder(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y, bool to_natural)
 {
   const View<Int> start = L.start, box = L.box;
   const Int       np = L.np, g0 = L.gn[0], g1 = L.gn[1], n = (Int)x.extent(0);
   Kokkos::parallel_for(
-    "petsckp::pscr::PetscToNatural", range(n), KOKKOS_LAMBDA(Int p) {
+    to_natural ? "petsckp::pscr::PetscToNatural" : "petsckp::pscr::NaturalToPetsc", range(n), KOKKOS_LAMBDA(Int p) {
       Int i, j, k;
-      detail::GlobalPoint(start, box, np, p, i, j, k);
-      y((k * g1 + j) * g0 + i) = x(p);
+      GlobalPoint(start, box, np, p, i, j, k);
+      const Int g = (k * g1 + j) * g0 + i;
+      if (to_natural) y(g) = x(p);
+      else y(p) = x(g);
     });
 }
+} // namespace detail
 
-void NaturalToPetsc(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y)
-{
-  const View<Int> start = L.start, box = L.box;
-  const Int       np = L.np, g0 = L.gn[0], g1 = L.gn[1], n = (Int)y.extent(0);
-  Kokkos::parallel_for(
-    "petsckp::pscr::NaturalToPetsc", range(n), KOKKOS_LAMBDA(Int p) {
-      Int i, j, k;
-      detail::GlobalPoint(start, box, np, p, i, j, k);
-      y(p) = x((k * g1 + j) * g0 + i);
-    });
-}
+void PetscToNatural(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y) { detail::Reorder(L, x, y, true); }
+void NaturalToPetsc(const GridLayout &L, UView<const Scalar> x, UView<Scalar> y) { detail::Reorder(L, x, y, false); }
 
 Int StencilCoefficients(const GridLayout &L, Int rank, const Stencil &st, const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghost, UView<Real> s, Int bad[2])
 {
