@@ -350,6 +350,13 @@ static PetscErrorCode ReadPGM(const char *file, std::vector<Real> &img, Int &W, 
   PetscCheck(fscanf(fp, "%d", &maxv) == 1 && maxv > 0 && maxv < 65536 && w > 2 && hgt > 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "bad PGM header in %s (at least 3 x 3 pixels)", file);
   fgetc(fp);
   W = w, H = hgt;
+  if (magic[1] == '5') { /* the pixels must be in the file before they are allocated (a bad header may give any size) */
+    const long here = ftell(fp);
+    PetscCheck(here >= 0 && fseek(fp, 0, SEEK_END) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read %s", file);
+    const long end = ftell(fp);
+    PetscCheck(end >= here && (double)(end - here) >= (double)W * H * (maxv > 255 ? 2 : 1), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s ends early: its header gives %d x %d pixels", file, w, hgt);
+    PetscCheck(fseek(fp, here, SEEK_SET) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "cannot read %s", file);
+  }
   img.resize((size_t)W * H);
   for (Int p = 0; p < W * H; p++) {
     int v = 0;
@@ -358,6 +365,7 @@ static PetscErrorCode ReadPGM(const char *file, std::vector<Real> &img, Int &W, 
       if (maxv > 255) v = v * 256 + fgetc(fp);
     } else PetscCheck(fscanf(fp, "%d", &v) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s ends early", file);
     PetscCheck(v >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s ends early", file);
+    PetscCheck(v <= maxv, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: pixel %d has the value %d, above the maximum %d of its header", file, (int)p, v, maxv);
     img[p] = (Real)v / maxv;
   }
   fclose(fp);
@@ -450,6 +458,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-print_times", "time per iteration and per subproblem", NULL, times, &times, NULL));
   PetscOptionsEnd();
   PetscCheck(r0 > 0 && g.h > 0 && noise >= 0 && size >= 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-r0 and -h must be > 0, -noise >= 0, -size >= 3");
+  PetscCheck(!PetscIsInfOrNanReal(r0) && !PetscIsInfOrNanReal(g.h) && !PetscIsInfOrNanReal(noise), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-r0, -h and -noise must be finite");
+  PetscCheck(maxit >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-max_it must be >= 1, not %" PetscInt_FMT, maxit);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mt, sizeof(mt), &flg));
   if (flg) mtype = mt;
 
@@ -537,6 +547,9 @@ int main(int argc, char **argv)
         });
       PetscCall(bv.Restore());
       PetscCall(KSPSolve(ksp, b, x));
+      KSPConvergedReason reason;
+      PetscCall(KSPGetConvergedReason(ksp, &reason));
+      PetscCheck(reason >= 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "subproblem 4 failed in ADMM iteration %" PetscInt_FMT ": %s (a NaN or Inf right-hand side: the image or the parameters overflow?)", (PetscInt)it, KSPConvergedReasons[reason]);
       PetscInt its;
       PetscCall(KSPGetIterationNumber(ksp, &its));
       kspits += its;
@@ -565,6 +578,7 @@ int main(int argc, char **argv)
         });
     }
     L = Lagrangian(g, st, eps, r1, r2, r3);
+    PetscCheck(!PetscIsInfOrNanReal(L), PETSC_COMM_WORLD, PETSC_ERR_FP, "the augmented Lagrangian is %g in ADMM iteration %" PetscInt_FMT ": the image or the noise level overflows (noise sigma %g)", (double)L, (PetscInt)it, (double)noise);
     tsub[4] += clock() - t4;
     if (it > 1 && std::abs(Lold - L) < rtol * std::abs(Lold)) break;
     Lold = L;
@@ -609,5 +623,21 @@ int main(int argc, char **argv)
     filter: sed -E -e "s/, subproblem 4 KSP iterations [0-9]+//"
     tolerance: 0.05
     output_file: output/denoise_gamg.out
+
+  # parameters out of range, and a noise level whose squares overflow: errors instead of NaN results
+  test:
+    suffix: bad_max_it
+    args: -size 8 -max_it {{0 -5}}
+    expect_error: -max_it must be >= 1
+
+  test:
+    suffix: bad_nonfinite
+    args: -size 8 {{-r0 -h -noise}} inf
+    expect_error: (-r0, -h and -noise must be finite|allowed bound|is not a finite number)
+
+  test:
+    suffix: bad_overflow
+    args: -size 8 -noise 1e300
+    expect_error: the augmented Lagrangian is \S+ in ADMM iteration 1: the image or the noise level overflows
 
 TEST*/

@@ -3,6 +3,8 @@
    Neumann, Robin ends, non-uniform meshes, tridiagonal (Q1) mass factors, shifts changed without a new setup. */
 #include "kp_test.hpp"
 #include "pc/pscr/pscr_kernels.hpp"
+#include <petscksp.h>
+#include <petsckp.h>
 
 namespace
 {
@@ -1502,4 +1504,102 @@ TEST(PSCR, InteriorToeplitzDetection)
   E.ad[0] *= 3, E.ad[32] *= 0.5, E.md[0] *= 2;
   EXPECT_TRUE(petsckp::pscr::InteriorToeplitz(E).on);
   EXPECT_FALSE(petsckp::pscr::InteriorToeplitz(Uniform1D(2, Bc::Dirichlet)).on);
+}
+
+/* the PC with factors given by PCPSCRSetFactors(): Dirichlet ends on a strongly graded mesh (cells from 1e-8 to 0.25 of
+   [0, 1]: the smallest eigenvalue of the pencil about 1e-12 of the largest) is a nonsingular operator and is solved
+   to its backward error, not refused as singular; a NaN entry of a factor is named as such, not as an asymmetry; a
+   stiffness pair after a missing one is refused instead of being ignored */
+TEST(PSCR, PCGradedMeshAndFactorChecks)
+{
+  const PetscInt n1 = 50, n2 = 7, N = n1 * n2;
+  Mat            A1, M1, A2, A;
+  Factor         G; /* the graded factor, for the eigenvalue ratio */
+  {
+    std::vector<PetscReal> h(n1 + 1);
+    PetscReal              tot = 0;
+    for (PetscInt i = 0; i <= n1; i++) tot += h[i] = std::pow(1.3, (double)i);
+    for (auto &x : h) x /= tot;
+    G.ad.assign(n1, 0), G.ao.assign(n1 - 1, 0), G.md.assign(n1, 0);
+    for (PetscInt i = 0; i < n1; i++) {
+      G.ad[i] = 1 / h[i] + 1 / h[i + 1], G.md[i] = (h[i] + h[i + 1]) / 2;
+      if (i + 1 < n1) G.ao[i] = -1 / h[i + 1];
+    }
+  }
+  {
+    petsckp::pscr::Solver S;
+    Factor L; /* tridiag(-1, 2, -1), M = I */
+    L.ad.assign(n2, 2.0), L.ao.assign(n2 - 1, -1.0);
+    ASSERT_EQ(petsckp::pscr::Setup({G, L}, 4, S), "");
+    ASSERT_TRUE(S.have_min);
+    EXPECT_LT(S.min_sum, 1e-10 * S.eig_scale); /* below the former singularity test */
+  }
+  MatCreateSeqAIJ(PETSC_COMM_SELF, n1, n1, 3, NULL, &A1);
+  MatCreateSeqAIJ(PETSC_COMM_SELF, n1, n1, 1, NULL, &M1);
+  MatCreateSeqAIJ(PETSC_COMM_SELF, n2, n2, 3, NULL, &A2);
+  for (PetscInt i = 0; i < n1; i++) {
+    MatSetValue(A1, i, i, G.ad[i], INSERT_VALUES);
+    if (i + 1 < n1) MatSetValue(A1, i, i + 1, G.ao[i], INSERT_VALUES), MatSetValue(A1, i + 1, i, G.ao[i], INSERT_VALUES);
+    MatSetValue(M1, i, i, G.md[i], INSERT_VALUES);
+  }
+  for (PetscInt i = 0; i < n2; i++) {
+    MatSetValue(A2, i, i, 2.0, INSERT_VALUES);
+    if (i + 1 < n2) MatSetValue(A2, i, i + 1, -1.0, INSERT_VALUES), MatSetValue(A2, i + 1, i, -1.0, INSERT_VALUES);
+  }
+  for (Mat X : {A1, M1, A2}) MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY);
+  /* A = A1 (x) I + M1 (x) A2 */
+  MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 7, NULL, &A);
+  for (PetscInt i1 = 0; i1 < n1; i1++)
+    for (PetscInt i2 = 0; i2 < n2; i2++)
+      for (PetscInt j1 = std::max<PetscInt>(i1 - 1, 0); j1 <= std::min(i1 + 1, n1 - 1); j1++)
+        for (PetscInt j2 = std::max<PetscInt>(i2 - 1, 0); j2 <= std::min(i2 + 1, n2 - 1); j2++) {
+          const PetscReal a1 = j1 == i1 ? G.ad[i1] : G.ao[std::min(i1, j1)], m1 = j1 == i1 ? G.md[i1] : 0;
+          const PetscReal a2 = j2 == i2 ? 2.0 : -1.0, v = a1 * (j2 == i2 ? 1.0 : 0.0) + m1 * a2;
+          if (v != 0) MatSetValue(A, i1 * n2 + i2, j1 * n2 + j2, v, INSERT_VALUES);
+        }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  auto message = []() {
+    const char        *text;
+    PetscKPErrorString specific = NULL;
+    PetscErrorMessage(PETSC_ERR_ARG_WRONG, &text, &specific);
+    return specific ? std::string(specific) : std::string();
+  };
+  Vec b, x, r;
+  MatCreateVecs(A, &x, &b);
+  VecDuplicate(b, &r);
+  VecSetRandom(b, NULL);
+  PC pc;
+  PCCreate(PETSC_COMM_SELF, &pc);
+  PCSetType(pc, PCPSCR);
+  PCSetOperators(pc, A, A);
+  PCPSCRSetFactors(pc, A1, M1, A2, NULL, NULL, NULL);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  PetscErrorCode ierr = PCSetUp(pc);
+  if (!ierr) ierr = PCApply(pc, b, x);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, 0) << message();
+  PetscReal nr, nb, na, nx;
+  MatMult(A, x, r), VecAYPX(r, -1, b), VecNorm(r, NORM_2, &nr), VecNorm(b, NORM_2, &nb), VecNorm(x, NORM_2, &nx);
+  MatNorm(A, NORM_INFINITY, &na);
+  EXPECT_LT(nr / (na * nx + nb), 1e-14); /* the normwise backward error of a direct solve */
+  /* a NaN in a factor */
+  Mat B1;
+  MatDuplicate(A1, MAT_COPY_VALUES, &B1);
+  MatSetValue(B1, 3, 3, NAN, INSERT_VALUES);
+  MatAssemblyBegin(B1, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(B1, MAT_FINAL_ASSEMBLY);
+  PCPSCRSetFactors(pc, B1, M1, A2, NULL, NULL, NULL);
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  ierr = PCSetUp(pc);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_FP);
+  EXPECT_NE(message().find("A1 has a NaN or Inf entry (3, 3)"), std::string::npos) << message();
+  /* (A2, M2) without (A1, M1) */
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  ierr = PCPSCRSetFactors(pc, NULL, NULL, A2, NULL, NULL, NULL);
+  PetscPopErrorHandler();
+  EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_WRONG);
+  EXPECT_NE(message().find("give the pairs in order"), std::string::npos) << message();
+  PCDestroy(&pc);
+  for (Mat *X : {&A1, &M1, &A2, &A, &B1}) MatDestroy(X);
+  for (Vec *v : {&b, &x, &r}) VecDestroy(v);
 }

@@ -40,6 +40,12 @@ struct PC_PSCR {
   PetscLogDouble             setup_time = 0;
 };
 
+/* the singularity test of the operator: c + (the sum of the smallest eigenvalues of the pencils (A_d, M_d)) within this
+   fraction of the sum of the largest ones. The bisection gives the smallest eigenvalue of a singular pencil (pure
+   Neumann ends) to a few units of rounding of the largest (about 4e-16 of it); a nonsingular operator on a strongly
+   graded mesh has smallest eigenvalues of 1e-12 of the largest and more, which a looser test would refuse */
+static const PetscReal PSCR_SINGULAR_RTOL = 1000 * PETSC_MACHINE_EPSILON;
+
 /* the option prefix of the PC, for error messages that name an option */
 static const char *OptionsPrefix(PC pc) { return ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""; }
 
@@ -93,7 +99,7 @@ static PetscErrorCode PCPSCRSetFactors_PSCR(PC pc, Mat A1, Mat M1, Mat A2, Mat M
     ps->uM[d] = M[d];
   }
   ps->udim = A1 ? (A2 ? (A3 ? 3 : 2) : 1) : 0;
-  PetscCheck(!(M2 && !A2) && !(M3 && !A3) && !(A3 && !A2), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): give the pairs in order (A1, M1), (A2, M2), (A3, M3); a mass matrix needs its stiffness matrix");
+  PetscCheck(!(M1 && !A1) && !(M2 && !A2) && !(M3 && !A3) && !(A2 && !A1) && !(A3 && !A2), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCPSCRSetFactors(): give the pairs in order (A1, M1), (A2, M2), (A3, M3); a mass matrix needs its stiffness matrix");
   pc->setupcalled = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,6 +171,10 @@ static PetscErrorCode FactorFromMats(PC pc, PetscInt d, Mat A, Mat M, petsckp::p
       for (PetscInt t = 0; t < nc; t++) {
         const PetscInt  j = cols[t];
         const PetscReal v = PetscRealPart(vals[t]);
+        if (PetscIsInfOrNanReal(v)) {
+          PetscCall(MatRestoreRow(X, i, &nc, &cols, &vals));
+          SETERRQ(comm, PETSC_ERR_FP, "PCPSCRSetFactors(): %s%" PetscInt_FMT " has a NaN or Inf entry (%" PetscInt_FMT ", %" PetscInt_FMT ")", w ? "M" : "A", d + 1, i, j);
+        }
         if (v == 0) continue;
         if (j == i) (w ? F.md : F.ad)[i] = v;
         else if (j == i + 1) (w ? mo : F.ao)[i] = v;
@@ -641,8 +651,8 @@ static PetscErrorCode PCApply_PSCR(PC pc, Vec x, Vec y)
   Vec         in = x, out = y;
 
   PetscFunctionBegin;
-  PetscCheck(!(ps->singular && PetscAbsScalar(ps->shift - ps->nullshift) <= 1e-10 * ps->eigscale), comm, PETSC_ERR_SUP,
-             "PCPSCR: the operator is singular: the sum of the smallest eigenvalues of the factors is %g and the shift c is %g (e.g. pure Neumann conditions in every direction with c = 0). Change the shift (-%spc_pscr_shift, PCPSCRSetShift()) or use a Dirichlet or Robin end in one direction; the singular case (null space) is not supported", PetscAbsReal(ps->nullshift) <= 1e-10 * ps->eigscale ? 0.0 : (double)-ps->nullshift, (double)PetscRealPart(ps->shift), OptionsPrefix(pc));
+  PetscCheck(!(ps->singular && PetscAbsScalar(ps->shift - ps->nullshift) <= PSCR_SINGULAR_RTOL * ps->eigscale), comm, PETSC_ERR_SUP,
+             "PCPSCR: the operator is singular: the sum of the smallest eigenvalues of the factors is %g and the shift c is %g (e.g. pure Neumann conditions in every direction with c = 0). Change the shift (-%spc_pscr_shift, PCPSCRSetShift()) or use a Dirichlet or Robin end in one direction; the singular case (null space) is not supported", PetscAbsReal(ps->nullshift) <= PSCR_SINGULAR_RTOL * ps->eigscale ? 0.0 : (double)-ps->nullshift, (double)PetscRealPart(ps->shift), OptionsPrefix(pc));
   {
     /* a NaN or Inf right-hand side would give a NaN solution with a converged KSPPREONLY: a failed PC instead, which
        KSP reports as DIVERGED_PC_FAILED (one norm, against the dim^2 n^dim log n work of an application) */
@@ -830,9 +840,9 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    dimension 1 is a 2D PSCR problem, all of a level solved as one batch. O(N log N) work for N unknowns.
 
    The operator is singular when c equals minus the sum of the smallest eigenvalues of the pencils (A_d, M_d)
-   (pure Neumann conditions in every direction with c = 0, diagonal or tridiagonal M_d); this is refused with an
-   error (change the shift or use a Dirichlet/Robin end; the null space is not handled). A zero pivot met in a shifted
-   solve raises an error. A negative shift that makes another sum of eigenvalues zero (e.g. c = -64 with the
+   (pure Neumann conditions in every direction with c = 0, diagonal or tridiagonal M_d), to 1000 units of rounding of
+   the sum of the largest ones; this is refused with an error (change the shift or use a Dirichlet/Robin end; the
+   null space is not handled). A zero pivot met in a shifted solve raises an error. A negative shift that makes another sum of eigenvalues zero (e.g. c = -64 with the
    eigenvalues 32 + 32 of the 3-point Laplacian at n = 3) is not detected: the full spectra are not computed (the
    partial solution uses those of small blocks only), and the operator is then singular or nearly so, with a
    meaningless solution; keep c > -(the sum of the smallest eigenvalues) for an SPD operator. A NaN or Inf in the
