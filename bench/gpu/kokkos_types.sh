@@ -4,8 +4,8 @@
 #
 #   bench/gpu/kokkos_types.sh start <PETSc src> <Kokkos src> <Kokkos Kernels src> [build jobs] [cores]
 #       in a new process session (it outlives the device call that starts it): builds the stack with
-#       tools/build-gpu-stack.sh --petsc-kokkos into .gpu/kstack (petsckp in build-kokkos; skipped when an earlier call
-#       on this machine built it), then runs every ctest test (unit, example, tutorial, install; the examples' nsize 2
+#       tools/build-gpu-stack.sh --petsc-kokkos into .gpu/kstack (petsckp from a copy of the tree, .gpu/ktypes/src, in its
+#       build-kokkos; skipped when an earlier call on this machine built it), then runs every ctest test (unit, example, tutorial, install; the examples' nsize 2
 #       and 4 entries included) with the Kokkos types. Progress and logs in .gpu/ktypes/. [cores]: a taskset CPU list
 #       for the build (e.g. 16-63), leaving the other cores to a benchmark run beside it.
 #       With KTYPES_HOLD=1 the tests wait, after the build, until `bench/gpu/kokkos_types.sh release` (so that timed
@@ -36,15 +36,24 @@ run)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
   PIN=()
   [ -z "$CORES" ] || PIN=(taskset -c "$CORES")
+  # petsckp is built and tested from a copy of the tree: a device call may replace the work tree under a process that
+  # outlives the call that started it (its build then failed with "no CMakeLists.txt")
+  ROOT=$(pwd)
+  SRC=$ROOT/$KT/src
+  mkdir -p "$SRC"
+  tar --exclude=./.gpu --exclude='./build*' -cf - . | tar -C "$SRC" -xf -
+  for f in "$PSRC" "$KSRC" "$KKSRC"; do [ -e "$f" ] || { echo "kokkos_types: $f not found"; touch "$KT/done"; exit 1; }; done
+  PSRC=$(readlink -f "$PSRC") KSRC=$(readlink -f "$KSRC") KKSRC=$(readlink -f "$KKSRC")
+  cd "$SRC" || exit 1
   if [ ! -f build-kokkos/tests/petsckp_unit ]; then
     ${PIN[@]+"${PIN[@]}"} tools/build-gpu-stack.sh --petsc-kokkos --petsc "$PSRC" --kokkos "$KSRC" --kokkos-kernels "$KKSRC" \
-      --prefix .gpu/kstack --build build-kokkos --jobs "$JOBS" --test-types kokkos > "$KT/build.log" 2>&1 ||
-      { echo "kokkos_types: the stack failed to build: $(tail -5 "$KT/build.log")"; touch "$KT/done"; exit 1; }
+      --prefix "$ROOT/.gpu/kstack" --build build-kokkos --jobs "$JOBS" --test-types kokkos > "$ROOT/$KT/build.log" 2>&1 ||
+      { echo "kokkos_types: the stack failed to build: $(tail -5 "$ROOT/$KT/build.log")"; touch "$ROOT/$KT/done"; exit 1; }
   fi
   T1=$(date +%s)
   echo "kokkos_types: stack and petsckp $((T1 - T0)) s"
-  . .gpu/kstack/env.sh
-  while [ -f "$KT/hold" ]; do sleep 5; done
+  . "$ROOT/.gpu/kstack/env.sh"
+  while [ -f "$ROOT/$KT/hold" ]; do sleep 5; done
   T1=$(date +%s)
   TYPES="-vec_type kokkos -mat_type aijkokkos -dm_vec_type kokkos -dm_mat_type aijkokkos"
   export PETSC_OPTIONS="$TYPES -use_gpu_aware_mpi 0"
@@ -54,12 +63,12 @@ run)
   [ "$PER" -le 12 ] || PER=12
   for ((g = 0; g < NG; g++)); do
     (cd build-kokkos && CUDA_VISIBLE_DEVICES=$g ctest -I $((g + 1)),,$NG -j "$PER" --timeout 300 --output-on-failure \
-      > "../$KT/ctest_gpu$g.log" 2>&1) &
+      > "$ROOT/$KT/ctest_gpu$g.log" 2>&1) &
   done
   wait
   T2=$(date +%s)
   echo "kokkos_types: tests $((T2 - T1)) s on $NG GPUs, $PER at a time on each"
-  touch "$KT/done"
+  touch "$ROOT/$KT/done"
   ;;
 release) rm -f "$KT/hold" ;;
 wait)

@@ -674,7 +674,9 @@ TEST(DCG, BuildSolutionDuringTheSolveIsTheIterate)
       }
       KSPDestroy(&ksp);
     }
-    EXPECT_EQ(its[0], its[1]) << what;
+    /* the same count, up to rounding: on a GPU the reductions' order varies between runs (atomics), and at contrast
+       1e-3 this iteration of ~150 steps ended 3 apart on two runs with PETSc's Kokkos vectors */
+    EXPECT_LE(PetscAbsInt(its[0] - its[1]), its[0] / 20) << what << ": " << its[0] << " iterations without the monitor, " << its[1] << " with it";
     ASSERT_GT(log.built.size(), 2u) << what;
     for (size_t i = 0; i < log.built.size(); i++)
       EXPECT_NEAR(log.built[i], log.recursive[i], 1e-6 * log.recursive[0] + 1e-3 * log.recursive[i]) << what << ", iteration " << i;
