@@ -480,14 +480,29 @@ PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation 
   PetscFunctionBegin;
   PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
   PetscCallMPI(MPI_Comm_size(H.comm, &size));
-  PetscCheck(size == 1, H.comm, PETSC_ERR_SUP, "The aggregation transfers of the device setup run on one process; under MPI give an interpolation (MGHierarchyAddLevelDevice()) or use the host setup");
   MGLevel &F = H.levels.back();
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  {
+    /* the local block: the same check on every rank before the collective part */
+    PetscBool bad = agg.n != DeviceMatLocalCsr(F.Ad).nrows || agg.n != DeviceMatLocalCsr(F.Ad).ncols ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, H.comm));
+    PetscCheck(!bad, H.comm, PETSC_ERR_ARG_SIZ, "The aggregation of some process does not have the local rows of its operator (this rank: %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " x %" PetscInt_FMT ")", agg.n, DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols);
+  }
   PetscCallCXX(ok = GalerkinAggregate(DeviceMatLocalCsr(F.Ad), agg, agg, Ac, F.gmap));
-  PetscCheck(ok, H.comm, PETSC_ERR_ARG_SIZ, "The aggregation has %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " x %" PetscInt_FMT, agg.n, DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols);
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The aggregation product of the local block failed (sizes)");
+  if (size == 1 || !F.Ad->mpi) PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
+  else {
+    /* the ghost block: A's ghost columns to the aggregates of their owners; no coarse row is sent anywhere */
+    Aggregation           Pg;
+    std::vector<PetscInt> garray;
+    CsrMatrix             Ao = DeviceMatGhostCsr(F.Ad), Aco;
+    PetscCall(MGGhostAggregation(H.comm, F.Ad, agg, Pg, garray));
+    PetscCallCXX(ok = GalerkinAggregate(Ao, agg, Pg, Aco, F.gmapo));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The aggregation product of the ghost block failed (A's ghost block %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " ghost columns)", Ao.nrows, Ao.ncols, Pg.n);
+    PetscCall(DeviceMatCreateFromCsr(H.comm, Ac, Aco, (PetscInt)garray.size(), garray.data(), &C.Ad));
+  }
   F.agg        = agg;
   F.aggregated = true;
-  PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   C.nlocal = Ac.nrows;
   PetscCallCXX(H.levels.push_back(C));
@@ -591,7 +606,13 @@ static PetscErrorCode RefreshCoarseFrom(MGHierarchy &H, size_t l0)
     if (H.device && F.dist.active) PetscCall(MGRapDistNumeric(F.Ad, F.Pd, F.dist)); /* writes into the blocks of C.Ad */
     else if (H.device) {
       CsrMatrix Ac = DeviceMatLocalCsr(C.Ad); /* shares the views of the coarse device matrix */
-      if (F.aggregated) PetscCallCXX(GalerkinAggregateNumeric(ucv(DeviceMatLocalCsr(F.Ad).vals), F.gmap, Ac));
+      if (F.aggregated) {
+        PetscCallCXX(GalerkinAggregateNumeric(ucv(DeviceMatLocalCsr(F.Ad).vals), F.gmap, Ac));
+        if (C.Ad->mpi && F.Ad->mpi) {
+          CsrMatrix Aco = DeviceMatGhostCsr(C.Ad);
+          PetscCallCXX(GalerkinAggregateNumeric(ucv(DeviceMatGhostCsr(F.Ad).vals), F.gmapo, Aco));
+        }
+      }
       else PetscCallCXX(GalerkinRapNumeric(DeviceMatLocalCsr(F.Rd), DeviceMatLocalCsr(F.Ad), DeviceMatLocalCsr(F.Pd), F.rap, Ac));
     } else {
       PetscCall(MatPtAP(F.Ah, F.Ph, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C.Ah));

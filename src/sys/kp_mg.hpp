@@ -213,6 +213,13 @@ struct MGRapDist {
    rank's rows of C in W.merge (D, O, garray); the numeric phase after new values of A or P (same patterns) */
 PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
 PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
+/* The aggregation of A's ghost columns for a piecewise-constant P whose aggregates hold the rows of one rank each:
+   garray the global coarse numbers (ascending) of the aggregates of the ghost columns' fine points (their owners
+   number their aggregates after those of the ranks before them), Pg (A->nghost fine columns, garray.size()
+   aggregates) the position of each ghost column's aggregate in garray, -1 for a fine point in no aggregate. One
+   exchange of an integer per ghost column (a PetscSF over A's ghost columns); collective. Then
+   C = [P^T Ad P | P^T Ao Pg] is this rank's rows of P^T A P with no rows sent to other ranks. */
+PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray);
 PetscErrorCode MGRapDistReset(MGRapDist &W);
 /* R = P^T of a distributed device matrix (the ghost-column rows of P^T sent to their owners); collective */
 PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R);
@@ -232,7 +239,8 @@ struct MGLevel {
   /* the work of the device Galerkin product that makes level l+1 (numeric refresh) */
   GalerkinRap rap;
   GalerkinMap gmap;
-  MGRapDist   dist; /* under MPI */
+  GalerkinMap gmapo; /* an aggregated level under MPI: the ghost block's (A's ghost columns to ghost aggregates) */
+  MGRapDist   dist;  /* under MPI */
   /* truncated transfers (MGHierarchyTruncate): the values of P and R (local and ghost blocks) and Ph of the setup,
      the mask the transfers are truncated with (all ones when not truncated), and the row flags of the incremental
      refresh (changed points of the mask, or changed rows of A on a coarse level; changed rows of A P) */
@@ -262,20 +270,26 @@ struct MGHierarchy {
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
-   device: the coarse operators will be formed on the device (MGHierarchyAddLevelDevice, MGHierarchyAddLevelAggregation
-   (one process), MGHierarchyAddLevel); else on the host (MGHierarchyAddLevelHost). */
+   device: the coarse operators will be formed on the device (MGHierarchyAddLevelDevice, MGHierarchyAddLevelAggregation,
+   MGHierarchyAddLevel); else on the host (MGHierarchyAddLevelHost). */
 PetscErrorCode MGHierarchyCreate(MPI_Comm comm, Mat A, bool device, MGHierarchy &H);
 /* frees everything */
 PetscErrorCode MGHierarchyReset(MGHierarchy &H);
 
 /* Adds the level below the coarsest one by a Galerkin product (device setup): P (fine rows, coarse columns, device
-   CSR, kept) with R = P^T, or an aggregation of the fine rows (one process; the fine level must have Ad). */
+   CSR, kept) with R = P^T (one process; the fine level must have Ad). */
 PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P);
 /* The same on any number of processes: this rank's rows of P as a local block Pd (fine rows x this rank's coarse
    columns, whose number sets the coarse layout) and a ghost block Po (fine rows x gP.size()) whose column g is the
    global coarse column gP[g] (ascending, owned by other ranks). Collective. R = P^T and A_c = R A P are distributed
    device matrices (section 1, MGRapDist); on one process Po must be empty and this is the call above. */
 PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &Pd, const CsrMatrix &Po, const std::vector<PetscInt> &gP);
+/* Adds the level below the coarsest one for a piecewise-constant P given by this rank's aggregates of its own fine
+   rows (agg.n local rows; agg.nagg sets the coarse layout), on any number of processes. The coarse operator is the
+   aggregation product of the local and ghost blocks of A (kp_galerkin's GalerkinAggregate; under MPI the ghost
+   columns' aggregates by MGGhostAggregation), P and R are never formed: the cycles restrict and prolong with the
+   aggregation kernels. Collective. Under MPI this is the result of MGHierarchyAddLevelDevice with P = the
+   aggregation, without sending rows or forming R. */
 PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation &agg);
 /* Adds the level below the coarsest one by a Galerkin product on the host: Ph a host AIJ interpolation (fine rows,
    coarse columns, assembled; the hierarchy takes the reference) */

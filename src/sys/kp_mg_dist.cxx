@@ -396,6 +396,57 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray)
+{
+  const Int             mf = DeviceMatLocalCsr(A).nrows;
+  std::vector<PetscInt> gA, root, leaf;
+  std::vector<Int>      hagg, pos;
+  PetscLayout           flay = nullptr;
+  PetscSF               sf   = nullptr;
+  PetscInt              cstart = 0, nagg = agg.nagg;
+  View<Int>             dpos;
+
+  PetscFunctionBegin;
+  PetscCheck(agg.n == mf, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The aggregation has %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " local rows", agg.n, mf);
+  PetscCall(DeviceMatGhosts(A, gA));
+  PetscCallMPI(MPI_Exscan(&nagg, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+  {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) cstart = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  }
+  /* the global coarse number of each local fine row's aggregate (-1: none), read by the ranks that hold the row as a
+     ghost column */
+  PetscCallCXX(hagg.resize(mf));
+  if (mf) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(hagg.data(), mf), Kokkos::subview(agg.agg, std::make_pair((Int)0, mf))));
+  PetscCallCXX(exec().fence());
+  PetscCallCXX(root.resize(mf));
+  for (Int i = 0; i < mf; i++) root[i] = hagg[i] >= 0 ? cstart + hagg[i] : -1;
+  PetscCallCXX(leaf.assign(gA.size(), -1));
+  PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
+  PetscCall(PetscSFCreate(comm, &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscLayoutDestroy(&flay));
+  /* the ghost aggregates in ascending global order, and each ghost column's position among them */
+  PetscCallCXX(garray.clear());
+  for (PetscInt c : leaf)
+    if (c >= 0) PetscCallCXX(garray.push_back(c));
+  std::sort(garray.begin(), garray.end());
+  garray.erase(std::unique(garray.begin(), garray.end()), garray.end());
+  PetscCallCXX(pos.resize(leaf.size()));
+  for (size_t k = 0; k < leaf.size(); k++) pos[k] = leaf[k] >= 0 ? (Int)(std::lower_bound(garray.begin(), garray.end(), leaf[k]) - garray.begin()) : -1;
+  PetscCall(IntsToDevice(pos, dpos, "ghost aggregate of each ghost column"));
+  {
+    Int bad;
+    PetscCallCXX(bad = AggregationCreate((Int)pos.size(), (Int)garray.size(), ucv(dpos), Pg));
+    PetscCheck(bad == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The ghost aggregation has %" PetscInt_FMT " entries out of range", bad);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* R = P^T of a distributed device matrix P (fine x coarse) as a distributed device matrix (coarse x fine): the local
    block Pd^T and the rows Po^T of the ghost coarse points sent to their owners. Collective. */
 PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R)

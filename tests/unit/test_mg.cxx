@@ -1153,6 +1153,122 @@ TEST(MGMPIN, DeviceGalerkinMatchesHostMatPtAP)
     }
 }
 
+/* The aggregation product under MPI (MGHierarchyAddLevelAggregation: A's local block and its ghost block, whose
+   columns' aggregates come from their owners) against the distributed R A P of the same piecewise-constant P
+   (MGHierarchyAddLevelDevice with P's local block from the aggregates), on 1-4 ranks with a rank of no rows: two
+   coarse levels, fine points in no aggregate (-1), at the setup and after new values of A, and the restriction and
+   prolongation of the cycles (the aggregation kernels against R and P) */
+namespace
+{
+/* the layer's transfers alone (no smoothing) */
+class TransferOps : public MGLevelOps {
+public:
+  explicit TransferOps(MGHierarchy &H) : MGLevelOps(H) { }
+  PetscErrorCode Smooth(PetscInt, Vec, Vec, PetscInt, MGSweepDirection, bool) override { return PETSC_SUCCESS; }
+};
+} // namespace
+
+TEST(MGMPIN, AggregationProductMatchesDistributedRap)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  for (int dim = 1; dim <= 2; dim++)
+    for (Int N : dim == 1 ? std::vector<Int>{1, 13, 597} : std::vector<Int>{3, 13, 29}) {
+      SCOPED_TRACE("dim " + std::to_string(dim) + " N " + std::to_string(N) + " ranks " + std::to_string(size));
+      const Int        n   = dim == 1 ? N : N * N;
+      HostCsr          h   = dim == 1 ? Laplace1D(N, 0.05) : Box2D(N, 7);
+      std::vector<Int> off = UnevenPartition(n, size);
+      Mat              A   = RowsToMat(h, off[rank], off[rank + 1], off[rank + 1] - off[rank]);
+      MGHierarchy      Ha, Hr;
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, true, Ha), 0);
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, true, Hr), 0);
+      Int nl = off[rank + 1] - off[rank], fs = off[rank];
+      for (int lev = 0; lev < 2; lev++) {
+        /* this rank's rows in groups of 3 consecutive rows; on the first level every 7th global row in none */
+        std::vector<Int> a(nl);
+        Int              nagg = 0;
+        for (Int i = 0, g = 0; i < nl; i++) {
+          if (lev == 0 && (fs + i) % 7 == 3) {
+            a[i] = -1;
+            continue;
+          }
+          if (g % 3 == 0) nagg++;
+          a[i] = nagg - 1, g++;
+        }
+        View<Int>   da = ToDevice(a);
+        Aggregation agg;
+        ASSERT_EQ(AggregationCreate(nl, nagg, ucv(da), agg), 0);
+        ASSERT_EQ((int)MGHierarchyAddLevelAggregation(Ha, agg), 0);
+        CsrMatrix Pd, Po;
+        AggregationToCsr(agg, Pd);
+        Po.nrows = nl;
+        Po.rowptr = View<Int>("empty ghost block", nl + 1);
+        ASSERT_EQ((int)MGHierarchyAddLevelDevice(Hr, Pd, Po, std::vector<PetscInt>()), 0);
+        PetscInt cs = 0, nc = nagg;
+        MPI_Exscan(&nc, &cs, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD);
+        fs = rank ? cs : 0, nl = nagg;
+      }
+      ASSERT_EQ((int)MGHierarchySetUpVecs(Ha), 0);
+      ASSERT_EQ((int)MGHierarchySetUpVecs(Hr), 0);
+      ASSERT_EQ(Ha.levels.size(), Hr.levels.size());
+      auto compare = [&](const char *what) {
+        for (size_t l = 0; l < Ha.levels.size(); l++) {
+          SCOPED_TRACE(std::string(what) + ", level " + std::to_string(l));
+          EXPECT_EQ(Ha.levels[l].nlocal, Hr.levels[l].nlocal);
+          EXPECT_EQ((bool)Ha.levels[l].Ad->mpi, size > 1);
+          EXPECT_LT(OperatorDiff(Ha.levels[l].Ad, Hr.levels[l].Ad, 17 + (unsigned)l), 1e-13);
+        }
+      };
+      compare("setup");
+      {
+        /* the transfers of the cycles: R r and P e of the aggregation kernels against R and P of the products */
+        TransferOps ops_a(Ha), ops_r(Hr);
+        for (size_t l = 0; l + 1 < Ha.levels.size(); l++) {
+          SCOPED_TRACE("transfers, level " + std::to_string(l));
+          MGLevel &F = Ha.levels[l], &C = Ha.levels[l + 1];
+          Vec      r, ca, cr, xa, xr;
+          PetscInt s;
+          VecDuplicate(F.r, &r);
+          VecDuplicate(F.r, &xa);
+          VecDuplicate(F.r, &xr);
+          VecDuplicate(C.r, &ca);
+          VecDuplicate(C.r, &cr);
+          VecGetOwnershipRange(r, &s, NULL);
+          StdToVec(RandomVector(F.nlocal, 5 + (unsigned)s), r);
+          ASSERT_EQ((int)ops_a.Restrict((PetscInt)l, r, ca), 0);
+          ASSERT_EQ((int)ops_r.Restrict((PetscInt)l, r, cr), 0);
+          EXPECT_LT(RelErr(VecToStd(ca), VecToStd(cr)), 1e-14);
+          VecCopy(r, xa);
+          VecCopy(r, xr);
+          ASSERT_EQ((int)ops_a.ProlongAdd((PetscInt)l, ca, xa), 0);
+          ASSERT_EQ((int)ops_r.ProlongAdd((PetscInt)l, ca, xr), 0);
+          EXPECT_LT(RelErr(VecToStd(xa), VecToStd(xr)), 1e-14);
+          for (Vec *v : {&r, &ca, &cr, &xa, &xr}) VecDestroy(v);
+        }
+      }
+      {
+        /* new values of A (D A D, same pattern): the numeric products */
+        Vec      dv;
+        PetscInt nlr, s;
+        MatCreateVecs(A, &dv, NULL);
+        VecGetLocalSize(dv, &nlr);
+        VecGetOwnershipRange(dv, &s, NULL);
+        StdToVec(RandomVector(nlr, 77 + (unsigned)s, 0.5, 2.0), dv);
+        MatDiagonalScale(A, dv, dv);
+        VecDestroy(&dv);
+      }
+      for (MGHierarchy *H : {&Ha, &Hr}) {
+        ASSERT_EQ((int)MGHierarchyRefreshFine(*H), 0);
+        ASSERT_EQ((int)MGHierarchyRefreshCoarse(*H), 0);
+      }
+      compare("refresh");
+      MGHierarchyReset(Ha);
+      MGHierarchyReset(Hr);
+      MatDestroy(&A);
+    }
+}
+
 /* MGCoarseReplica: the coarsest operator of any number of ranks on every rank, entry for entry (serial reference:
    the host CSR), its values again after the operator changed, and the gather and scatter of level vectors */
 TEST(MGMPIN, CoarseReplicaMatchesTheOperator)

@@ -787,30 +787,22 @@ static PetscErrorCode UAAMGHostInterpolation(MPI_Comm comm, Int nf, const View<I
 }
 
 /* the next coarse level from the aggregates agg (nc of them on this process): R A P of the piecewise-constant P, on the
-   device (on one process by the aggregation product; under MPI by the distributed R A P of the shared multigrid layer,
-   with P's local block from the aggregates and no ghost columns, since aggregates never cross processes), or by
-   MatPtAP on the host */
+   device by the aggregation product of the shared multigrid layer (under MPI of A's local and ghost blocks: the
+   aggregates never cross processes, so the ghost columns' aggregates are fetched once and no coarse row is sent), or
+   by MatPtAP on the host */
 static PetscErrorCode UAAMGGalerkinLevel(PC pc, const Aggregation &agg, Int nc)
 {
   PC_UAAMG   *ua = (PC_UAAMG *)pc->data;
-  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   {
     PetscBool bad = agg.nagg != nc ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
     PetscCheck(!bad, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCUAAMG: the aggregates of some process do not match its coarse rows");
   }
-  if (ua->H.device && size == 1) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
-  else if (ua->H.device) {
-    CsrMatrix Pd, Po;
-    PetscCallCXX(AggregationToCsr(agg, Pd));
-    Po.nrows = Pd.nrows;
-    PetscCallCXX(Po.rowptr = View<Int>("uaamg P ghost rowptr", Pd.nrows + 1));
-    PetscCall(MGHierarchyAddLevelDevice(ua->H, Pd, Po, std::vector<PetscInt>()));
-  } else {
+  if (ua->H.device) PetscCall(MGHierarchyAddLevelAggregation(ua->H, agg));
+  else {
     Mat P;
     PetscCall(UAAMGHostInterpolation(PetscObjectComm((PetscObject)pc), agg.n, agg.agg, nc, &P));
     PetscCall(MGHierarchyAddLevelHost(ua->H, P));
@@ -1854,7 +1846,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
   if (!ua->stencil && ua->lev.size() > 1) {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", !ua->H.device ? "MatPtAP() on host AIJ copies" : size > 1 ? "distributed device Galerkin products R A P (P from the aggregates, which never cross processes)" : "device Galerkin products of the aggregation"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", !ua->H.device ? "MatPtAP() on host AIJ copies" : size > 1 ? "device Galerkin products of the aggregation, local and ghost blocks (the aggregates never cross processes)" : "device Galerkin products of the aggregation"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT ", operator complexity %.4f, grid complexity %.4f\n", (PetscInt)ua->lev.size(), (double)ua->oc, (double)ua->gc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
@@ -1952,9 +1944,9 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    the dense coarsest factorisation runs on the host. A new matrix with the same nonzero pattern
    (`SAME_NONZERO_PATTERN`, time stepping) keeps the grid and the aggregates and redoes the Galerkin products, the
    smoother data and the coarsest factorisation. Under MPI the aggregates never cross processes: an aggregate is the
-   set of a process's unknowns in one cell, the coarse levels are CSR matrices formed on the device by the distributed
-   Galerkin product R A P of the shared multigrid layer, with the interpolation's local block from the aggregates and
-   no ghost columns (`-pc_uaamg_device_setup false`: PETSc's `MatPtAP()` on host copies; the device stencil storage
+   set of a process's unknowns in one cell, the coarse levels are CSR matrices formed on the device by the aggregation
+   products of the shared multigrid layer, of the local block and of the ghost block, whose columns' aggregates are
+   fetched from their owners once per level; no coarse row is sent (`-pc_uaamg_device_setup false`: PETSc's `MatPtAP()` on host copies; the device stencil storage
    needs one process), smoothed by the same parity colours (cells split between processes are smoothed as independent
    pieces) with one ghost exchange per sweep, the other processes' values held for all colours of the sweep (hybrid
    Gauss-Seidel: Jacobi between processes; `-pc_uaamg_hybrid_smoother false` exchanges after each colour, the sweep of
@@ -2760,9 +2752,8 @@ PetscErrorCode PCUAAMGGetNumberOfLevels(PC pc, PetscInt *n)
 
   Input Parameters:
 + pc  - the preconditioner context
-- flg - `PETSC_TRUE` (default): Galerkin products of the aggregation on the device (under MPI the distributed R A P
-        of the interpolation's local block: aggregates never cross processes); `PETSC_FALSE`: `MatPtAP()` on host AIJ
-        copies
+- flg - `PETSC_TRUE` (default): Galerkin products of the aggregation on the device (under MPI of the local and
+        ghost blocks: aggregates never cross processes); `PETSC_FALSE`: `MatPtAP()` on host AIJ copies
 
   Options Database Key:
 . -pc_uaamg_device_setup <true,false> - device or host products
