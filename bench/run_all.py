@@ -643,8 +643,15 @@ def main():
     ap.add_argument('--reparse', action='store_true',
                     help='run nothing: read the logs of the rows in <out>/results.jsonl again (after a parser changed) '
                          'and rewrite that file; the logs are <out>/logs/<row id>.log as run_all wrote them')
+    ap.add_argument('--only', metavar='REGEX',
+                    help='run only the rows whose "solver | problem | size" matches this Python regular expression '
+                         '(e.g. "uaamg" or "PSCR.*2047"); the others are neither run nor recorded')
     ap.add_argument('parts', nargs='*', help='parts to run (default: all): ' + ' '.join(PARTS))
     a = ap.parse_args()
+    try:
+        only = re.compile(a.only) if a.only else None
+    except re.error as e:
+        ap.error('--only %s: not a regular expression (%s)' % (a.only, e))
     if a.reparse:
         return reparse(a.out)
     if not a.build:
@@ -660,6 +667,8 @@ def main():
     if a.list:
         for p in parts:
             for r in PARTS[p](tier):
+                if only and not only.search('%s | %s | %s' % (r['solver'], r['problem'], r['size'])):
+                    continue
                 print('%-7s %-45s %-10s %-50s %s%s %s' % (p, r['problem'][:45], r['size'], r['solver'][:50],
                                                          '-n %d ' % r['ranks'] if r['ranks'] > 1 else '', r['exe'] or '-', ' '.join(r['args'])))
         return 0
@@ -689,9 +698,15 @@ def main():
         for p in parts:
             start, budget = time.time(), a.part_budget or BUDGET[p]
             rows = PARTS[p](tier)
+            if only:  # row ids keep their numbers in the part, so that records of several calls do not collide
+                keep = [bool(only.search('%s | %s | %s' % (r['solver'], r['problem'], r['size']))) for r in rows]
+            else:
+                keep = [True] * len(rows)
             done = {}
             print('run_all: part %s, %d rows, budget %.0f s, %s, types %s' % (p, len(rows), budget, device, tname or 'host'), flush=True)
             for i, r in enumerate(rows):
+                if not keep[i]:
+                    continue
                 if (p, r['problem'], r['size'], r['solver'], r['ranks']) in earlier:
                     print('  %-9s %-38s %-10s %s' % ('earlier', r['problem'][:38], r['size'], r['solver'][:45]), flush=True)
                     continue

@@ -2,7 +2,7 @@
 # Every petsckp solver next to its anchors, side by side, in one command; raw results as JSON lines.
 #
 #   bench/run_all.sh <build dir> <output dir> [part ...] [--cpu] [--toy] [--types cuda|kokkos|host] [--part-budget S]
-#                    [--resume earlier.jsonl ...] [--share-gpus]
+#                    [--resume earlier.jsonl ...] [--share-gpus] [--only REGEX]
 #   python3 bench/run_all.py --out <output dir> --reparse      (the -log_view events of the rows read again)
 #
 # Parts (default: all of them; each fits one 10-minute device call on one H100, several may share a call):
@@ -12,6 +12,7 @@
 # --toy   toy sizes: every part in seconds, a smoke test of the whole chain on the CPU build (with --cpu)
 # --types the PETSc vector/matrix types: cuda (aijcusparse, default on a GPU), kokkos (aijkokkos, PETSc built with
 #         Kokkos), host
+# --only  only the rows whose "solver | problem | size" matches a regular expression (e.g. "FGMRES \+ uaamg")
 # Writes <output dir>/results.jsonl (appended: one JSON object per row with device, versions, command, date, status,
 # iterations, setup/solve/total seconds, residual) and <output dir>/logs/<row>.log; then
 #   python3 bench/report.py <output dir>/results.jsonl [more.jsonl ...] -o bench/results/REPORT.md

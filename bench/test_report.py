@@ -118,6 +118,16 @@ def main():
             fail('no row of ours ran')
         if a.part == 'main':
             check_main_table(report(raw, a.out, '--main'))
+            # --only: the rows of one solver alone (the rerun of some rows of a part in a later device call)
+            sub = os.path.join(a.out, 'only')
+            p = subprocess.run([sys.executable, os.path.join(HERE, 'run_all.py'), '--build', a.build, '--out', sub, '--cpu', '--toy',
+                                '--only', 'uaamg', 'main'], capture_output=True, text=True)
+            if p.returncode != 0:
+                fail('run_all.py --only exited with %d: %s' % (p.returncode, p.stdout + p.stderr))
+            only = [json.loads(l) for l in open(os.path.join(sub, 'results.jsonl'))]
+            if not only or any('uaamg' not in '%s | %s | %s' % (r['solver'], r['problem'], r['size']) for r in only):
+                fail('run_all.py --only uaamg recorded %s' % [r['solver'] for r in only])
+            print('--only uaamg: %d rows' % len(only))
         else:
             check_scaling(recs, report(raw, a.out))
     print('PASSED')

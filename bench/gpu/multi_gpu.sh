@@ -9,7 +9,8 @@
 # `bench/run_all.sh build-gpu .gpu/scaling-<time> scaling` until <seconds> (default 560) after the start are nearly
 # spent; the rows that earlier calls on this machine recorded (.gpu/scaling-all.jsonl) are not run again. Writes to
 # <out dir>: results.jsonl (the raw rows of every call on this machine), logs.tar.gz (every row's output of this
-# call), build.txt (the build's times and the check of PETSc's GPU types), gpus.txt (nvidia-smi).
+# call), build.txt (the build's times and the check of PETSc's GPU types), gpus.txt (nvidia-smi). MULTI_GPU_ONLY=<regex>
+# runs only the rows it matches (run_all's --only), e.g. MULTI_GPU_ONLY='FGMRES \+ uaamg' for uaamg's own rows.
 set -u
 T0=$(date +%s)
 [ $# -ge 3 ] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -44,7 +45,9 @@ mkdir -p "$RUN"
 # the rows so far, every 5 s: what a call cut off by its time limit still brings back
 (while sleep 5; do cat .gpu/scaling-all.jsonl "$RUN/results.jsonl" > "$OUTD/results.partial.jsonl" 2>/dev/null; done) &
 WATCH=$!
-bench/run_all.sh build-gpu "$RUN" scaling --part-budget "$LEFT" ${RESUME[@]+"${RESUME[@]}"}
+ONLY=()
+[ -n "${MULTI_GPU_ONLY:-}" ] && ONLY=(--only "$MULTI_GPU_ONLY")
+bench/run_all.sh build-gpu "$RUN" scaling --part-budget "$LEFT" ${RESUME[@]+"${RESUME[@]}"} ${ONLY[@]+"${ONLY[@]}"}
 kill $WATCH 2>/dev/null
 rm -f "$OUTD/results.partial.jsonl"
 cat "$RUN/results.jsonl" >> .gpu/scaling-all.jsonl
