@@ -120,6 +120,8 @@ def main():
             check_main_table(report(raw, a.out, '--main'))
             # --only: the rows of one solver alone (the rerun of some rows of a part in a later device call)
             sub = os.path.join(a.out, 'only')
+            if os.path.exists(os.path.join(sub, 'results.jsonl')):
+                os.remove(os.path.join(sub, 'results.jsonl'))
             p = subprocess.run([sys.executable, os.path.join(HERE, 'run_all.py'), '--build', a.build, '--out', sub, '--cpu', '--toy',
                                 '--only', 'uaamg', 'main'], capture_output=True, text=True)
             if p.returncode != 0:
