@@ -12,6 +12,10 @@
 #       benchmarks can use the GPUs first).
 #   bench/gpu/kokkos_types.sh release
 #       lets a held run start its tests
+#   bench/gpu/kokkos_types.sh probe <out dir>
+#       after a run: the first psormg unit test that ended in a segmentation fault with the Kokkos types, under
+#       cuda-gdb (a backtrace; the machine has no gdb), and again with the types on the command line only, with
+#       -sf_backend cuda, and with host types: which of them fails (bench/results/kokkos_types_gpu.md, fourth run)
 #   bench/gpu/kokkos_types.sh wait <out dir> <seconds>
 #       waits until the run is done or <seconds> have passed, then copies its summary and logs to <out dir>
 #       (summary.md, logs.tar.gz); a later call can wait again.
@@ -24,7 +28,7 @@ set -u
 KT=.gpu/ktypes
 case "${1:-}" in
 start)
-  [ $# -ge 4 ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+  [ $# -ge 4 ] || { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
   mkdir -p "$KT"
   rm -f "$KT/done" "$KT/hold"
   [ "${KTYPES_HOLD:-0}" = 1 ] && touch "$KT/hold"
@@ -77,6 +81,32 @@ run)
   touch "$ROOT/$KT/done"
   ;;
 release) rm -f "$KT/hold" ;;
+probe)
+  OUTD=${2:?usage: kokkos_types.sh probe <out dir>}
+  mkdir -p "$OUTD"
+  . .gpu/kstack/env.sh
+  U=$KT/src/build-kokkos/tests/petsckp_unit
+  [ -x "$U" ] || U=build-kokkos/tests/petsckp_unit
+  [ -x "$U" ] || { echo "kokkos_types: no petsckp_unit of the Kokkos stack"; exit 1; }
+  T='DeviceSetup/PsormgPC.SolvesTheObstacleProblem/0'
+  TYPES="-vec_type kokkos -mat_type aijkokkos -dm_vec_type kokkos -dm_mat_type aijkokkos"
+  {
+    for v in "env:$TYPES" "env:$TYPES -sf_backend cuda" "cmd:$TYPES" "env:"; do
+      where=${v%%:*} opts=${v#*:}
+      if [ "$where" = env ]; then
+        r=$(PETSC_OPTIONS="$opts -use_gpu_aware_mpi 0" timeout 120 "$U" --gtest_filter="$T" 2>&1 | grep -cE "SEGV|FAILED")
+      else
+        r=$(PETSC_OPTIONS="-use_gpu_aware_mpi 0" timeout 120 "$U" --gtest_filter="$T" $opts 2>&1 | grep -cE "SEGV|FAILED")
+      fi
+      echo "$T, options in $where: '$opts': $([ "$r" = 0 ] && echo passed || echo FAILED)"
+    done
+    if command -v cuda-gdb > /dev/null; then
+      echo "cuda-gdb backtrace (PETSC_OPTIONS with the types, -no_signal_handler):"
+      PETSC_OPTIONS="$TYPES -use_gpu_aware_mpi 0 -no_signal_handler" timeout 300 cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
+        --args "$U" --gtest_filter="$T" 2>&1 | grep -E "^#|signal|SIG" | head -40
+    fi
+  } | tee "$OUTD/probe.txt"
+  ;;
 wait)
   OUTD=$2 SECS=$3
   T0=$(date +%s)
@@ -101,5 +131,5 @@ wait)
   tar -czf "$OUTD/logs.tar.gz" "$KT" .gpu/kstack/logs 2> /dev/null
   cat "$OUTD/summary.md"
   ;;
-*) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+*) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
