@@ -11,7 +11,9 @@
 #                       with -ksp_dcg_pipelined), 40 and 80 iterations (-ksp_rtol 1e-30 -ksp_max_it)
 #   lbfgsb_pjb, lbfgsb_dsscfg  examples/minpack2 1024^2 (bounded journal bearing; unbounded dsscfg), 30 and 60
 #                       iterations of lbfgsb, m = 8
-# Writes <out dir>/kernel_profile.md and the raw ncu CSV files.
+# Writes <out dir>/kernel_profile.md and the raw ncu CSV files. Nsight Compute serialises every kernel of the
+# programs, setup included (thousands for the bubbly runs): give the script a device call of its own (minutes), or
+# fewer cases; 93 s were not enough for the first dcg case on an H200.
 set -u
 B=${1:?usage: kernel_profile.sh <build dir> <out dir>}
 O=${2:?usage: kernel_profile.sh <build dir> <out dir>}
