@@ -42,7 +42,8 @@ Int AggregationCreate(Int n, Int nagg, UView<const Int> agg, Aggregation &P);
 Int AggregationCountEmpty(const Aggregation &P);
 
 /* the piecewise-constant prolongation as a device CSR (n x nagg, P(i, agg(i)) = 1, no entry in a row in no aggregate):
-   for the general Galerkin products (e.g. the distributed R A P of several processes, whose aggregates are local) */
+   for the general Galerkin products (SpgemmSymbolic, the distributed R A P), e.g. as the reference of the aggregation
+   products */
 void AggregationToCsr(const Aggregation &P, CsrMatrix &M);
 
 /* renumbers the aggregates to drop the empty ones (e.g. auxiliary-grid cells that hold no DoF), keeping their

@@ -481,13 +481,13 @@ PetscErrorCode MGHierarchyAddLevelAggregation(MGHierarchy &H, const Aggregation 
   PetscCheck(!H.levels.empty() && H.device && H.levels.back().Ad, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The device setup needs a hierarchy made with MGHierarchyCreate(..., device = true)");
   PetscCallMPI(MPI_Comm_size(H.comm, &size));
   MGLevel &F = H.levels.back();
-  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   {
     /* the local block: the same check on every rank before the collective part */
     PetscBool bad = agg.n != DeviceMatLocalCsr(F.Ad).nrows || agg.n != DeviceMatLocalCsr(F.Ad).ncols ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_BOOL, MPI_LOR, H.comm));
     PetscCheck(!bad, H.comm, PETSC_ERR_ARG_SIZ, "The aggregation of some process does not have the local rows of its operator (this rank: %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " x %" PetscInt_FMT ")", agg.n, DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols);
   }
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   PetscCallCXX(ok = GalerkinAggregate(DeviceMatLocalCsr(F.Ad), agg, agg, Ac, F.gmap));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The aggregation product of the local block failed (sizes)");
   if (size == 1 || !F.Ad->mpi) PetscCall(DeviceMatCreateFromCsr(Ac, &C.Ad));

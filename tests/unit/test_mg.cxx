@@ -1050,6 +1050,19 @@ double OperatorDiff(PetscKPDeviceMat M1, PetscKPDeviceMat M2, unsigned seed)
   return n1 > 0 ? nd / n1 : nd;
 }
 
+/* A = D A D with a random positive diagonal D in [0.5, 2] (new values, the same pattern; seed + the rank's first row) */
+void ScaleSymmetric(Mat A, unsigned seed)
+{
+  Vec      dv;
+  PetscInt nl, s;
+  MatCreateVecs(A, &dv, NULL);
+  VecGetLocalSize(dv, &nl);
+  VecGetOwnershipRange(dv, &s, NULL);
+  StdToVec(RandomVector(nl, seed + (unsigned)s, 0.5, 2.0), dv);
+  MatDiagonalScale(A, dv, dv);
+  VecDestroy(&dv);
+}
+
 /* the fine partition of n rows over the ranks: uneven, rank 1 of 3 or more with no rows */
 std::vector<Int> UnevenPartition(Int n, PetscMPIInt size)
 {
@@ -1116,16 +1129,7 @@ TEST(MGMPIN, DeviceGalerkinMatchesHostMatPtAP)
       };
       compare("setup");
       /* new values of A (D A D, same pattern): the numeric products */
-      {
-        Vec      dv;
-        PetscInt nl, s;
-        MatCreateVecs(A, &dv, NULL);
-        VecGetLocalSize(dv, &nl);
-        VecGetOwnershipRange(dv, &s, NULL);
-        StdToVec(RandomVector(nl, 99 + (unsigned)s, 0.5, 2.0), dv);
-        MatDiagonalScale(A, dv, dv);
-        VecDestroy(&dv);
-      }
+      ScaleSymmetric(A, 99);
       for (MGHierarchy *H : {&Hh, &Hd}) {
         ASSERT_EQ((int)MGHierarchyRefreshFine(*H), 0);
         ASSERT_EQ((int)MGHierarchyRefreshCoarse(*H), 0);
@@ -1247,22 +1251,24 @@ TEST(MGMPIN, AggregationProductMatchesDistributedRap)
           for (Vec *v : {&r, &ca, &cr, &xa, &xr}) VecDestroy(v);
         }
       }
-      {
-        /* new values of A (D A D, same pattern): the numeric products */
-        Vec      dv;
-        PetscInt nlr, s;
-        MatCreateVecs(A, &dv, NULL);
-        VecGetLocalSize(dv, &nlr);
-        VecGetOwnershipRange(dv, &s, NULL);
-        StdToVec(RandomVector(nlr, 77 + (unsigned)s, 0.5, 2.0), dv);
-        MatDiagonalScale(A, dv, dv);
-        VecDestroy(&dv);
-      }
+      /* new values of A (D A D, same pattern): the numeric products */
+      ScaleSymmetric(A, 77);
       for (MGHierarchy *H : {&Ha, &Hr}) {
         ASSERT_EQ((int)MGHierarchyRefreshFine(*H), 0);
         ASSERT_EQ((int)MGHierarchyRefreshCoarse(*H), 0);
       }
       compare("refresh");
+      /* an aggregation of another number of rows (here on rank 0 only) is an error on every rank */
+      {
+        const Int   nc = Ha.levels.back().nlocal + (rank == 0 ? 1 : 0);
+        View<Int>   da("bad aggregation", nc);
+        Aggregation bad;
+        ASSERT_EQ(AggregationCreate(nc, nc > 0 ? 1 : 0, ucv(da), bad), 0);
+        PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+        PetscErrorCode ierr = MGHierarchyAddLevelAggregation(Ha, bad);
+        PetscPopErrorHandler();
+        EXPECT_EQ((int)ierr, (int)PETSC_ERR_ARG_SIZ);
+      }
       MGHierarchyReset(Ha);
       MGHierarchyReset(Hr);
       MatDestroy(&A);
