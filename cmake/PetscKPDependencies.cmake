@@ -162,5 +162,10 @@ endif()
 if(PETSCKP_KOKKOS_CUDA)
   list(APPEND PETSCKP_FEATURES kokkos_cuda gpu)
 endif()
+# the tests run with PETSc's Kokkos vector and matrix types (PETSCKP_TEST_ARGS): a few tests of PETSc's own solvers
+# (the examples' anchors) that PETSc does not run correctly with them say `requires: !kokkos_types`, with the reason
+if(PETSCKP_TEST_ARGS MATCHES "-vec_type kokkos")
+  list(APPEND PETSCKP_FEATURES kokkos_types)
+endif()
 list(APPEND PETSCKP_FEATURES ${PETSCKP_TEST_FEATURES})
 set(PETSCKP_WARNING_FLAGS -Wall -Wno-unused-function)

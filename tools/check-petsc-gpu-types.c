@@ -353,6 +353,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mtype, sizeof(mtype), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-check_vec_type", vtype, sizeof(vtype), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-check_mat_type", mtype, sizeof(mtype), NULL));
+  /* the types are given to the GPU objects explicitly: -mat_type left in the database would make DMCreateMatrix() of
+     the host DMDA (MatSetFromOptions()) a GPU matrix beside its host vectors, whose products PETSc's optimized builds
+     do not check (a segmentation fault, not a comparison) */
+  PetscCall(PetscOptionsClearValue(NULL, "-vec_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_type"));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCheck(n >= 7 && n % 2 == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT ": give an odd n >= 7", n);
   {

@@ -726,8 +726,13 @@ int main(int argc, char **argv)
     args: -problem hemisphere -n 65 -max_cycles 35 -pc_psormg_obstacle_restriction monotone
     output_file: output/obstacle_hemisphere.out
 
+  # PETSc's SNESVINEWTONRSLS builds the vectors of its reduced space with VecCreateMPI() (DMCreateGlobalVector_SNESVI in
+  # src/snes/impls/vi/rs/virs.c), host vectors beside the Kokkos submatrix of a MATAIJKOKKOS Jacobian, which PETSc's
+  # optimized builds multiply without a type check: a segmentation fault in PETSc (its own snes ex9 too), so the
+  # SNESVI references do not run with PETSc's Kokkos types (kokkos_types); psormg's own tests do
   test:
     suffix: hemisphere_snesvi
+    requires: !kokkos_types
     nsize: {{1 2 4}}
     args: -problem hemisphere -n 33 -compare snesvi -max_cycles 35
     output_file: output/obstacle_hemisphere_snesvi.out
@@ -762,8 +767,15 @@ int main(int argc, char **argv)
 
   test:
     suffix: manufactured_compare
+    requires: !kokkos_types
     nsize: {{1 2}}
-    args: -problem manufactured -n 30 -bounds box -compare {{snesvi tao}} -max_cycles 30
+    args: -problem manufactured -n 30 -bounds box -compare {{snesvi}} -max_cycles 30
+    output_file: output/obstacle_manufactured_compare.out
+
+  test:
+    suffix: manufactured_compare
+    nsize: {{1 2}}
+    args: -problem manufactured -n 30 -bounds box -compare {{tao}} -max_cycles 30
     output_file: output/obstacle_manufactured_compare.out
 
 TEST*/

@@ -138,6 +138,30 @@ PetscErrorCode VecCopyAcrossTypes(Vec from, Vec to)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecGetAsTypeOf(Vec v, Vec like, PetscBool copyin, Vec *work, Vec *use)
+{
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(VecSameType(v, like, &same));
+  if (same) {
+    *use = v;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!*work) PetscCall(VecDuplicate(like, work));
+  if (copyin) PetscCall(VecCopyAcrossTypes(v, *work));
+  *use = *work;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecRestoreAsTypeOf(Vec v, PetscBool copyout, Vec *use)
+{
+  PetscFunctionBegin;
+  if (*use != v && copyout) PetscCall(VecCopyAcrossTypes(*use, v));
+  *use = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VecCheckFinite(Vec v, const char what[])
 {
   PetscReal nrm;

@@ -50,6 +50,14 @@ PetscErrorCode VecGetSeqTypeLike(Vec v, char seqtype[], size_t len);
 PetscErrorCode VecSameType(Vec a, Vec b, PetscBool *same);
 /* to = from for Vecs of the same local size and any types (host or device memory), through the execution space */
 PetscErrorCode VecCopyAcrossTypes(Vec from, Vec to);
+/* A user's Vec v in the type of a solver's work Vecs (like, e.g. from MatCreateVecs() of the operator): *use = v when
+   the types agree, else *use = *work (created from like on first use, kept by the caller), holding a copy of v when
+   copyin. PETSc's Vec operations between Vecs of different types are not valid (a VECSEQ x in VecAXPY() on a
+   VECKOKKOS y: PETSc's optimized builds read a device view that x does not have), and a host DMDA with
+   -mat_type aijkokkos in the options gives exactly that: DMCreateMatrix() applies the option, DMCreateGlobalVector()
+   does not. VecRestoreAsTypeOf() copies *use back into v when copyout and it is a copy. */
+PetscErrorCode VecGetAsTypeOf(Vec v, Vec like, PetscBool copyin, Vec *work, Vec *use);
+PetscErrorCode VecRestoreAsTypeOf(Vec v, PetscBool copyout, Vec *use);
 /* NaN/Inf check of a Vec, error naming what is wrong and where */
 PetscErrorCode VecCheckFinite(Vec v, const char what[]);
 } // namespace petsckp

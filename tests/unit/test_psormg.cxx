@@ -627,11 +627,12 @@ struct PsormgLcp {
   PC  pc  = nullptr;
   PetscInt n = 0;
 
-  void Create(PetscInt nn, PetscBool device_setup, PetscBool upper)
+  void Create(PetscInt nn, PetscBool device_setup, PetscBool upper, MatType mtype = nullptr)
   {
     PetscInt xs, ys, xm, ym;
     n = nn;
     KP_OK(DMDACreate2d(PETSC_COMM_SELF, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, 1, 1, 1, 1, NULL, NULL, &da));
+    if (mtype) KP_OK(DMSetMatType(da, mtype));
     KP_OK(DMSetUp(da));
     KP_OK(DMCreateMatrix(da, &A));
     KP_OK(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
@@ -915,6 +916,50 @@ TEST_P(PsormgPC, TruncatedAndMonotoneAgree)
   KP_OK(VecAXPY(p.x, -1.0, q.x));
   KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
   EXPECT_LE(d, 1e-7 * nx);
+}
+
+/* b, x and the bounds of another type than the operator's vectors: a host DMDA's vectors with -mat_type aijkokkos in
+   the options (DMCreateMatrix() applies it, DMCreateGlobalVector() does not), or here VECMPI vectors on one process
+   beside the DMDA's VECSEQ ones. PETSc's Vec operations between them are not valid (with VECKOKKOS: a segmentation
+   fault in PETSc's optimized builds); the solve runs on copies and returns the same iterate */
+TEST_P(PsormgPC, VectorsOfAnotherTypeThanTheOperatorGiveTheSameSolve)
+{
+  std::vector<std::pair<MatType, VecType>> cases = {{MATAIJ, VECMPI}};
+#if defined(PETSC_HAVE_KOKKOS)
+  cases.push_back({MATAIJKOKKOS, VECSEQ});
+#endif
+#if defined(PETSC_HAVE_CUDA)
+  cases.push_back({MATAIJCUSPARSE, VECSEQ});
+#endif
+  for (auto [mtype, vtype] : cases) {
+    PsormgLcp   p, q;
+    std::string msg;
+    PetscInt    itp, itq;
+    PetscReal   d, nx;
+    ASSERT_NO_FATAL_FAILURE(p.Create(33, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
+    ASSERT_NO_FATAL_FAILURE(q.Create(33, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE, mtype));
+    /* q's b, x, lo and up as vectors of type vtype with the same values */
+    for (Vec *v : {&q.b, &q.x, &q.lo, &q.up}) {
+      Vec w;
+      KP_OK(VecCreate(PETSC_COMM_SELF, &w));
+      KP_OK(VecSetSizes(w, 33 * 33, 33 * 33));
+      KP_OK(VecSetType(w, vtype));
+      KP_OK(VecCopy(*v, w)); /* both are host vectors here */
+      KP_OK(VecDestroy(v));
+      *v = w;
+    }
+    KP_OK(PCPSORMGSetVariableBounds(q.pc, q.lo, q.up));
+    ASSERT_EQ((int)p.Solve(&msg), 0) << msg;
+    ASSERT_EQ((int)q.Solve(&msg), 0) << mtype << " operator, " << vtype << " vectors: " << msg;
+    KP_OK(KSPGetIterationNumber(p.ksp, &itp));
+    KP_OK(KSPGetIterationNumber(q.ksp, &itq));
+    EXPECT_GT(itq, 0);
+    EXPECT_EQ(itp, itq) << mtype << " operator, " << vtype << " vectors";
+    KP_OK(VecNorm(p.x, NORM_INFINITY, &nx));
+    KP_OK(VecAXPY(p.x, -1.0, q.x));
+    KP_OK(VecNorm(p.x, NORM_INFINITY, &d));
+    EXPECT_LE(d, 1e-10 * nx) << mtype << " operator, " << vtype << " vectors";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceSetup, PsormgPC, ::testing::Bool());

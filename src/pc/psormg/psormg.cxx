@@ -81,6 +81,9 @@ struct PC_PSORMG {
   PetscBool                   hybrid        = PETSC_FALSE; /* under MPI: one ghost exchange per sweep (Jacobi between processes), not per colour */
   /* bounds (referenced) */
   Vec xl = nullptr, xu = nullptr;
+  /* b, x and the bounds of a solve in vectors of the operator's type, when they are of another (host vectors with a
+     GPU operator): the cycle combines them with the levels' vectors in PETSc Vec operations (VecGetAsTypeOf()) */
+  Vec bw = nullptr, xw = nullptr, xlw = nullptr, xuw = nullptr;
   /* hierarchy: the shared levels (H.device: built by the device setup) and the grids, one per level */
   MGHierarchy             H;
   std::vector<PSORMGGrid> grids;
@@ -958,6 +961,7 @@ static PetscErrorCode PCReset_PSORMG(PC pc)
     PetscCall(VecDestroy(&mg->grids[l].up));
   }
   PetscCall(VecDestroy(&mg->tkeep));
+  for (Vec *v : {&mg->bw, &mg->xw, &mg->xlw, &mg->xuw}) PetscCall(VecDestroy(v));
   mg->trunc_on = PETSC_FALSE;
   PetscCallCXX(mg->grids.clear());
   PetscCallCXX(mg->creplica = MGCoarseReplica());
@@ -1114,8 +1118,9 @@ static PetscErrorCode PSORMGBeginSolve(PC pc)
       SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "PCPSORMG: the bounds cross at entry %" PetscInt_FMT " (xl = %g > xu = %g): the problem is infeasible; PCPSORMGSetVariableBounds() needs xl <= xu", glob[4], (double)v[0], (double)v[1]);
     }
   }
-  mg->grids[0].lo = mg->xl;
-  mg->grids[0].up = mg->xu;
+  mg->grids[0].lo = mg->grids[0].up = nullptr;
+  if (mg->xl) PetscCall(VecGetAsTypeOf(mg->xl, mg->H.levels[0].r, PETSC_TRUE, &mg->xlw, &mg->grids[0].lo));
+  if (mg->xu) PetscCall(VecGetAsTypeOf(mg->xu, mg->H.levels[0].r, PETSC_TRUE, &mg->xuw, &mg->grids[0].up));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1129,7 +1134,8 @@ static PetscErrorCode PSORMGEndSolve(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+/* the projected multigrid iteration on b and x of the operator's type (PCApplyRichardson_PSORMG()) */
+static PetscErrorCode PSORMGRichardson(PC pc, Vec b, Vec x, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
 {
   PC_PSORMG          *mg = (PC_PSORMG *)pc->data;
   psormg::LcpMeasures m;
@@ -1137,7 +1143,6 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
   const PetscBool     all = mg->monitor ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  (void)w;
   PetscCall(PSORMGBeginSolve(pc));
   MGLevel &F = mg->H.levels[0];
   if (guesszero) PetscCall(VecSet(x, 0.0));
@@ -1203,6 +1208,21 @@ static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PCApplyRichardson_PSORMG(PC pc, Vec b, Vec x, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PC_PSORMG *mg = (PC_PSORMG *)pc->data;
+  Vec        bu, xu;
+
+  PetscFunctionBegin;
+  (void)w;
+  PetscCall(VecGetAsTypeOf(b, mg->H.levels[0].r, PETSC_TRUE, &mg->bw, &bu));
+  PetscCall(VecGetAsTypeOf(x, mg->H.levels[0].r, guesszero ? PETSC_FALSE : PETSC_TRUE, &mg->xw, &xu));
+  PetscCall(PSORMGRichardson(pc, bu, xu, rtol, abstol, dtol, its, guesszero, outits, reason));
+  PetscCall(VecRestoreAsTypeOf(x, PETSC_TRUE, &xu));
+  PetscCall(VecRestoreAsTypeOf(b, PETSC_FALSE, &bu));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* KSPRICHARDSON uses PCApplyRichardson() only for -ksp_max_it >= 1; with -ksp_max_it 0 it would call PCApply() for
    its residual norm, the error of a PCApply() fallback with bounds. PETSc's KSPs run no iteration then and return
    the initial guess with the reason of their convergence test at iteration 0; here that is the reason of the
@@ -1264,9 +1284,16 @@ static PetscErrorCode PCApply_PSORMG(PC pc, Vec b, Vec y)
              "PCPSORMG with variable bounds is a projected (nonlinear) iteration that runs only through PCApplyRichardson(): use -ksp_type richardson without KSP monitors "
              "(use -pc_psormg_monitor instead), with the default convergence test, -ksp_richardson_scale 1 and no null space. "
              "PETSc fell back to PCApply(), which would return a wrong answer for a complementarity problem");
-  PetscCall(PSORMGBeginSolve(pc));
-  PetscCall(PSORMGCycle(pc, b, y, PETSC_TRUE)); /* from y = 0 */
-  PetscCall(PSORMGEndSolve(pc));
+  {
+    Vec bu, yu;
+    PetscCall(VecGetAsTypeOf(b, mg->H.levels[0].r, PETSC_TRUE, &mg->bw, &bu));
+    PetscCall(VecGetAsTypeOf(y, mg->H.levels[0].r, PETSC_FALSE, &mg->xw, &yu));
+    PetscCall(PSORMGBeginSolve(pc));
+    PetscCall(PSORMGCycle(pc, bu, yu, PETSC_TRUE)); /* from y = 0 */
+    PetscCall(PSORMGEndSolve(pc));
+    PetscCall(VecRestoreAsTypeOf(y, PETSC_TRUE, &yu));
+    PetscCall(VecRestoreAsTypeOf(b, PETSC_FALSE, &bu));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

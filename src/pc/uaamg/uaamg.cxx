@@ -1316,17 +1316,12 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
   {
     ProfileRegion region("PCUAAMGApply");
-    PetscBool sb, sy;
-    PetscCall(VecSameType(b, ua->H.levels[0].r, &sb));
-    PetscCall(VecSameType(y, ua->H.levels[0].r, &sy));
-    if (sb && sy) PetscCall(MGCycleApply(ua->H, ops, p, b, y, true));
-    else {
-      if (!ua->bw) PetscCall(VecDuplicate(ua->H.levels[0].r, &ua->bw));
-      if (!ua->yw) PetscCall(VecDuplicate(ua->H.levels[0].r, &ua->yw));
-      PetscCall(VecCopyAcrossTypes(b, ua->bw));
-      PetscCall(MGCycleApply(ua->H, ops, p, ua->bw, ua->yw, true));
-      PetscCall(VecCopyAcrossTypes(ua->yw, y));
-    }
+    Vec bu, yu;
+    PetscCall(VecGetAsTypeOf(b, ua->H.levels[0].r, PETSC_TRUE, &ua->bw, &bu));
+    PetscCall(VecGetAsTypeOf(y, ua->H.levels[0].r, PETSC_FALSE, &ua->yw, &yu));
+    PetscCall(MGCycleApply(ua->H, ops, p, bu, yu, true));
+    PetscCall(VecRestoreAsTypeOf(y, PETSC_TRUE, &yu));
+    PetscCall(VecRestoreAsTypeOf(b, PETSC_FALSE, &bu));
   }
   PetscCall(PetscLogEventEnd(PC_UAAMG_Apply, pc, b, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
