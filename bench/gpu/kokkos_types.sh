@@ -12,10 +12,10 @@
 #       benchmarks can use the GPUs first).
 #   bench/gpu/kokkos_types.sh release
 #       lets a held run start its tests
-#   bench/gpu/kokkos_types.sh probe <out dir>
-#       after a run: the first psormg unit test that ended in a segmentation fault with the Kokkos types, under
-#       cuda-gdb (a backtrace; the machine has no gdb), and again with the types on the command line only, with
-#       -sf_backend cuda, and with host types: which of them fails (bench/results/kokkos_types_gpu.md, fourth run)
+#   bench/gpu/kokkos_types.sh probe <out dir> [gtest filter]
+#       after a run: one unit test that failed with the Kokkos types (default: a psormg test that did, in the fourth run
+#       of bench/results/kokkos_types_gpu.md), under cuda-gdb (a backtrace; the machine has no gdb), and again with the
+#       types on the command line only, with -sf_backend cuda, and with host types: which of them fails
 #   bench/gpu/kokkos_types.sh wait <out dir> <seconds>
 #       waits until the run is done or <seconds> have passed, then copies its summary and logs to <out dir>
 #       (summary.md, logs.tar.gz); a later call can wait again.
@@ -88,7 +88,7 @@ probe)
   U=$KT/src/build-kokkos/tests/petsckp_unit
   [ -x "$U" ] || U=build-kokkos/tests/petsckp_unit
   [ -x "$U" ] || { echo "kokkos_types: no petsckp_unit of the Kokkos stack"; exit 1; }
-  T='DeviceSetup/PsormgPC.SolvesTheObstacleProblem/0'
+  T=${3:-'DeviceSetup/PsormgPC.SolvesTheObstacleProblem/0'}
   TYPES="-vec_type kokkos -mat_type aijkokkos -dm_vec_type kokkos -dm_mat_type aijkokkos"
   {
     for v in "env:$TYPES" "env:$TYPES -sf_backend cuda" "cmd:$TYPES" "env:"; do
