@@ -385,6 +385,36 @@ def scaling_section(recs, out, plots, outdir):
         out.append('')
 
 
+def types_section(recs, out):
+    """rows run on one device with two of PETSc's GPU vector and matrix types (--types cuda and --types kokkos: a PETSc
+    built with CUDA alone, and one with its own Kokkos), side by side: how much the types cost petsckp's solvers
+    (read and written in place in both) and PETSc's anchors"""
+    by = collections.defaultdict(dict)
+    for r in recs:
+        if r.get('part') == 'scaling' or r.get('types') not in ('cuda', 'kokkos'):
+            continue
+        by[(r.get('device'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'), r.get('ranks') or 1)][r['types']] = r
+    pairs = [(k, v) for k, v in by.items() if len(v) == 2]
+    if not pairs:
+        return
+    out.append('## PETSc\'s Kokkos types against its CUDA types')
+    out.append('')
+    out.append('The same rows on the same device with `-vec_type kokkos -mat_type aijkokkos` (PETSc built with its own Kokkos and '
+               'Kokkos Kernels) and with `-vec_type cuda -mat_type aijcusparse` (PETSc built with CUDA alone). petsckp reads '
+               'and writes both in place; the anchors are PETSc\'s own implementations of each type.')
+    out.append('')
+    out.append('| device | problem | size | solver | iterations (cuda / kokkos) | time to solution, cuda (s) | kokkos (s) | kokkos / cuda |')
+    out.append('|---|---|---|---|---|---|---|---|')
+    for k, v in sorted(pairs, key=lambda kv: (kv[0][0] or '', kv[0][1] or '', kv[0][2] or '', size_key(kv[1]['cuda']),
+                                              kv[1]['cuda'].get('role') != 'ours', kv[0][4] or '')):
+        c, q = v['cuda'], v['kokkos']
+        ratio = fmt(q['total_s'] / c['total_s'], 3) + 'x' if ok(c) and ok(q) and c['total_s'] > 0 else '-'
+        name = '**%s**' % esc(k[4]) if c.get('role') == 'ours' else esc(k[4])
+        out.append('| %s | %s | %s | %s | %s / %s | %s | %s | %s |' % (esc(k[0]), esc(k[2]), esc(k[3]), name, fmt(c.get('iterations')),
+                                                               fmt(q.get('iterations')), status_cell(c), status_cell(q), ratio))
+    out.append('')
+
+
 def make_plotter(enabled):
     if not enabled:
         return lambda *a: [], None
@@ -608,6 +638,7 @@ def main():
         for p in list(PART_TITLES)[1:] + sorted({r.get('part') for r in recs} - set(PART_TITLES) - {'scaling'}):
             part_section(recs, p, out, plots, outdir, a.bw)
         scaling_section(recs, out, plots, outdir)
+        types_section(recs, out)
     with open(a.output, 'w') as f:
         f.write('\n'.join(out).rstrip() + '\n')
     print('report: wrote %s (%d rows)' % (a.output, len(recs)))

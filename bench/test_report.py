@@ -69,6 +69,24 @@ def check_scaling(recs, text):
             fail('REPORT.md lacks %r' % h)
 
 
+def check_types(sample, out):
+    """the same rows with --types cuda and --types kokkos on one device: the side-by-side table with their ratio"""
+    os.makedirs(out, exist_ok=True)
+    recs = [json.loads(l) for l in open(sample) if l.strip()]
+    recs = [r for r in recs if r.get('status') == 'ok' and r.get('total_s')][:3]
+    raw = os.path.join(out, 'types.jsonl')
+    with open(raw, 'w') as f:
+        for r in recs:
+            for t, scale in (('cuda', 1.0), ('kokkos', 1.5)):
+                q = dict(r, types=t, device='GPU X', total_s=r['total_s'] * scale)
+                f.write(json.dumps(q) + '\n')
+    text = report(raw, out, '--no-plots')
+    if "## PETSc's Kokkos types against its CUDA types" not in text:
+        fail('no table of the Kokkos types against the CUDA types')
+    if text.count('| 1.5x |') != len(recs):
+        fail('the Kokkos / CUDA ratio of %d rows is not 1.5x' % len(recs))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sample')
@@ -96,6 +114,7 @@ def main():
         # --main alone
         text = report(a.sample, os.path.join(a.out, 'main'), '--main')
         check_main_table(text)
+        check_types(a.sample, os.path.join(a.out, 'types'))
     if a.build:
         raw = os.path.join(a.out, 'results.jsonl')
         if os.path.exists(raw):

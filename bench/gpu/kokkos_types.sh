@@ -8,6 +8,7 @@
 #       build-kokkos; skipped when an earlier call on this machine built it), then runs every ctest test (unit, example, tutorial, install; the examples' nsize 2
 #       and 4 entries included) with the Kokkos types. Progress and logs in .gpu/ktypes/. [cores]: a taskset CPU list
 #       for the build (e.g. 16-63), leaving the other cores to a benchmark run beside it.
+#       With KTYPES_BUILD_ONLY=1 it stops after the build (bench/gpu/types_compare.sh times solvers on it).
 #       With KTYPES_HOLD=1 the tests wait, after the build, until `bench/gpu/kokkos_types.sh release` (so that timed
 #       benchmarks can use the GPUs first).
 #   bench/gpu/kokkos_types.sh release
@@ -30,7 +31,7 @@ case "${1:-}" in
 start)
   [ $# -ge 4 ] || { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
   mkdir -p "$KT"
-  rm -f "$KT/done" "$KT/hold"
+  rm -f "$KT/done" "$KT/hold" "$KT/built"
   [ "${KTYPES_HOLD:-0}" = 1 ] && touch "$KT/hold"
   setsid nohup "$0" run "$2" "$3" "$4" "${5:-$(nproc)}" "${6:-}" > "$KT/run.log" 2>&1 < /dev/null &
   echo "kokkos_types: started (pid $!), progress in $KT/run.log"
@@ -57,6 +58,8 @@ run)
   fi
   T1=$(date +%s)
   echo "kokkos_types: stack and petsckp $((T1 - T0)) s"
+  touch "$ROOT/$KT/built"
+  [ "${KTYPES_BUILD_ONLY:-0}" = 1 ] && { touch "$ROOT/$KT/done"; exit 0; }
   . "$ROOT/.gpu/kstack/env.sh"
   while [ -f "$ROOT/$KT/hold" ]; do sleep 5; done
   T1=$(date +%s)
