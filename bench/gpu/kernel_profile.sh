@@ -11,9 +11,10 @@
 #                       with -ksp_dcg_pipelined), 40 and 80 iterations (-ksp_rtol 1e-30 -ksp_max_it)
 #   lbfgsb_pjb, lbfgsb_dsscfg  examples/minpack2 1024^2 (bounded journal bearing; unbounded dsscfg), 30 and 60
 #                       iterations of lbfgsb, m = 8
-# Writes <out dir>/kernel_profile.md and the raw ncu CSV files. Nsight Compute serialises every kernel of the
-# programs, setup included (thousands for the bubbly runs): give the script a device call of its own (minutes), or
-# fewer cases; 93 s were not enough for the first dcg case on an H200.
+# Writes <out dir>/kernel_profile.md and the raw ncu CSV files. Nsight Compute serialises the kernels it profiles:
+# only those inside KSPSolve / TaoSolve are (PETSc's NVTX ranges, -log_nvtx, ncu --nvtx-include); without that
+# (KPROF_NVTX=0) the setup's thousands of kernels are replayed too, and 93 s were not enough for the first dcg case on
+# an H200.
 set -u
 B=${1:?usage: kernel_profile.sh <build dir> <out dir>}
 O=${2:?usage: kernel_profile.sh <build dir> <out dir>}
@@ -74,6 +75,7 @@ wall_of() {
   esac
 }
 its_of() { case $1 in dcg*) echo 40 ;; lbfgsb*) echo 30 ;; esac; }
+range_of() { case $1 in dcg*) echo KSPSolve ;; lbfgsb*) echo TaoSolve ;; esac; }
 {
   echo "# Kernel time against wall time per iteration (Nsight Compute)"
   echo
@@ -90,8 +92,12 @@ for c in ${KPROF_CASES:-dcg128 dcg128pipe lbfgsb_pjb lbfgsb_dsscfg}; do
   for k in 1 2; do
     its=$((k * N))
     timeout 120 $(cmd_of "$c" $its) > "$O/raw/${c}_${its}_plain.log" 2>&1
-    timeout 300 "$NCU" --csv --metrics gpu__time_duration.sum --clock-control none --print-units base \
-      --log-file "$O/raw/${c}_${its}.csv" $(cmd_of "$c" $its) > "$O/raw/${c}_${its}_ncu.log" 2>&1
+    # only the kernels inside the solve's range (PETSc's NVTX log handler, -log_nvtx): the setup's thousands of
+    # kernels are neither replayed nor counted (KPROF_NVTX=0: every kernel, as before)
+    NV=()
+    [ "${KPROF_NVTX:-1}" = 1 ] && NV=(--nvtx --nvtx-include "$(range_of "$c")/")
+    timeout 300 "$NCU" --csv --metrics gpu__time_duration.sum --clock-control none --print-units base ${NV[@]+"${NV[@]}"} \
+      --log-file "$O/raw/${c}_${its}.csv" $(cmd_of "$c" $its) $([ "${KPROF_NVTX:-1}" = 1 ] && echo -log_nvtx) > "$O/raw/${c}_${its}_ncu.log" 2>&1
     summ "$O/raw/${c}_${its}.csv" > "$O/raw/${c}_${its}.sum" 2> "$O/raw/${c}_${its}.sumerr"
   done
   w1=$(wall_of "$c" "$O/raw/${c}_${N}_plain.log")
