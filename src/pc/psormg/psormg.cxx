@@ -1538,6 +1538,12 @@ static PetscErrorCode PCView_PSORMG(PC pc, PetscViewer viewer)
    error when bounds are set. Without bounds `PCApply()` is one symmetric cycle (with equal pre and post sweeps),
    a preconditioner for `KSPCG`.
 
+   b, x and the bounds should have the type of the operator's vectors (`MatCreateVecs()`, or a `DMDA` whose types
+   come from `-dm_vec_type` and `-dm_mat_type`). When they have another (a host `DMDA`'s vectors with
+   `-mat_type aijkokkos` in the options: `DMCreateMatrix()` applies that option, `DMCreateGlobalVector()` does not),
+   the iteration runs on copies in the operator's type, since PETSc's vector operations between two types are not
+   valid; PETSc's own KSPs multiply such vectors with the operator without a check and may fail there.
+
    References:
    V. Klement and T. Oberhuber, Multigrid method for linear complementarity problem and its implementation on
    GPU, 2014. R. Kornhuber, Monotone multigrid methods for elliptic variational inequalities I, Numer. Math. 69

@@ -1948,6 +1948,9 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    one process), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
    aggregation's device Galerkin products).
 
+   b and x of another type than the operator's vectors (host vectors with a GPU operator) are copied to and from
+   vectors of the operator's type around each application: PETSc's vector operations between two types are not valid.
+
    Limitations: scalar problems only (block size 1); the constant is the only coarse-space vector, so strongly
    anisotropic or high-contrast coefficients and elasticity need `PCGAMG` or `PCHYPRE`; a singular operator (pure
    Neumann) is refused by the coarsest factorisation.
