@@ -5,6 +5,7 @@
 #include <limits>
 #include <petsckp.h>
 #include "kp_test.hpp"
+#include "kp_checked_vec.hpp"
 #include "kp_blas.hpp"
 #include "tao/lbfgsb/lbfgsb_kernels.hpp"
 
@@ -1143,6 +1144,60 @@ TEST(LbfgsbApi, GNorm2KeepsTheIterates)
     nbound += std::abs(sol[0][i]) == 1.0;
   }
   EXPECT_GT(nbound, 10); /* the bounds bind */
+}
+
+/* bounds of another type than the solution (a host DMDA's Vec beside a VECKOKKOS solution): the iteration combines the
+   bounds with its work Vecs (VecCopy() of a single bound, VecPointwiseMax() of the 2-norm residual), which PETSc's
+   GPU types do not allow; here two checked host types (kp_checked_vec.hpp) refuse it. The iterates are those of
+   bounds of the solution's type, with one bound or both and either norm. */
+TEST(LbfgsbApi, BoundsOfAnotherTypeThanTheSolution)
+{
+  const PetscInt n = 60;
+  char           ta[32], tb[32];
+  ASSERT_EQ((int)kptest::CheckedVecType(PETSC_COMM_SELF, 'a', ta, sizeof(ta)), 0);
+  ASSERT_EQ((int)kptest::CheckedVecType(PETSC_COMM_SELF, 'b', tb, sizeof(tb)), 0);
+  for (int both = 0; both < 2; both++)
+    for (TaoLBFGSBGNormType gn : {TAO_LBFGSB_GNORM_INF, TAO_LBFGSB_GNORM_2}) {
+      std::vector<PetscScalar> sol[2];
+      PetscInt                 its[2];
+      for (int k = 0; k < 2; k++) { /* k = 0: bounds of the solution's type; 1: of another */
+        Tao         tao;
+        Vec         x, xl, xu = nullptr;
+        std::string msg;
+        VecCreate(PETSC_COMM_SELF, &x);
+        VecSetSizes(x, n, n);
+        VecSetType(x, ta);
+        VecCreate(PETSC_COMM_SELF, &xl);
+        VecSetSizes(xl, n, n);
+        VecSetType(xl, k ? tb : ta);
+        VecSet(xl, -0.5);
+        if (both) {
+          VecDuplicate(xl, &xu);
+          VecSet(xu, 0.5);
+        }
+        VecSet(x, 0.25);
+        TaoCreate(PETSC_COMM_SELF, &tao);
+        TaoSetType(tao, TAOLBFGSB);
+        TaoSetSolution(tao, x);
+        TaoSetVariableBounds(tao, xl, xu);
+        TaoSetObjectiveAndGradient(tao, nullptr, QuadraticFG, nullptr);
+        TaoSetTolerances(tao, 1e-10, 0, 0);
+        TaoLBFGSBSetGNormType(tao, gn);
+        ASSERT_EQ(KP_ERR(TaoSolve(tao), msg), 0) << (both ? "both bounds" : "a lower bound") << ", gnorm " << TaoLBFGSBGNormTypes[gn] << ": " << msg;
+        TaoGetIterationNumber(tao, &its[k]);
+        const PetscScalar *a;
+        VecGetArrayRead(x, &a);
+        sol[k].assign(a, a + n);
+        VecRestoreArrayRead(x, &a);
+        TaoDestroy(&tao);
+        VecDestroy(&x);
+        VecDestroy(&xl);
+        VecDestroy(&xu);
+      }
+      EXPECT_EQ(its[1], its[0]);
+      for (PetscInt i = 0; i < n; i++) ASSERT_EQ(sol[1][i], sol[0][i]) << "i " << i;
+      EXPECT_EQ(PetscRealPart(sol[0][0]), -0.5); /* the lower bound binds */
+    }
 }
 
 TEST(LbfgsbApi, EmptyProblem)

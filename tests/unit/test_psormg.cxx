@@ -4,6 +4,7 @@
    bad data (NaN/Inf in b, A or the bounds, non-positive diagonals, crossing bounds) is reported, every option is
    checked by its setter, and the truncated restriction is undone for the other restrictions and PCApply(). */
 #include "kp_test.hpp"
+#include "kp_checked_vec.hpp"
 #include "pc/psormg/psormg_kernels.hpp"
 #include "kp_colour.hpp"
 #include "kp_segsort.hpp" /* ucv, uv */
@@ -11,6 +12,7 @@
 #include <petsckp.h>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 using namespace kptest;
 using namespace petsckp::psormg;
@@ -923,24 +925,35 @@ TEST_P(PsormgPC, TruncatedAndMonotoneAgree)
 
 /* b, x and the bounds of another type than the operator's vectors: a host DMDA's vectors with -mat_type aijkokkos in
    the options (DMCreateMatrix() applies it, DMCreateGlobalVector() does not), or here VECMPI vectors on one process
-   beside the DMDA's VECSEQ ones. PETSc's Vec operations between them are not valid (with VECKOKKOS: a segmentation
+   beside the DMDA's VECSEQ ones, and two checked host types (kp_checked_vec.hpp) that fail where the GPU types crash. PETSc's Vec operations between them are not valid (with VECKOKKOS: a segmentation
    fault in PETSc's optimized builds); the solve runs on copies and returns the same iterate */
 TEST_P(PsormgPC, VectorsOfAnotherTypeThanTheOperatorGiveTheSameSolve)
 {
-  std::vector<std::pair<MatType, VecType>> cases = {{MATAIJ, VECMPI}};
+  char checked_a[32], checked_b[32];
+  KP_OK(kptest::CheckedVecType(PETSC_COMM_SELF, 'a', checked_a, sizeof(checked_a)));
+  KP_OK(kptest::CheckedVecType(PETSC_COMM_SELF, 'b', checked_b, sizeof(checked_b)));
+  /* (operator type, its vectors' type if not its own, the type of b, x and the bounds): the checked host types refuse a
+     Vec operation between the two, as PETSc's GPU types would crash in it */
+  std::vector<std::tuple<MatType, VecType, VecType>> cases = {{MATAIJ, nullptr, VECMPI}, {MATAIJ, checked_b, checked_a}};
 #if defined(PETSC_HAVE_KOKKOS)
-  cases.push_back({MATAIJKOKKOS, VECSEQ});
+  cases.push_back({MATAIJKOKKOS, nullptr, VECSEQ});
 #endif
 #if defined(PETSC_HAVE_CUDA)
-  cases.push_back({MATAIJCUSPARSE, VECSEQ});
+  cases.push_back({MATAIJCUSPARSE, nullptr, VECSEQ});
 #endif
-  for (auto [mtype, vtype] : cases) {
+  for (auto [mtype, opvtype, vtype] : cases) {
     PsormgLcp   p, q;
     std::string msg;
     PetscInt    itp, itq;
     PetscReal   d, nx;
     ASSERT_NO_FATAL_FAILURE(p.Create(33, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE));
     ASSERT_NO_FATAL_FAILURE(q.Create(33, GetParam() ? PETSC_TRUE : PETSC_FALSE, PETSC_TRUE, mtype));
+    if (opvtype) {
+      PetscBool host;
+      KP_OK(PetscObjectTypeCompare((PetscObject)q.A, MATSEQAIJ, &host));
+      if (!host) continue; /* -mat_type in the options: the checked host vectors are for a host operator */
+      KP_OK(MatSetVecType(q.A, opvtype));
+    }
     /* q's b, x, lo and up as vectors of type vtype with the same values */
     for (Vec *v : {&q.b, &q.x, &q.lo, &q.up}) {
       Vec w;

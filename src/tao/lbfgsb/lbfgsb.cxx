@@ -1525,20 +1525,28 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   /* bounds: TAO's, or +-infinity */
   PetscCall(TaoComputeVariableBounds(tao));
   PetscCall(LBFGSBCheckBoundSizes(tao));
-  if (tao->XL && tao->XU) {
-    XL = tao->XL;
-    XU = tao->XU;
-  } else {
-    if (!lb->XL) {
-      PetscCall(VecDuplicate(x, &lb->XL));
-      PetscCall(VecDuplicate(x, &lb->XU));
+  {
+    /* TAO's bounds are used in place when both are given in the solution's type; else a missing bound is +-infinity
+       and a bound of another type (a host Vec beside a VECKOKKOS solution) is copied into the solution's type, since
+       the iteration combines the bounds with its work Vecs in PETSc Vec operations (VecGetAsTypeOf()) */
+    PetscBool same[2] = {PETSC_FALSE, PETSC_FALSE};
+    if (tao->XL) PetscCall(VecSameType(tao->XL, x, &same[0]));
+    if (tao->XU) PetscCall(VecSameType(tao->XU, x, &same[1]));
+    if (same[0] && same[1]) {
+      XL = tao->XL;
+      XU = tao->XU;
+    } else {
+      if (!lb->XL) {
+        PetscCall(VecDuplicate(x, &lb->XL));
+        PetscCall(VecDuplicate(x, &lb->XU));
+      }
+      if (tao->XL) PetscCall(VecCopyAcrossTypes(tao->XL, lb->XL));
+      else PetscCall(VecSet(lb->XL, PETSC_NINFINITY));
+      if (tao->XU) PetscCall(VecCopyAcrossTypes(tao->XU, lb->XU));
+      else PetscCall(VecSet(lb->XU, PETSC_INFINITY));
+      XL = lb->XL;
+      XU = lb->XU;
     }
-    PetscCall(VecSet(lb->XL, PETSC_NINFINITY));
-    PetscCall(VecSet(lb->XU, PETSC_INFINITY));
-    if (tao->XL) PetscCall(VecCopy(tao->XL, lb->XL));
-    if (tao->XU) PetscCall(VecCopy(tao->XU, lb->XU));
-    XL = lb->XL;
-    XU = lb->XU;
   }
   PetscCall(LBFGSBCheckBounds(tao, XL, XU));
   /* project x_0, classify the variables */
