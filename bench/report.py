@@ -393,7 +393,9 @@ def types_section(recs, out):
     for r in recs:
         if r.get('part') == 'scaling' or r.get('types') not in ('cuda', 'kokkos'):
             continue
-        by[(r.get('device'), r.get('part'), r.get('problem'), r.get('size'), r.get('solver'), r.get('ranks') or 1)][r['types']] = r
+        g = r.get('gpus_on_machine') or 0
+        dev = '%s%s' % (r.get('device', '?'), ' x%d' % g if g > 1 else '')  # machine() without the types
+        by[(dev, r.get('part'), r.get('problem'), r.get('size'), r.get('solver'), r.get('ranks') or 1)][r['types']] = r
     pairs = [(k, v) for k, v in by.items() if len(v) == 2]
     if not pairs:
         return

@@ -7,11 +7,13 @@
 #   bench/gpu/types_compare.sh <PETSc src> <Kokkos src> <Kokkos Kernels src> <out dir> [seconds]
 #
 # Builds what this machine does not have yet: the CUDA stack and its programs in build-gpu (as bench/gpu/multi_gpu.sh,
-# in the foreground), and beside it, niced on the cores above 16, PETSc with Kokkos and petsckp against it
-# (bench/gpu/kokkos_types.sh start with KTYPES_BUILD_ONLY=1; about 9 minutes on 48 cores, more on 16). The CUDA rows run
-# while that builds; the Kokkos rows once it is built, in this call if there is time, else in the next call of the same
-# machine (the script resumes: rows recorded in .gpu/types-<types>.jsonl are not run again). Writes <out dir>/results.jsonl
-# (the rows of both types so far) and logs.tar.gz. Within [seconds] (default 560) after its start.
+# in the foreground), and PETSc with Kokkos and petsckp against it (bench/gpu/kokkos_types.sh start with
+# KTYPES_BUILD_ONLY=1; about 9 minutes on 48 cores, 14 on 16): on a machine of more than 24 cores beside the CUDA rows,
+# niced and on the cores above 16 (the rows run on cores 0-15), else after them, so that no build shares the cores of
+# a timed row. The Kokkos rows run once it is built, in this call if there is time, else in the next call of the same
+# machine (the script resumes: rows recorded in .gpu/types-<types>.jsonl are not run again; a failed build is started
+# again). Writes <out dir>/results.jsonl (the rows of both types so far), logs-cuda.tar.gz and logs-kokkos.tar.gz.
+# Within [seconds] (default 560) after its start.
 set -u
 [ $# -ge 4 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 PSRC=$1 KSRC=$2 KKSRC=$3 OUTD=$4 SECS=${5:-560}
@@ -21,11 +23,16 @@ mkdir -p "$OUTD" .gpu
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 NC=$(nproc)
-if [ ! -f .gpu/ktypes/built ] && [ ! -f .gpu/ktypes/run.log ]; then
-  CORES=""
-  [ "$NC" -gt 24 ] && CORES="16-$((NC - 1))"
-  KTYPES_BUILD_ONLY=1 nice -n 10 bash bench/gpu/kokkos_types.sh start "$PSRC" "$KSRC" "$KKSRC" $((NC > 24 ? NC - 16 : NC)) $CORES
-fi
+# PETSc with Kokkos: started unless built or building (a build that ended without petsckp is started again)
+kbuild() {
+  if [ -f .gpu/ktypes/built ] || { [ -f .gpu/ktypes/run.log ] && [ ! -f .gpu/ktypes/done ]; }; then return 0; fi
+  if [ "$NC" -gt 24 ]; then
+    KTYPES_BUILD_ONLY=1 nice -n 10 bash bench/gpu/kokkos_types.sh start "$PSRC" "$KSRC" "$KKSRC" $((NC - 16)) "16-$((NC - 1))"
+  else
+    KTYPES_BUILD_ONLY=1 bash bench/gpu/kokkos_types.sh start "$PSRC" "$KSRC" "$KKSRC" "$NC"
+  fi
+}
+[ "$NC" -gt 24 ] && kbuild
 if [ ! -f .gpu/stack/env.sh ]; then
   tools/build-gpu-stack.sh --petsc "$PSRC" --kokkos "$KSRC" --no-petsckp > "$OUTD/build-cuda.txt" 2>&1 ||
     { tail -40 "$OUTD/build-cuda.txt"; exit 1; }
@@ -50,6 +57,7 @@ rows() { # <build> <types> <env script>
   tar -C "$run" -czf "$OUTD/logs-$2.tar.gz" logs 2> /dev/null
 }
 rows build-gpu cuda .gpu/stack/env.sh
+kbuild
 while [ ! -f .gpu/ktypes/done ] && [ "$(left)" -gt 200 ]; do sleep 5; done
 if [ -f .gpu/ktypes/built ]; then
   rows .gpu/ktypes/src/build-kokkos kokkos .gpu/kstack/env.sh
