@@ -576,12 +576,21 @@ TEST(Lbfgsb, DeviceCauchyScanMatchesRecurrences)
         lb::BreakpointSegment(R, perm, cnt, stride, pre, p0, Md, sc, kstop, out, carry);
         oh = ToHost(out);
         /* the fused first stop and segment state (no host in between): the same values to the last bit */
-        lb::BreakpointStopSegment(R, perm, cnt, stride, pre, p0, Md, sc, out2, carry2);
         {
-          auto o2 = ToHost(out2), c1 = ToHost(carry), c2 = ToHost(carry2);
+          /* with the selection's count carried into out(6 + ncol) */
+          View<Real> carry3("carry3", ncol), out3("out3", 7 + ncol);
+          View<Int>  selc("selc", 1);
+          Kokkos::deep_copy(carry3, carry2);
+          Kokkos::deep_copy(selc, cnt + 7);
+          lb::BreakpointStopSegment(R, perm, cnt, stride, pre, p0, Md, sc, out3, carry3, selc);
+          lb::BreakpointStopSegment(R, perm, cnt, stride, pre, p0, Md, sc, out2, carry2);
+          auto o2 = ToHost(out2), o3 = ToHost(out3), c1 = ToHost(carry), c2 = ToHost(carry2), c3 = ToHost(carry3);
           for (Int c = 0; c < 5 + ncol; c++) ASSERT_EQ(o2[c], oh[c]) << "n " << n << " col " << col << " c " << c;
+          for (Int c = 0; c < 6 + ncol; c++) ASSERT_EQ(o3[c], o2[c]) << "n " << n << " col " << col << " c " << c;
+          ASSERT_EQ(o3[6 + ncol], (Real)(cnt + 7)) << "n " << n << " col " << col;
           ASSERT_EQ(o2[5 + ncol], (Real)kstop) << "n " << n << " col " << col;
           for (Int c = 0; c < ncol; c++) ASSERT_EQ(c2[c], c1[c]);
+          for (Int c = 0; c < ncol; c++) ASSERT_EQ(c3[c], c1[c]);
         }
         passed += kstop;
         found = kstop < cnt;
@@ -1365,6 +1374,27 @@ TEST(LbfgsbFused, FreeSetListMatchesSerial)
       EXPECT_EQ(ch[0], nfree) << "n " << n;
       ASSERT_EQ(ch[1], (Int)chg.size()) << "n " << n;
       for (size_t k = 0; k < chg.size(); k++) ASSERT_EQ(rh[k], chg[k]);
+      /* the last breakpoint passed read on the device from a segment state (BreakpointStopSegment's out(3), out(4);
+         gidstar -1: none passed) instead of from cp: the same free set, list and counts */
+      {
+        View<Int>          iw3("iw3", n), rows3("rows3", n > 0 ? n : 1), counts3("counts3", 2);
+        std::vector<Real>  segh = {0.5, 0.25, 0.125, cp.passed ? cp.tstar : -1.0, cp.passed ? (Real)cp.gidstar : -1.0};
+        auto               seg    = ToDevice(segh);
+        auto               gfree3 = ToDevice(gf.empty() ? std::vector<Int>(1, 0) : gf);
+        lb::CauchyPointDesc cp3; /* only rstart is read from it */
+        cp3.rstart = cp.rstart;
+        cp3.tstar  = 1e300;
+        cp3.passed = !cp.passed;
+        if (n > 0) Kokkos::deep_copy(iw3, HostUView<Int>(iw0.data(), n));
+        Kokkos::deep_copy(counts3, -1);
+        lb::FreeSetList(t, d, iw3, gfree3, cp3, rows3, counts3, seg);
+        auto iw3h = ToHost(iw3), r3h = ToHost(rows3), c3h = ToHost(counts3), g3h = ToHost(gfree3);
+        for (Int i = 0; i < n; i++) ASSERT_EQ(iw3h[i], iwh[i]) << "n " << n << " i " << i;
+        EXPECT_EQ(c3h[0], ch[0]) << "n " << n;
+        ASSERT_EQ(c3h[1], ch[1]) << "n " << n;
+        for (size_t k = 0; k < chg.size(); k++) ASSERT_EQ(r3h[k], chg[k]);
+        for (Int i = 0; i < n; i++) ASSERT_EQ(g3h[i], gf[i]);
+      }
       /* against the kernels it replaces: CauchyFinish (x^c and iwhere), CountFree, FreeSetChanges */
       lb::CauchyFinish(l, u, x, d, t, iw2, xcp2, cp.passed ? cp.tstar : -1.0, cp.gidstar, cp.rstart, cp.tsum);
       EXPECT_EQ(lb::CountFree(iw2), nfree);
@@ -1598,6 +1628,21 @@ TEST(LbfgsbFused, EndPassMatchesSerial)
               EXPECT_NEAR(oh[pcol + j], dots[pcol + j], 1e-13 * (1 + mag[j])) << "n " << n << " pcol " << pcol;
               for (int q = 0; newpair && q < 6; q++) EXPECT_NEAR(oh[(2 + q) * pcol + j], upd[q * pcol + j], 1e-13 * (1 + mag[j])) << "n " << n << " q " << q;
             }
+            /* the histogram of the breakpoints over the fixed buckets, against serial comparisons with the edges */
+            {
+              std::vector<double> hist(lb::kBreakBuckets, 0.0);
+              for (Int i = 0; i < n; i++) {
+                Int  iwr;
+                Real dr, tr;
+                RefCauchyVar(p.l[i], p.u[i], p.x[i], p.g[i], iwr, dr, tr);
+                if (!(tr < lb::kNoBreak)) continue;
+                Int k = 0;
+                while (!(tr <= lb::BreakBucketEdge(k + 1))) k++;
+                hist[k] += 1;
+              }
+              const Int ho = lb::EndHistogram(pcol, newpair != 0);
+              for (Int k = 0; k < lb::kBreakBuckets; k++) ASSERT_EQ(oh[ho + k], hist[k]) << "n " << n << " bucket " << k;
+            }
             /* against the kernels it replaces, with the new pair stored: the projected-gradient norm, CauchyInitDots
                (d, t, iwhere, the counts and W^T d bit for bit) and UpdateProducts (bit for bit) */
             EXPECT_EQ(oh[so + 8], lb::ProjGradNormInf(l, u, x, g, kInf));
@@ -1634,6 +1679,72 @@ TEST(LbfgsbFused, EndPassMatchesSerial)
         }
       }
     }
+  }
+}
+
+/* the fixed buckets of the breakpoint histogram (BreakBucket): breakpoints over 2^-80 .. 2^80, on the edges
+   themselves and one unit of rounding above them; the end pass's counts against serial comparisons with the edges and
+   against BreakpointHistogram with those edges (the histogram the breakpoint scan falls back to) */
+TEST(LbfgsbFused, EndPassHistogramMatchesFixedEdges)
+{
+  const Int nb = lb::kBreakBuckets;
+  for (Int b = 1; b < nb; b++) { /* the edges increase; bucket b - 1 closes with its edge */
+    ASSERT_LT(lb::BreakBucketEdge(b - 1), lb::BreakBucketEdge(b));
+    ASSERT_EQ(lb::BreakBucket(lb::BreakBucketEdge(b)), b - 1) << b;
+    ASSERT_EQ(lb::BreakBucket(std::nextafter(lb::BreakBucketEdge(b), 1e300)), b) << b;
+  }
+  EXPECT_EQ(lb::BreakBucketEdge(4 * 64), 1.0);
+  EXPECT_EQ(lb::BreakBucket(0.0), 0);
+  EXPECT_EQ(lb::BreakBucket(1e-300), 0);
+  EXPECT_EQ(lb::BreakBucket(1e299), nb - 1);
+  for (Int n : Sizes()) {
+    std::mt19937                           gen(17 + (unsigned)n);
+    std::uniform_real_distribution<double> ex(-80, 80);
+    std::vector<Scalar>                    lh(n, 0.0), uh(n, kInf), xh(n), gh(n, 1.0);
+    for (Int i = 0; i < n; i++) { /* l = 0, no upper bound, g = 1: the breakpoint is x itself */
+      const Int e = 1 + (Int)(gen() % (unsigned)(nb - 1));
+      switch (i % 5) {
+      case 0:
+        xh[i] = lb::BreakBucketEdge(e);
+        break;
+      case 1:
+        xh[i] = std::pow(2.0, ex(gen));
+        break;
+      case 2: /* moving up, away from the only bound: no breakpoint */
+        xh[i] = 0.5;
+        gh[i] = -1.0;
+        break;
+      case 3:
+        xh[i] = std::nextafter(lb::BreakBucketEdge(e), 1e300);
+        break;
+      default:
+        xh[i] = std::exp(std::uniform_real_distribution<double>(-7, 7)(gen));
+      }
+    }
+    auto         l = ToDevice(lh), u = ToDevice(uh), x = ToDevice(xh), g = ToDevice(gh), go = ToDevice(gh);
+    View<Real>   r("r", n), dn("dn", n), t("t", n), scratch("scratch", lb::EndScratch(0)), out("out", lb::EndOutSize(0, false));
+    View<Int>    iw("iw", n), gfree("gfree", n);
+    Kokkos::View<lb::VecPtr *, petsckp::MemSpace> table("table", 0);
+    lb::EndPass(l, u, x, g, go, r, lb::ConstView(), 1.0, lb::MutView(), false, gfree, true, iw, dn, t, kInf, table, 0, scratch, out);
+    auto                oh = ToHost(out), th = ToHost(t);
+    std::vector<double> ref(nb, 0.0);
+    for (Int i = 0; i < n; i++) {
+      ASSERT_EQ(th[i], i % 5 == 2 ? lb::kNoBreak : xh[i]) << "n " << n << " i " << i;
+      if (i % 5 == 2) continue;
+      Int k = 0;
+      while (!(xh[i] <= lb::BreakBucketEdge(k + 1))) k++;
+      ref[k] += 1;
+    }
+    const Int ho = lb::EndHistogram(0, false);
+    for (Int k = 0; k < nb; k++) ASSERT_EQ(oh[ho + k], ref[k]) << "n " << n << " bucket " << k;
+    /* BreakpointHistogram over the same edges */
+    std::vector<Real> e(nb + 1);
+    for (Int k = 0; k <= nb; k++) e[k] = lb::BreakBucketEdge(k);
+    auto      ed = ToDevice(e);
+    View<Int> counts("counts", nb);
+    lb::BreakpointHistogram(t, ed, nb, counts);
+    auto ch = ToHost(counts);
+    for (Int k = 0; k < nb; k++) ASSERT_EQ((double)ch[k], ref[k]) << "n " << n << " bucket " << k;
   }
 }
 

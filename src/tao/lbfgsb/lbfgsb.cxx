@@ -4,11 +4,13 @@
    on GPU", Computers & Graphics 40, 2014) and only O(m^2) scalar work on the host per iteration.
 
    One iteration, bounded or not (m stored pairs, n variables), and where the host waits for the device:
-   - the generalised Cauchy point: its first pass (d, breakpoints, W^T d) was made by the end pass of the iteration
-     before; past the first breakpoint, the scan over chunks of breakpoints (LBFGSBCauchyScanDevice: per round one read
-     of the segment state); the point is described (CauchyPointDesc), not stored;
+   - the generalised Cauchy point: its first pass (d, breakpoints, W^T d, the breakpoints' histogram over buckets of
+     fixed edges) was made by the end pass of the iteration before; past the first breakpoint, the scan over chunks of
+     breakpoints cut from that histogram (LBFGSBCauchyScanDevice: per round one read of the segment state, which brings
+     the free set at the point the round ends at with the Gram corrections, computed from the segment state on the
+     device); the point is described (CauchyPointDesc), not stored;
    - its free set (FreeSetList) with the corrections of the Gram blocks of `formk` for the variables that changed
-     state (LBFGSBFreeSetGram): one read;
+     state (LBFGSBFreeSetGram): one read when no scan ran, none after it;
    - the subspace step: cmprlb's W^T r from the Gram blocks and the scan's W^T Z d (O(m^2) host work, no pass); subsm's
      direction, the projection, the descent test of v3.0 and the start of the line search in one pass that forms x^c on
      the fly (SubspaceStepStartGcp): one read;
@@ -92,11 +94,15 @@ struct TAO_LBFGSB {
   PetscInt               gprods_col = -1;              /* the memory size the products in gprods were listed for */
   View<Int>              fscount;                      /* FreeSetList's counts on the device: free variables, changes against gfree (in chg) */
   PetscBool              fsready = PETSC_FALSE;        /* fscount and chg are this iteration's (FreeSetList ran) */
+  PetscBool              gramready = PETSC_FALSE;      /* the Gram blocks are corrected for this iteration's free set, which has gnfree variables (by the breakpoint scan) */
+  PetscInt               gnfree    = 0;
   /* the first pass of the next Cauchy point, made by the end pass of the iteration before (LBFGSBEndPass) */
   PetscBool              cready = PETSC_FALSE, cstate = PETSC_FALSE; /* cinfo and cdots hold it; iwhere, d and t too (cstate) */
   PetscInt               ccol = 0, cnbreak = 0;                      /* the memory size of cdots; this rank's breakpoints */
   lbfgsb::CauchyInitInfo cinfo;                                      /* summed over the ranks */
   std::vector<PetscReal> cdots;                                      /* Y^T d and S^T d (not scaled by theta), summed over the ranks */
+  std::vector<PetscInt>  chist;                                      /* its breakpoints per bucket of fixed edges (BreakBucket), summed over the ranks */
+  PetscBool              chistready = PETSC_FALSE;                   /* chist is the histogram of this iteration's breakpoints */
   /* the Cauchy point of this iteration, described instead of stored: x^c is formed on the fly by the kernels that need it */
   PetscBool               gcpready = PETSC_FALSE; /* gcp and gcpp describe it (else lb->z holds it) */
   lbfgsb::CauchyPointDesc gcp;
@@ -329,6 +335,8 @@ static PetscErrorCode LBFGSBChunkRecords(Tao tao, Vec XL, Vec XU, Vec *Sc, Vec *
 }
 
 static PetscErrorCode LBFGSBCauchyScanDevice(Tao, Vec, Vec, Vec *, Vec *, PetscReal, PetscReal, PetscInt, PetscInt, bool, CauchyScan &, PetscInt *);
+static PetscErrorCode LBFGSBGramProducts(Tao, PetscInt *);
+static PetscErrorCode LBFGSBGramAdd(Tao, std::vector<PetscReal> &, PetscInt, PetscBool, PetscInt *);
 
 /* The first pass of `cauchy` at (x, g): d, t, iwhere on the device and, summed over the ranks, its counts (ci) and the
    products p = (Y^T d, S^T d) (2 col entries, not scaled by theta). Taken from the end pass of the iteration before
@@ -344,13 +352,15 @@ static PetscErrorCode LBFGSBCauchyInit(Tao tao, Vec XL, Vec XU, lbfgsb::CauchyIn
   PetscFunctionBegin;
   p.assign(col2, 0.0);
   if (lb->cready && lb->cstate && (lb->ccol == col || col == 0)) {
-    lb->cready = PETSC_FALSE;
+    lb->cready     = PETSC_FALSE;
+    lb->chistready = PETSC_TRUE; /* (the end pass made the histogram with them) */
     *ci           = lb->cinfo;
     *nbreak_local = lb->cnbreak;
     for (PetscInt j = 0; j < col2; j++) p[j] = lb->cdots[j];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  lb->cready = PETSC_FALSE;
+  lb->cready     = PETSC_FALSE;
+  lb->chistready = PETSC_FALSE;
   {
     DeviceVec l, u, x, g, d, t;
     PetscCall(l.Get(XL, Access::Read));
@@ -451,9 +461,10 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
   PetscMPIInt              size;
 
   PetscFunctionBegin;
-  *info        = 0;
-  lb->fsready  = PETSC_FALSE;
-  lb->gcpready = PETSC_FALSE;
+  *info         = 0;
+  lb->fsready   = PETSC_FALSE;
+  lb->gcpready  = PETSC_FALSE;
+  lb->gramready = PETSC_FALSE;
   c.assign(col2, 0.0);
   if (sbgnrm <= 0) {
     lb->cready = PETSC_FALSE;
@@ -562,8 +573,10 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
     lb->gcp.gidstar = scan.gidstar;
     lb->gcp.passed  = scan.gidstar >= 0;
     lb->gcpp        = scan.p;
-    /* the free-set count and the list of the variables whose free/active state changed since the Gram blocks */
-    PetscCall(LBFGSBCauchyFreeSet(tao));
+    /* the free-set count and the list of the variables whose free/active state changed since the Gram blocks (made
+       with the last round of the breakpoint scan when it ran) */
+    if (lb->gramready) lb->gcpready = PETSC_TRUE;
+    else PetscCall(LBFGSBCauchyFreeSet(tao));
     c = scan.c;
   }
   PetscCall(PetscLogEventEnd(TAOLBFGSB_Cauchy, tao, 0, 0, 0));
@@ -571,22 +584,25 @@ static PetscErrorCode LBFGSBCauchy(Tao tao, Vec XL, Vec XU, PetscReal sbgnrm, st
 }
 
 /* The chunks of the device Cauchy scan: the breakpoints (lo, hi] with about `chunk` of them (globally) past the ones
-   already scanned, cut from histograms of all the breakpoints (one pass and one read each; no sort of the n breakpoint
-   times): 64 buckets logarithmically spaced over [tmin, tmax], and, where one bucket would give a chunk more than 4x
-   too large, 64 linear buckets inside it. The chunk sizes change the work per round, not the Cauchy point. */
+   already scanned, cut from histograms of all the breakpoints (no sort of the n breakpoint times): the kBreakBuckets
+   buckets of fixed edges (4 per octave, BreakBucket) that the end pass of the iteration before counted with the
+   breakpoints (lb->chist; else one histogram pass and read here), and, where one bucket would give a chunk more than 4x
+   too large, 64 linear buckets inside it (one pass and one read). The chunk sizes change the work per round, not the
+   Cauchy point. */
 struct LBFGSBChunker {
-  static constexpr PetscInt nb = 64;
-  std::vector<PetscReal>    e0, e1;      /* edges of the histograms (nb + 1) */
+  static constexpr PetscInt nb = 64;     /* buckets of a refinement */
+  std::vector<PetscReal>    e0, e1;      /* edges of the histograms (kBreakBuckets + 1, nb + 1) */
   std::vector<PetscInt>     c0, c1;      /* cumulative counts: c[k] = the breakpoints <= e[k + 1] (level 1: past e1[0] too) */
   PetscInt                  base1 = 0;   /* breakpoints <= e1[0] */
   bool                      lvl1  = false;
   PetscInt                  done  = 0;   /* breakpoints <= the last hi */
 };
 
+/* cum[k] = the breakpoints (of all ranks) <= edges[k + 1], k < edges.size() - 1 (one histogram pass and one read) */
 static PetscErrorCode LBFGSBHistogram(Tao tao, const std::vector<PetscReal> &edges, std::vector<PetscInt> &cum)
 {
   TAO_LBFGSB    *lb = (TAO_LBFGSB *)tao->data;
-  const PetscInt nb = LBFGSBChunker::nb;
+  const PetscInt nb = (PetscInt)edges.size() - 1;
   DeviceVec      t;
 
   PetscFunctionBegin;
@@ -595,41 +611,39 @@ static PetscErrorCode LBFGSBHistogram(Tao tao, const std::vector<PetscReal> &edg
     PetscCallCXX(lb->hcounts = View<Int>(std::string("lbfgsb::hcounts"), nb));
   }
   cum.resize(nb);
-  PetscCallCXX(Kokkos::deep_copy(exec(), lb->hedges, HostUView<const Real>(edges.data(), nb + 1)));
+  PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->hedges, std::make_pair((PetscInt)0, nb + 1)), HostUView<const Real>(edges.data(), nb + 1)));
   PetscCall(t.Get(lb->t, Access::Read));
   PetscCallCXX(lbfgsb::BreakpointHistogram(t.cview(), lb->hedges, nb, lb->hcounts));
   PetscCall(t.Restore());
-  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(cum.data(), nb), lb->hcounts));
+  PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(cum.data(), nb), Kokkos::subview(lb->hcounts, std::make_pair((PetscInt)0, nb))));
   PetscCallCXX(exec().fence());
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cum.data(), (PetscMPIInt)nb, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)tao)));
   for (PetscInt k = 1; k < nb; k++) cum[k] += cum[k - 1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LBFGSBChunkerStart(Tao tao, PetscReal tmin, PetscReal tmax, LBFGSBChunker &ch)
+static PetscErrorCode LBFGSBChunkerStart(Tao tao, LBFGSBChunker &ch)
 {
-  const PetscInt nb = LBFGSBChunker::nb;
+  TAO_LBFGSB    *lb = (TAO_LBFGSB *)tao->data;
+  const PetscInt nb = lbfgsb::kBreakBuckets;
 
   PetscFunctionBegin;
-  ch.e0.assign(nb + 1, tmax);
-  ch.e0[0] = -1.0; /* every breakpoint is positive; bucket 0 ends at tmin */
-  ch.e0[1] = PetscMin(tmin, tmax);
-  if (tmin > 0 && tmax > tmin) {
-    const PetscReal lr = PetscLogReal(tmax / tmin);
-    for (PetscInt k = 2; k < nb; k++) ch.e0[k] = PetscMin(tmin * PetscExpReal(lr * (PetscReal)(k - 1) / (PetscReal)(nb - 1)), tmax);
-  } else if (tmax > tmin) {
-    for (PetscInt k = 2; k < nb; k++) ch.e0[k] = tmin + (tmax - tmin) * (PetscReal)(k - 1) / (PetscReal)(nb - 1);
-  }
-  PetscCall(LBFGSBHistogram(tao, ch.e0, ch.c0));
-  ch.lvl1 = false;
-  ch.done = 0;
+  ch.e0.resize(nb + 1);
+  for (PetscInt k = 0; k <= nb; k++) ch.e0[k] = lbfgsb::BreakBucketEdge(k);
+  if (lb->chistready && (PetscInt)lb->chist.size() == nb) {
+    ch.c0.resize(nb);
+    for (PetscInt k = 0; k < nb; k++) ch.c0[k] = (k ? ch.c0[k - 1] : 0) + lb->chist[k];
+  } else PetscCall(LBFGSBHistogram(tao, ch.e0, ch.c0));
+  lb->chistready = PETSC_FALSE;
+  ch.lvl1        = false;
+  ch.done        = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the end hi of the next chunk of about `chunk` breakpoints (kNoBreak: all that are left) */
 static PetscErrorCode LBFGSBChunkerNext(Tao tao, LBFGSBChunker &ch, PetscInt chunk, PetscReal *hi)
 {
-  const PetscInt nb     = LBFGSBChunker::nb;
+  const PetscInt nb     = LBFGSBChunker::nb, nb0 = (PetscInt)ch.c0.size();
   const PetscInt target = chunk > PETSC_MAX_INT - ch.done ? PETSC_MAX_INT : ch.done + chunk;
 
   PetscFunctionBegin;
@@ -642,9 +656,9 @@ static PetscErrorCode LBFGSBChunkerNext(Tao tao, LBFGSBChunker &ch, PetscInt chu
       break;
     }
     ch.lvl1 = false;
-    if (target > ch.c0[nb - 1]) { /* the rest */
+    if (target > ch.c0[nb0 - 1]) { /* the rest */
       *hi     = lbfgsb::kNoBreak;
-      ch.done = ch.c0[nb - 1];
+      ch.done = ch.c0[nb0 - 1];
       break;
     }
     PetscInt k = 0;
@@ -684,7 +698,7 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   LBFGSBChunker            chunker;
   PetscReal                lo = -1.0;
   PetscMPIInt              size;
-  std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out(6 + ncol);
+  std::vector<PetscReal>   host, all, Mh((size_t)col2 * col2 + 1), e(col2 + 1), out;
   std::vector<PetscMPIInt> counts, displs;
   lbfgsb::SegmentConsts    sc;
 
@@ -713,13 +727,24 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     lb->p0dev = Kokkos::subview(lb->scanin, std::make_pair(nm, nm + np));
     lb->carry = Kokkos::subview(lb->scanin, std::make_pair(nm + np, nin));
   }
-  if ((PetscInt)lb->segout.extent(0) < 6 + ncol) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), 6 + ncol));
+  /* the free set at the point each round ends at and the Gram corrections for its changes are computed before the
+     round's read, from the segment state on the device (FreeSetList, MaskedGram), and come back with it: the segment
+     state (6 + ncol values), the selection's count, then the nprod Gram corrections and the two counts */
+  const bool     fuse = lb->gram == TAO_LBFGSB_GRAM_INCREMENTAL;
+  const PetscInt nseg = 7 + ncol;
+  PetscInt       nprod = 0;
+  if (fuse) PetscCall(LBFGSBGramProducts(tao, &nprod));
+  const PetscInt nread = nseg + (fuse ? nprod + 2 : 0);
+  out.resize(nread);
+  if ((PetscInt)lb->segout.extent(0) < nread) PetscCallCXX(lb->segout = View<Real>(std::string("lbfgsb::segout"), nread));
   sc.col2   = col2;
   sc.theta  = lb->mem.theta;
   sc.S0     = -scan.f1;
   sc.f2org  = scan.f2_org;
   sc.epsmch = scan.epsmch;
-  if (!approx) PetscCall(LBFGSBChunkerStart(tao, tmin, tmax, chunker));
+  if (!approx) PetscCall(LBFGSBChunkerStart(tao, chunker));
+  (void)tmin;
+  (void)tmax;
   while (PETSC_TRUE) {
     PetscReal      hi = lbfgsb::kNoBreak;
     PetscInt       nsel, cnt, expect = -1;
@@ -761,14 +786,32 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
     PetscCallCXX(lbfgsb::BreakpointSort(R, cnt, stride, lb->tkeys, lb->keys, lb->perm));
     PetscCallCXX(lbfgsb::BreakpointPrefix(R, lb->perm, cnt, stride, col2, lb->carry, lb->pre));
     /* the first segment holding the minimiser and its state, read by the host once */
-    PetscCallCXX(lbfgsb::BreakpointStopSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, lb->segout, lb->carry));
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), 6 + ncol), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, 6 + ncol))));
-    if (expect >= 0) { /* with the selection's own count, in the same wait */
-      Int sel = -1;
-      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&sel, 1), Kokkos::subview(lb->selcount, std::make_pair((PetscInt)0, (PetscInt)1))));
-      PetscCallCXX(exec().fence());
-      PetscCheck(sel == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The breakpoint histogram counted %" PetscInt_FMT " breakpoints in (%g, %g] but the selection found %" PetscInt_FMT, expect, (double)lo0, (double)hi, (PetscInt)sel);
-    } else PetscCallCXX(exec().fence());
+    PetscCallCXX(lbfgsb::BreakpointStopSegment(R, lb->perm, cnt, stride, lb->pre, lb->p0dev, lb->Mdev, sc, lb->segout, lb->carry, expect >= 0 ? lb->selcount : View<Int>()));
+    if (fuse) {
+      /* the free set at the point the round ends at, x^c itself when the round finds the minimiser: the variables
+         passed so far go to their bounds (monotone, so that a later round only adds changes), with the corrections of
+         the Gram blocks for the changed ones */
+      std::vector<DeviceVec> dv(2 * col);
+      DeviceVec              d, t;
+      PetscCall(d.Get(lb->d, Access::Read));
+      PetscCall(t.Get(lb->t, Access::Read));
+      PetscCallCXX(lbfgsb::FreeSetList(t.cview(), d.cview(), lb->iwhere, lb->gfree, lb->gcp, lb->chg, lb->fscount, lb->segout));
+      PetscCall(t.Restore());
+      PetscCall(d.Restore());
+      PetscCall(LBFGSBPairsGet(lb, dv));
+      PetscCallCXX(lbfgsb::MaskedGram(LBFGSBPairs(lb), lb->nlocal, lb->chg, lb->iwhere, Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, nprod)), lb->gpartial, Kokkos::subview(lb->segout, std::make_pair(nseg, nread)), lb->gfree, lb->fscount));
+      PetscCall(LBFGSBPairsRestore(dv));
+    }
+    /* one read: the segment state, the selection's own count and the free set with the Gram corrections */
+    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Real>(out.data(), nread), Kokkos::subview(lb->segout, std::make_pair((PetscInt)0, nread))));
+    PetscCallCXX(exec().fence());
+    if (expect >= 0) PetscCheck((PetscInt)out[6 + ncol] == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The breakpoint histogram counted %" PetscInt_FMT " breakpoints in (%g, %g] but the selection found %" PetscInt_FMT, expect, (double)lo0, (double)hi, (PetscInt)out[6 + ncol]);
+    if (fuse) {
+      std::vector<PetscReal> vals(out.begin() + nseg, out.begin() + nread);
+      PetscCall(LBFGSBGramAdd(tao, vals, nprod, PETSC_FALSE, &lb->gnfree));
+      lb->gramready = PETSC_TRUE;
+      lb->fsready   = PETSC_TRUE;
+    }
     kstop = (PetscInt)out[5 + ncol];
     passed += kstop;
     const bool found = kstop < cnt, last = !found && passed == nbreak;
@@ -804,17 +847,77 @@ static PetscErrorCode LBFGSBCauchyScanDevice(Tao tao, Vec XL, Vec XU, Vec *Sc, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the products of the masked Gram blocks (*nprod of them) in lb->gprods, listed again only when the memory size changes */
+static PetscErrorCode LBFGSBGramProducts(Tao tao, PetscInt *nprod)
+{
+  TAO_LBFGSB              *lb  = (TAO_LBFGSB *)tao->data;
+  const PetscInt           col = lb->mem.col;
+  std::vector<GramProduct> prods;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < col; i++) {
+    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});                 /* yzzy(i, j) */
+    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
+    for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});          /* saay(i, j) */
+    for (PetscInt j = 0; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});        /* szzy(i, j) */
+    for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 1}); /* szzs(i, j) */
+  }
+  *nprod = (PetscInt)prods.size();
+  if (*nprod && (PetscInt)lb->gprods.extent(0) < *nprod) {
+    const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / *nprod));
+    PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), *nprod));
+    PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, *nprod));
+    PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), *nprod + 2));
+    lb->gprods_col = -1;
+  }
+  if (*nprod && lb->gprods_col != col) {
+    PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, *nprod)), Kokkos::View<const GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), *nprod)));
+    lb->gprods_col = col;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the blocks and the counts of this rank, vals = (the nprod products, free variables, changed rows), summed over the
+   ranks in one reduction and set (full) or added (incremental corrections) into the host Gram blocks; *nfree: the free
+   variables of all ranks */
+static PetscErrorCode LBFGSBGramAdd(Tao tao, std::vector<PetscReal> &vals, PetscInt nprod, PetscBool full, PetscInt *nfree)
+{
+  TAO_LBFGSB    *lb   = (TAO_LBFGSB *)tao->data;
+  const PetscInt col = lb->mem.col, m = lb->m;
+  const bool     gram = col > 0; /* (on every rank alike: one reduction of the same length) */
+
+  PetscFunctionBegin;
+  PetscCheck((PetscInt)vals.size() == nprod + 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Gram values %d, expected %d", (int)vals.size(), (int)(nprod + 2));
+  if (full) vals[nprod + 1] = 0.0;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, vals.data(), (PetscMPIInt)vals.size(), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  *nfree = (PetscInt)vals[nprod];
+  if (gram) lb->ngramchanged += (PetscInt)vals[nprod + 1]; /* the rows the blocks were corrected for */
+  if (gram) {
+    const PetscReal keep = full ? 0.0 : 1.0; /* full: set; incremental: add the corrections */
+    PetscInt        q    = 0;
+    for (PetscInt i = 0; i < col; i++) {
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gyy[i + j * m] = lb->gyy[j + i * m] = keep * lb->gyy[i + j * m] + vals[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gss[i + j * m] = lb->gss[j + i * m] = keep * lb->gss[i + j * m] + vals[q];
+      for (PetscInt j = 0; j < i; j++, q++) lb->gsay[i + j * m] = keep * lb->gsay[i + j * m] + vals[q];
+      for (PetscInt j = 0; j < col; j++, q++) lb->gszy[i + j * m] = keep * lb->gszy[i + j * m] + vals[q];
+      for (PetscInt j = 0; j <= i; j++, q++) lb->gszs[i + j * m] = lb->gszs[j + i * m] = keep * lb->gszs[i + j * m] + vals[q];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The free set at the Cauchy point, summed over the ranks (*nfree), and the Gram blocks of `formk` for it (see
    LBFGSBSubspace). Incremental (default): the variables whose state differs from gfree (listed by FreeSetList, or by
    FreeSetChanges when the Cauchy point did not list them) have their contributions added (entering the free set) or
    removed (leaving it), O(m^2) work per changed variable, with the number of rows taken on the device, and the blocks
-   and both counts come back in one read; nothing runs when the problem has no bounds. Full: every block from scratch.
-   skipgcp: the Cauchy point is x itself (no bounds), every variable free. */
+   and both counts come back in one read; after the exact breakpoint scan this was done with the scan's last read
+   (LBFGSBCauchyScanDevice) and nothing is left to do; nothing runs when the problem has no bounds. Full: every block
+   from scratch. skipgcp: the Cauchy point is x itself (no bounds), every variable free. */
 static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool skipgcp, PetscInt *nfree)
 {
   TAO_LBFGSB              *lb   = (TAO_LBFGSB *)tao->data;
   MPI_Comm                 comm = PetscObjectComm((PetscObject)tao);
-  const PetscInt           col = lb->mem.col, m = lb->m, full = lb->gram == TAO_LBFGSB_GRAM_FULL;
+  const PetscInt           col = lb->mem.col, full = lb->gram == TAO_LBFGSB_GRAM_FULL;
   PetscInt                 nloc = lb->nlocal, nprod = 0;
   PetscReal                cnt[2] = {0, 0}; /* this rank's free variables and free-set changes */
   bool                     gram   = false, counted = false;
@@ -822,6 +925,11 @@ static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool ski
   std::vector<DeviceVec>   dv(2 * lb->mem.col);
 
   PetscFunctionBegin;
+  if (lb->gramready) { /* corrected with the breakpoint scan's last read */
+    lb->gramready = PETSC_FALSE;
+    *nfree        = lb->gnfree;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!full && !cnstnd) { /* every variable free, as gfree */
     if (skipgcp) cnt[0] = (PetscReal)lb->nlocal;
     else if (lb->fsready) {
@@ -834,28 +942,7 @@ static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool ski
     *nfree = (PetscInt)cnt[0];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (col > 0) { /* the products of the blocks, listed again only when the memory size changes */
-    std::vector<GramProduct> prods;
-    for (PetscInt i = 0; i < col; i++) {
-      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)i, (int)j, 1});             /* yzzy(i, j) */
-      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 0}); /* saas(i, j) */
-      for (PetscInt j = 0; j < i; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 0});        /* saay(i, j) */
-      for (PetscInt j = 0; j < col; j++) prods.push_back(GramProduct{(int)(col + i), (int)j, 1});      /* szzy(i, j) */
-      for (PetscInt j = 0; j <= i; j++) prods.push_back(GramProduct{(int)(col + i), (int)(col + j), 1}); /* szzs(i, j) */
-    }
-    nprod = (PetscInt)prods.size();
-    if ((PetscInt)lb->gprods.extent(0) < nprod) {
-      const PetscInt lmax = PetscMax(16, PetscMin(1024, ((PetscInt)1 << 21) / nprod));
-      PetscCallCXX(lb->gprods = Kokkos::View<GramProduct *, MemSpace>(std::string("lbfgsb::gprods"), nprod));
-      PetscCallCXX(lb->gpartial = Kokkos::View<Real **, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lbfgsb::gpartial")), lmax, nprod));
-      PetscCallCXX(lb->gout = View<Real>(std::string("lbfgsb::gout"), nprod + 2));
-      lb->gprods_col = -1;
-    }
-    if (lb->gprods_col != col) {
-      PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, nprod)), Kokkos::View<const GramProduct *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(prods.data(), nprod)));
-      lb->gprods_col = col;
-    }
-  }
+  PetscCall(LBFGSBGramProducts(tao, &nprod));
   auto prodv = Kokkos::subview(lb->gprods, std::make_pair((PetscInt)0, nprod));
   if (!full) {
     if (lb->fsready) counted = true; /* listed with the Cauchy point; MaskedGram updates gfree */
@@ -868,7 +955,7 @@ static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool ski
     PetscCallCXX((void)lbfgsb::FreeSetChanges(lb->iwhere, lb->gfree, lb->chg)); /* gfree := the free set of the blocks */
     PetscCallCXX(cnt[0] = (PetscReal)lbfgsb::CountFree(lb->iwhere));
   }
-  gram = col > 0; /* (on every rank alike: one reduction of the same length) */
+  gram = col > 0;
   const PetscInt nout = nprod + (counted ? 2 : 0);
   if (gram) {
     PetscCall(LBFGSBPairsGet(lb, dv));
@@ -892,21 +979,8 @@ static PetscErrorCode LBFGSBFreeSetGram(Tao tao, PetscBool cnstnd, PetscBool ski
   /* the blocks and the counts in one reduction */
   vals.resize(gram ? nprod + 2 : 2);
   vals[gram ? nprod : 0]     = cnt[0];
-  vals[gram ? nprod + 1 : 1] = full ? 0.0 : cnt[1];
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, vals.data(), (PetscMPIInt)vals.size(), MPIU_REAL, MPIU_SUM, comm));
-  *nfree = (PetscInt)vals[gram ? nprod : 0];
-  if (gram) lb->ngramchanged += (PetscInt)vals[nprod + 1]; /* the rows the blocks were corrected for */
-  if (gram) {
-    const PetscReal keep = full ? 0.0 : 1.0; /* full: set; incremental: add the corrections */
-    PetscInt        q    = 0;
-    for (PetscInt i = 0; i < col; i++) {
-      for (PetscInt j = 0; j <= i; j++, q++) lb->gyy[i + j * m] = lb->gyy[j + i * m] = keep * lb->gyy[i + j * m] + vals[q];
-      for (PetscInt j = 0; j <= i; j++, q++) lb->gss[i + j * m] = lb->gss[j + i * m] = keep * lb->gss[i + j * m] + vals[q];
-      for (PetscInt j = 0; j < i; j++, q++) lb->gsay[i + j * m] = keep * lb->gsay[i + j * m] + vals[q];
-      for (PetscInt j = 0; j < col; j++, q++) lb->gszy[i + j * m] = keep * lb->gszy[i + j * m] + vals[q];
-      for (PetscInt j = 0; j <= i; j++, q++) lb->gszs[i + j * m] = lb->gszs[j + i * m] = keep * lb->gszs[i + j * m] + vals[q];
-    }
-  }
+  vals[gram ? nprod + 1 : 1] = cnt[1];
+  PetscCall(LBFGSBGramAdd(tao, vals, gram ? nprod : 0, full ? PETSC_TRUE : PETSC_FALSE, nfree));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1122,7 +1196,8 @@ static PetscErrorCode LBFGSBEndPass(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, P
   const LBFGSBSlot       ns   = LBFGSBNextSlot(lb);
   const PetscInt         pcol = upd ? ns.col : lb->mem.col, nold = upd ? pcol - 1 : pcol;
   const bool             state = cnstnd || pcol == 0, scaled = upd && stp != 1.0;
-  const PetscInt         nout = lbfgsb::EndOutSize(pcol, upd ? true : false), so = lbfgsb::EndScalars(pcol, upd ? true : false);
+  const PetscInt         so = lbfgsb::EndScalars(pcol, upd ? true : false), ho = lbfgsb::EndHistogram(pcol, upd ? true : false);
+  const PetscInt         nout = state ? lbfgsb::EndOutSize(pcol, upd ? true : false) : ho; /* the histogram only with the breakpoints */
   Vec                    Yc[64], Sc[64];
   std::vector<DeviceVec> dv(2 * nold);
   std::vector<VecPtr>    ptr(2 * pcol);
@@ -1194,6 +1269,8 @@ static PetscErrorCode LBFGSBEndPass(Tao tao, Vec XL, Vec XU, PetscBool cnstnd, P
   pr.assign(out.begin() + 2 * pcol, out.begin() + so); /* (empty without upd) */
   lb->cinfo = lbfgsb::CauchyInitDotsInfo(out.data() + so);
   lb->cdots.assign(out.begin(), out.begin() + 2 * pcol);
+  lb->chist.resize(state ? lbfgsb::kBreakBuckets : 0);
+  for (PetscInt k = 0; k < (PetscInt)lb->chist.size(); k++) lb->chist[k] = (PetscInt)out[ho + k];
   lb->ccol   = pcol;
   lb->cready = PETSC_TRUE;
   lb->cstate = state ? PETSC_TRUE : PETSC_FALSE;
@@ -1392,7 +1469,7 @@ static PetscErrorCode TaoLBFGSBFreeWork(TAO_LBFGSB *lb)
   PetscCallCXX(lb->scanin = View<Real>());
   lb->gprods_col = -1;
   lb->gptr.clear();
-  lb->cready = lb->cstate = lb->fsready = lb->gcpready = PETSC_FALSE;
+  lb->cready = lb->cstate = lb->fsready = lb->gcpready = lb->gramready = lb->chistready = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1519,7 +1596,7 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
   PetscCall(LBFGSBResetMemory(lb));
   lb->nreset = lb->nskip = lb->nbreakscan = lb->nbreakpassed = lb->ntruncated = lb->nprojected = lb->nbacktrack = lb->nlsfail = lb->ngramchanged = lb->nnonfinite = 0;
   PetscCallCXX(Kokkos::deep_copy(exec(), lb->gfree, (Int)1)); /* the (empty) Gram blocks: every variable free */
-  lb->cready = lb->cstate = lb->fsready = lb->gcpready = PETSC_FALSE;
+  lb->cready = lb->cstate = lb->fsready = lb->gcpready = lb->gramready = lb->chistready = PETSC_FALSE;
   lb->termination = "none";
   tol             = lb->factr * PETSC_MACHINE_EPSILON;
   /* bounds: TAO's, or +-infinity */
@@ -1588,8 +1665,9 @@ static PetscErrorCode TaoSolve_LBFGSB(Tao tao)
 
     /* 1. generalised Cauchy point */
     if (skipgcp) { /* x itself; iwhere is -1 everywhere since Active (no bounds) */
-      lb->fsready  = PETSC_FALSE;
-      lb->gcpready = PETSC_FALSE;
+      lb->fsready   = PETSC_FALSE;
+      lb->gcpready  = PETSC_FALSE;
+      lb->gramready = PETSC_FALSE;
       c.assign(2 * lb->mem.col, 0.0);
     } else {
       PetscCall(LBFGSBCauchy(tao, XL, XU, sbgnrm, c, &info));

@@ -856,10 +856,11 @@ void CauchyPointVec(ConstView l, ConstView u, ConstView x, ConstView g, ConstVie
     "lbfgsb::CauchyPointVec", range((Int)x.extent(0)), KOKKOS_LAMBDA(const Int i) { z(i) = CauchyPointAt(cp, l(i), u(i), x(i), g(i), iwhere(i), t, i); });
 }
 
-void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts)
+void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts, View<Real> seg)
 {
-  const Int     n   = (Int)iwhere.extent(0);
-  const int64_t one = (int64_t)1 << 32; /* the scan carries (free count) 2^32 + (changes): local sizes below 2^32 */
+  const Int     n      = (Int)iwhere.extent(0);
+  const int64_t one    = (int64_t)1 << 32; /* the scan carries (free count) 2^32 + (changes): local sizes below 2^32 */
+  const bool    ondev  = seg.extent(0) > 0;
   if (n == 0) {
     Kokkos::deep_copy(exec(), Kokkos::subview(counts, std::make_pair((Int)0, (Int)2)), (Int)0);
     return;
@@ -867,10 +868,12 @@ void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, co
   /* the total goes to counts from the last entry's final pass: no result to the host, no fence */
   Kokkos::parallel_scan(
     "lbfgsb::FreeSetList", range(n), KOKKOS_LAMBDA(const Int i, int64_t &upd, const bool final) {
-      Int iw = iwhere(i);
-      if (cp.passed) {
+      Int        iw      = iwhere(i);
+      const Real tstar   = ondev ? seg(3) : cp.tstar; /* the last breakpoint passed: from the segment state on the device */
+      const Real gidstar = ondev ? seg(4) : (Real)cp.gidstar;
+      if (ondev ? gidstar >= 0 : cp.passed) {
         const Real ti = t(i);
-        if (ti < kNoBreak && (ti < cp.tstar || (ti == cp.tstar && cp.rstart + i <= cp.gidstar))) {
+        if (ti < kNoBreak && (ti < tstar || (ti == tstar && (Real)(cp.rstart + i) <= gidstar))) {
           iw = d(i) > 0 ? 2 : 1;
           if (final) iwhere(i) = iw;
         }
@@ -895,7 +898,9 @@ void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold
   using Policy      = Kokkos::TeamPolicy<ExecSpace>;
   using Member      = Policy::member_type;
   using TeamShared  = Kokkos::View<Real *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using TeamCounts  = Kokkos::View<Int *, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   constexpr int NS  = (int)kEndScalars, NV = NQ + NS;
+  constexpr Int NB  = kBreakBuckets;
   constexpr int kT0 = NQ + 5, kT1 = NQ + 6, kPg = NQ + 8; /* tmin (min), tmax and the projected gradient (max) */
   const bool    newpair = NQ == 8, scaled = stp != 1.0, writes = snew.extent(0) > 0;
   const Int     n = (Int)x.extent(0), cj = col > 0 ? col : 1, qc = NQ * col;
@@ -904,20 +909,26 @@ void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold
   const Int nseg = std::max<Int>(1, std::min<Int>(kPairSegments, (n + 4095) / 4096));
   const Int seg  = (n + nseg - 1) / nseg;
   const int ts   = kDeviceExec ? 128 : 1;
-  const Int soff = nseg * qc; /* the scalars of segment s at scratch(soff + s NS + k) */
+  const Int soff = nseg * qc;        /* the scalars of segment s at scratch(soff + s NS + k) */
+  const Int hoff = soff + nseg * NS; /* its breakpoint histogram at scratch(hoff + s NB + b) */
   if (n == 0) {
     Kokkos::parallel_for(
-      "lbfgsb::EndPassEmpty", range(qc + NS), KOKKOS_LAMBDA(const Int k) { out(k) = (k == qc + 5) ? kNoBreak : 0.0; });
+      "lbfgsb::EndPassEmpty", range(qc + NS + NB), KOKKOS_LAMBDA(const Int k) { out(k) = (k == qc + 5) ? kNoBreak : 0.0; });
     return;
   }
   Policy pol(exec(), nseg * cj, ts);
-  pol.set_scratch_size(0, Kokkos::PerTeam(TeamShared::shmem_size(NV * ts)));
+  pol.set_scratch_size(0, Kokkos::PerTeam(TeamCounts::shmem_size(NB) + TeamShared::shmem_size(NV * ts)));
   Kokkos::parallel_for(
     "lbfgsb::EndPass", pol, KOKKOS_LAMBDA(const Member &team) {
       const Int j = team.league_rank() % cj, gs = team.league_rank() / cj;
       const Int b = gs * seg, e = b + seg < n ? b + seg : n;
       const int tr = team.team_rank(), nt = team.team_size();
       const bool last = newpair && j == col - 1; /* the new pair: formed here, not read */
+      TeamCounts hist(team.team_scratch(0), NB); /* the segment's breakpoints per bucket (teams with j = 0) */
+      if (j == 0) {
+        for (Int k = tr; k < NB; k += nt) hist(k) = 0;
+        team.team_barrier();
+      }
       Real       acc[NV];
       for (int q = 0; q < NV; q++) acc[q] = 0;
       acc[kT0] = kNoBreak;
@@ -969,6 +980,7 @@ void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold
           acc[NQ + 4] += (moving && !brk && di != 0) ? 1 : 0;
           acc[kT0] = cm::fmin(acc[kT0], ti);
           acc[kT1] = cm::fmax(acc[kT1], brk ? ti : 0.0);
+          if (brk) Kokkos::atomic_increment(&hist(BreakBucket(ti)));
           acc[NQ + 7] += ri * ri;
           if (!cm::isfinite(gi)) acc[kPg] = big; /* ProjGradNormInf */
           else if (acc[kPg] < big) {
@@ -998,10 +1010,17 @@ void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold
         if (q < NQ) scratch((gs * NQ + q) * col + j) = v;
         else scratch(soff + gs * NS + (q - NQ)) = v;
       }
+      if (j == 0)
+        for (Int k = tr; k < NB; k += nt) scratch(hoff + gs * NB + k) = (Real)hist(k);
     });
   Kokkos::parallel_for(
-    "lbfgsb::EndPassSum", range(qc + NS), KOKKOS_LAMBDA(const Int qj) {
-      if (qj < qc) {
+    "lbfgsb::EndPassSum", range(qc + NS + NB), KOKKOS_LAMBDA(const Int qj) {
+      if (qj >= qc + NS) { /* the histogram, summed over the segments (counts: exact below 2^53) */
+        const Int k = qj - qc - NS;
+        Real      v = 0;
+        for (Int gs = 0; gs < nseg; gs++) v += scratch(hoff + gs * NB + k);
+        out(qj) = v;
+      } else if (qj < qc) {
         Real sum = 0;
         for (Int gs = 0; gs < nseg; gs++) sum += scratch(gs * NQ * col + qj);
         out(qj) = sum;
@@ -1152,9 +1171,10 @@ void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, Cons
     });
 }
 
-void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry)
+void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry, View<Int> selcount)
 {
-  const Int ncol = 2 * sc.col2 + 1;
+  const Int  ncol = 2 * sc.col2 + 1;
+  const bool sel  = selcount.extent(0) > 0;
   using KView    = Kokkos::View<Real, MemSpace>;
   const KView kst(out.data() + 5 + ncol); /* the first stopping segment, as a Real (exact below 2^53) */
   if (cnt > 0)
@@ -1184,6 +1204,7 @@ void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, 
         carry(c)   = pre(k, c);
       }
       out(5 + ncol) = (Real)k;
+      if (sel) out(6 + ncol) = (Real)selcount(0);
     });
 }
 

@@ -14,7 +14,10 @@
 #pragma once
 
 #include "kp_kokkos.hpp"
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace petsckp
@@ -247,8 +250,11 @@ void CauchyPointVec(ConstView l, ConstView u, ConstView x, ConstView g, ConstVie
 /* the free set at the Cauchy point without the point itself (see CauchyPointDesc): the passed variables get iwhere 1
    or 2 (the sign of d_i), rows(0..nchanged) = the local indices (increasing) of the variables whose free/active state
    differs from gfree, and the device counts counts(0) = nfree, counts(1) = nchanged, read by nobody here (MaskedGram
-   takes the number of rows from counts(1)); one scan, no host synchronisation. gfree is not modified. */
-void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts);
+   takes the number of rows from counts(1)); one scan, no host synchronisation. gfree is not modified.
+   seg given: the last breakpoint passed, (tstar, gidstar), is read on the device from seg(3), seg(4) (the segment state
+   of BreakpointStopSegment; passed when gidstar >= 0) instead of from cp, so that the free set follows the exact
+   breakpoint scan without a read by the host in between (cp.rstart is still used) */
+void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, const CauchyPointDesc &cp, View<Int> rows, View<Int> counts, View<Real> seg = View<Real>());
 
 /* ---- the pass that ends an iteration and starts the next Cauchy point, in one sweep over the n-vectors: with the
    stored pairs vecs = (y_0..y_(col-1), s_0..s_(col-1)) (col >= 0),
@@ -261,12 +267,48 @@ void FreeSetList(ConstView t, ConstView d, View<Int> iwhere, View<Int> gfree, co
    The partial sums of the products run in the order of PairReduce, so that they are PairDots' and UpdateProducts' to
    the last bit. out (EndOutSize(col, newpair) entries): out(q col + j), q = 0: y_j^T dn, 1: s_j^T dn, and with newpair
    q = 2..7 the UpdateProducts values 0..5; then kEndScalars scalars at EndScalars(col, newpair): f1, nbreak, nmoving,
-   nfreenb, nfreenb_nonzero, tmin, tmax (as CauchyInitDots), r^T r, the projected-gradient norm. scratch: EndScratch(col)
-   entries. */
+   nfreenb, nfreenb_nonzero, tmin, tmax (as CauchyInitDots), r^T r, the projected-gradient norm; then, at
+   EndHistogram(col, newpair), the kBreakBuckets counts of the breakpoints t_i < kNoBreak per bucket of fixed edges
+   (BreakBucket), so that the chunks of the exact breakpoint scan are cut without a histogram pass and read of its own.
+   scratch: EndScratch(col) entries. */
 constexpr Int kEndScalars = 9;
+/* the buckets of the breakpoint histogram: 4 per octave over [2^-64, 2^64), and one below and one above */
+constexpr int kBreakBucketSub = 2, kBreakBucketOctaves = 128;
+constexpr Int kBreakBuckets   = (Int)kBreakBucketOctaves << kBreakBucketSub;
 inline Int    EndScalars(Int col, bool newpair) { return (newpair ? 8 : 2) * col; }
-inline Int    EndOutSize(Int col, bool newpair) { return EndScalars(col, newpair) + kEndScalars; }
-inline Int    EndScratch(Int col) { return kPairSegments * (8 * (col > 0 ? col : 1) + kEndScalars); }
+inline Int    EndHistogram(Int col, bool newpair) { return EndScalars(col, newpair) + kEndScalars; }
+inline Int    EndOutSize(Int col, bool newpair) { return EndHistogram(col, newpair) + kBreakBuckets; }
+inline Int    EndScratch(Int col) { return kPairSegments * (8 * (col > 0 ? col : 1) + kEndScalars + kBreakBuckets); }
+
+/* The fixed buckets of the breakpoints: bucket b holds BreakBucketEdge(b) < t <= BreakBucketEdge(b + 1), the edges
+   being the floating-point numbers 2^e (1 + k/4) (exact, from their bits), bucket 0 everything up to 2^-64 (1 + 1/4) and bucket
+   kBreakBuckets - 1 everything above 2^63 (1 + 3/4); BreakBucketEdge(0) = -1, BreakBucketEdge(kBreakBuckets) = kNoBreak.
+   The bucket of t > 0 is read from the bits of its predecessor (the bits of t minus one), so that an edge itself falls
+   in the bucket it closes, as the comparisons t <= edge of BreakpointHistogram and of the selections (lo, hi] */
+namespace detail
+{
+using BreakBits                   = std::conditional_t<sizeof(Real) == 8, uint64_t, uint32_t>;
+constexpr int       kMantissaBits = sizeof(Real) == 8 ? 52 : 23, kExponentBias = sizeof(Real) == 8 ? 1023 : 127;
+constexpr int64_t   kBucketOffset = (int64_t)(kExponentBias - kBreakBucketOctaves / 2) << kBreakBucketSub;
+} // namespace detail
+KOKKOS_INLINE_FUNCTION Int BreakBucket(Real t)
+{
+  detail::BreakBits bits;
+  if (!(t > 0)) return 0;
+  memcpy(&bits, &t, sizeof(bits));
+  const int64_t k = (int64_t)((bits - 1) >> (detail::kMantissaBits - kBreakBucketSub)) - detail::kBucketOffset;
+  return k < 0 ? 0 : (k >= kBreakBuckets ? kBreakBuckets - 1 : (Int)k);
+}
+inline Real BreakBucketEdge(Int b)
+{
+  detail::BreakBits bits;
+  Real              e;
+  if (b <= 0) return -1.0;
+  if (b >= kBreakBuckets) return kNoBreak;
+  bits = (detail::BreakBits)(detail::kBucketOffset + b) << (detail::kMantissaBits - kBreakBucketSub);
+  memcpy(&e, &bits, sizeof(e));
+  return e;
+}
 void EndPass(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold, MutView r, ConstView dstep, Real stp, MutView snew, bool newpair, View<Int> gfree, bool state, View<Int> iwhere, MutView dn, MutView t, Real inf, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, View<Real> scratch, View<Real> out);
 
 struct StepInfo {
@@ -299,8 +341,10 @@ void BreakpointHistogram(ConstView t, View<Real> edges, Int nb, View<Int> counts
 void BreakpointRecordsW(ConstView l, ConstView u, ConstView x, ConstView d, ConstView t, View<Int> idx, Int cnt, Int rstart, Kokkos::View<VecPtr *, MemSpace> vecs, Int col, Real theta, View<Scalar> out, Int stride);
 
 /* BreakpointFirstStop and BreakpointSegment at its k without the host in between: kstop into the device scalar
-   out(5 + ncol) (as a Real), the segment's state into out(0 .. 5 + ncol) as BreakpointSegment */
-void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry);
+   out(5 + ncol) (as a Real), the segment's state into out(0 .. 5 + ncol) as BreakpointSegment; with selcount given,
+   also out(6 + ncol) = selcount(0) (the count of the chunk's selection, SelectBreakpointsCount, so that the host reads
+   it with the segment) */
+void BreakpointStopSegment(View<Real> rec, View<Int> perm, Int cnt, Int stride, Kokkos::View<Real **, Kokkos::LayoutLeft, MemSpace> pre, View<Real> p0, View<Real> M, const SegmentConsts &sc, View<Real> out, View<Real> carry, View<Int> selcount = View<Int>());
 
 /* v sorted ascending on exec()'s stream (Kokkos 4: no fence, no global one; Kokkos 3 sorts on the default instance:
    fenced before) */
