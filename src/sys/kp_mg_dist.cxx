@@ -289,6 +289,7 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
   PetscCall(PetscLayoutCreateFromSizes(comm, mc, PETSC_DECIDE, 1, &clay));
   PetscCall(PetscLayoutGetRange(clay, &cstart, &cend));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
 
   /* 1. the ghost rows of P: the owners learn which of their rows are wanted (the degrees of a PetscSF from A's ghost
         columns to the fine rows), send their lengths and offsets, then the entries (global columns and values) */
@@ -353,6 +354,8 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCallCXX(W.dsend = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost rows of P send")), W.reqsrc.extent(0)));
   PetscCallCXX(W.hrecv.assign(nleafent, 0.0));
   PetscCall(RapDistGhostValues(W));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
   W.Pext.ncols = mc + nE;
   PetscCallCXX(ok = CsrConcatColumns(Ad, Ao, UView<const Int>(), mf + (Int)gA.size(), W.Aext));
@@ -369,7 +372,11 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
     PetscCallCXX(CsrExtractRows(W.Cx, ucv(it), W.Top, W.topsrc));
     PetscCallCXX(CsrExtractRows(W.Cx, ucv(io), W.Off, W.offsrc));
   }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinMerge, 0, 0, 0, 0));
   PetscCall(MGDistRowsSetUp(comm, clay, clay, W.Top, E, W.Off, E, W.merge));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinMerge, 0, 0, 0, 0));
   PetscCall(PetscLayoutDestroy(&flay));
   PetscCall(PetscLayoutDestroy(&clay));
   W.active = true;
