@@ -242,6 +242,9 @@ void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map,
     });
 }
 
+/* the longest candidate segment of a row of SpgemmSymbolic built by insertion (longer ones are heap-sorted) */
+constexpr Int kSpgemmInsertionMax = 256;
+
 bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
 {
   if (A.ncols != B.nrows) return false;
@@ -261,17 +264,36 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
     });
   const Int T = ExclusiveScan(off, m, "petsckp::SpgemmScan");
 
-  /* 2. the candidates of each row, sorted; their number of distinct values is the row length of C */
+  /* 2. the distinct candidates of each row, ascending, at the start of its segment; their number is the row length
+        of C. A short segment (the stencil products of geometric multigrid: a few dozen candidates, a few distinct)
+        is built by insertion into the sorted distinct prefix, each candidate placed by a scan from the end (the
+        candidates of the rows of B come in nearly ascending order, so the scan is short and the repetitions are
+        found at once); a long one is heap-sorted and compacted, so that the work stays O(T log T) in the worst case. */
   View<Ordinal> buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("spgemm candidates")), T);
   View<Int>     crp("spgemm rowptr", m + 1);
   Kokkos::parallel_for(
     "petsckp::SpgemmCandidates", range(m), KOKKOS_LAMBDA(Int i) {
-      Int q = off(i);
-      for (Int k = arp(i); k < arp(i + 1); k++)
-        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) buf(q++) = bci(p);
-      HeapSortRange(buf, off(i), off(i + 1));
-      Int u = 0;
-      for (Int p = off(i); p < off(i + 1); p++) u += (p == off(i) || buf(p) != buf(p - 1));
+      const Int b = off(i), e = off(i + 1);
+      Int       u = 0;
+      if (e - b <= kSpgemmInsertionMax) {
+        for (Int k = arp(i); k < arp(i + 1); k++)
+          for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
+            const Ordinal c = bci(p);
+            Int           q = b + u;
+            while (q > b && buf(q - 1) > c) q--;
+            if (q > b && buf(q - 1) == c) continue;
+            for (Int t = b + u; t > q; t--) buf(t) = buf(t - 1);
+            buf(q) = c;
+            u++;
+          }
+      } else {
+        Int q = b;
+        for (Int k = arp(i); k < arp(i + 1); k++)
+          for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) buf(q++) = bci(p);
+        HeapSortRange(buf, b, e);
+        for (Int p = b; p < e; p++)
+          if (p == b || buf(p) != buf(b + u - 1)) buf(b + u++) = buf(p);
+      }
       crp(i) = u;
     });
   const Int nnz = ExclusiveScan(crp, m, "petsckp::SpgemmScan2");
@@ -282,9 +304,8 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   auto cci = C.colidx;
   Kokkos::parallel_for(
     "petsckp::SpgemmFill", range(m), KOKKOS_LAMBDA(Int i) {
-      Int e = crp(i);
-      for (Int p = off(i); p < off(i + 1); p++)
-        if (p == off(i) || buf(p) != buf(p - 1)) cci(e++) = buf(p);
+      const Int b = off(i), e = crp(i);
+      for (Int q = 0; q < crp(i + 1) - e; q++) cci(e + q) = buf(b + q);
     });
   return true;
 }

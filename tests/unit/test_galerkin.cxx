@@ -405,6 +405,79 @@ TEST(Galerkin, SpgemmSymbolicNumericMatchReference)
   }
 }
 
+/* rows of C = A B of every length: up to a few dozen candidates (built by insertion into the sorted distinct prefix),
+   past the insertion limit (heap-sorted), with many repeated candidates (few columns of B) and with none */
+TEST(Galerkin, SpgemmSymbolicShortAndLongRowsMatchReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    if (n > 10000) continue; /* long rows: the large size would take minutes in the reference */
+    for (const Int q : {(Int)3, n / 2 + 1, 4 * n + 50}) {
+      SCOPED_TRACE("columns of B " + std::to_string(q));
+      HostCsr   ha = RandomCsr(n / 3 + 1, n, 131 + (unsigned)(n + q), 40), hb = RandomCsr(n, q, 137 + (unsigned)(n + q), 20);
+      CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), C;
+      ASSERT_TRUE(SpgemmSymbolic(A, B, C));
+      ExpectCsrEq(C, [&] {
+        HostCsr R = RefProduct(ha, hb);
+        for (auto &v : R.vals) v = 0; /* the symbolic phase leaves zeros */
+        return R;
+      }(), 0.0);
+      SpgemmNumeric(A, B, C);
+      ExpectCsrEq(C, RefProduct(ha, hb), 1e-14);
+    }
+  }
+}
+
+namespace
+{
+/* 1D linear interpolation from the grid of (M + 1) / 2 points (coarse point I on fine point 2I; lines of 1 or 2 points
+   are not coarsened): the coarse points and weights of fine point i, ascending */
+std::vector<std::pair<Int, Scalar>> Prolong1(Int i, Int M)
+{
+  const Int Mc = M > 2 ? (M + 1) / 2 : M;
+  if (Mc == M) return {{i, 1.0}};
+  if (i % 2 == 0) return {{i / 2, 1.0}};
+  std::vector<std::pair<Int, Scalar>> r = {{(i - 1) / 2, 0.5}};
+  if ((i + 1) / 2 < Mc) r.push_back({(i + 1) / 2, 0.5});
+  return r;
+}
+} // namespace
+
+/* the pattern of a 2D 5-point stencil times the bilinear interpolation (the geometric multigrid product: candidates in
+   nearly ascending order, each coarse column repeated) and of P^T (A P) */
+TEST(Galerkin, SpgemmSymbolicStencilProductMatchesReference)
+{
+  for (const Int M : {(Int)1, (Int)2, (Int)3, (Int)13, (Int)65}) {
+    SCOPED_TRACE("grid " + std::to_string(M));
+    const Int Mc = M > 2 ? (M + 1) / 2 : M, nf = M * M, nc = Mc * Mc;
+    HostCsr   ha, hp;
+    ha.nrows = ha.ncols = nf, hp.nrows = nf, hp.ncols = nc;
+    ha.rowptr.push_back(0), hp.rowptr.push_back(0);
+    for (Int j = 0; j < M; j++)
+      for (Int i = 0; i < M; i++) {
+        const Int nb[5][2] = {{i, j - 1}, {i - 1, j}, {i, j}, {i + 1, j}, {i, j + 1}};
+        for (auto &c : nb)
+          if (c[0] >= 0 && c[0] < M && c[1] >= 0 && c[1] < M) ha.colidx.push_back(c[0] + M * c[1]), ha.vals.push_back(c[0] == i && c[1] == j ? 4.0 : -1.0);
+        ha.rowptr.push_back((Int)ha.colidx.size());
+        std::vector<std::pair<Int, Scalar>> row, pi = Prolong1(i, M), pj = Prolong1(j, M);
+        for (auto &b : pj)
+          for (auto &a : pi) row.push_back({a.first + Mc * b.first, a.second * b.second});
+        std::sort(row.begin(), row.end());
+        for (auto &e : row) hp.colidx.push_back(e.first), hp.vals.push_back(e.second);
+        hp.rowptr.push_back((Int)hp.colidx.size());
+      }
+    CsrMatrix A = MakeDeviceCsr(ha), P = MakeDeviceCsr(hp), R, AP, C;
+    ASSERT_TRUE(SpgemmSymbolic(A, P, AP));
+    SpgemmNumeric(A, P, AP);
+    const HostCsr hap = RefProduct(ha, hp);
+    ExpectCsrEq(AP, hap, 1e-15);
+    CsrTranspose(P, R);
+    ASSERT_TRUE(SpgemmSymbolic(R, AP, C));
+    SpgemmNumeric(R, AP, C);
+    ExpectCsrEq(C, RefProduct(RefTranspose(hp), hap), 1e-15);
+  }
+}
+
 TEST(Galerkin, RapMatchesReferenceAndRefreshes)
 {
   for (const Int n : Sizes()) {
