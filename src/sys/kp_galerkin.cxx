@@ -598,6 +598,80 @@ void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bva
     });
 }
 
+Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows)
+{
+  const Int m = A.nrows, k = (Int)extra.extent(0);
+  auto      arp = A.rowptr;
+  auto      aci = A.colidx;
+  View<Int> flag("merge row flags", m + 1);
+
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeSorted", range(m), KOKKOS_LAMBDA(Int i) {
+        for (Int e = arp(i) + 1; e < arp(i + 1); e++)
+          if (aci(e) <= aci(e - 1)) {
+            flag(i) = 1;
+            break;
+          }
+      });
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeExtra", range(k), KOKKOS_LAMBDA(Int r) { flag(extra(r)) = 1; }); /* every writer writes 1 */
+  const Int n = ExclusiveScan(flag, m, "petsckp::CsrRowsToMergeScan");
+  rows        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rows to merge")), n);
+  auto rw     = rows;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeFill", range(m), KOKKOS_LAMBDA(Int i) {
+        if (flag(i + 1) > flag(i)) rw(flag(i)) = i;
+      });
+  return n;
+}
+
+bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src)
+{
+  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  if (B.nrows != k || k > m) return false;
+  if (k > 0) {
+    /* rows ascending, without repetition, in range (a host read of one count) */
+    Int bad = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::CsrReplaceRowsCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
+    if (bad) return false;
+  }
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source row")), m);
+  View<Int> crp("replace rows rowptr", m + 1);
+  Kokkos::deep_copy(exec(), from, (Int)-1);
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsCount", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        crp(i)      = r < 0 ? arp(i + 1) - arp(i) : brp(r + 1) - brp(r);
+      });
+  const Int nnz = ExclusiveScan(crp, m, "petsckp::CsrReplaceRowsScan");
+  CsrAllocate(C, m, A.ncols > B.ncols ? A.ncols : B.ncols, crp, nnz, "replace rows");
+  src      = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source")), nnz);
+  auto cci = C.colidx;
+  auto s   = src;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsFill", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        Int       q = crp(i);
+        if (r < 0)
+          for (Int e = arp(i); e < arp(i + 1); e++, q++) cci(q) = aci(e), s(q) = e;
+        else
+          for (Int e = brp(r); e < brp(r + 1); e++, q++) cci(q) = bci(e), s(q) = nnza + e;
+      });
+  CsrInterleaveRowsNumeric(Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, nnza)), ucv(B.vals), ucv(src), C);
+  return true;
+}
+
 /* the identity aggregation of n points (each its own aggregate) */
 static void AggregationIdentity(Int n, Aggregation &P)
 {

@@ -161,6 +161,18 @@ void CsrTransposePerm(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm);
 bool CsrInterleaveRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &S, View<Int> &src);
 void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bvals, UView<const Int> src, CsrMatrix &S);
 
+/* The rows of A that a merge must sort and sum, ascending and without repetition: the rows whose columns are not
+   strictly ascending (a repeated or unsorted column) and the rows extra(0 .. k-1) (any order, repetitions allowed,
+   each in [0, A.nrows)), e.g. the rows that receive entries from other processes. Returns their number. */
+Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows);
+
+/* C = A with row rows(r) replaced by row r of B (rows ascending, without repetition, B.nrows entries in [0, A.nrows);
+   false otherwise, C untouched), C.ncols = max(A.ncols, B.ncols); src(q) the entry of the concatenated values
+   [A.vals(0 .. A.nnz-1), B.vals(0 .. B.nnz-1)] that entry q of C copies (the numeric phase is CsrInterleaveRowsNumeric
+   with this src). With B = the merged rows (CsrSumDuplicates of a few rows), the rows of A that need no merge are copied
+   as they are: the merge costs one pass over A and a sort over the merged rows only. */
+bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src);
+
 /* C = S with the columns of every row sorted and duplicates summed (in ascending entry order: deterministic), map for
    the numeric phase GalerkinAggregateNumeric(S.vals, map, C) (the Galerkin product with identity aggregations) */
 void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map);

@@ -186,8 +186,12 @@ struct MGDistRows {
   std::vector<Scalar> hsend, hrecv; /* host staging of the values */
   View<Scalar>        drecv;
   View<Int>           recvperm; /* the receive slot of each entry of Recv */
-  CsrMatrix           Recv, S, Call;
-  View<Int>           ssrc, dsrc, osrc;
+  CsrMatrix           Recv;
+  View<Int>           mrows;      /* the rows merged (sorted and summed): those that receive entries, O(surface) */
+  CsrMatrix           TopM, RecvM; /* their rows of Top and of Recv */
+  View<Int>           tsrc, rsrc;  /* the entries of Top / of Recv that TopM / RecvM copy */
+  CsrMatrix           S, Cm, Call; /* S = [TopM RecvM] row by row, Cm its sum, Call = Top with the rows of Cm */
+  View<Int>           ssrc, csrc, dsrc, osrc;
   GalerkinMap         smap;
   CsrMatrix           D, O;
   std::vector<PetscInt> garray;

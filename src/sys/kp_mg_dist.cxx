@@ -154,11 +154,15 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
   auto      ghosti = [&](PetscInt gcol) { return (Int)(std::lower_bound(G.begin(), G.end(), gcol) - G.begin()); };
 
   /* 3. the received entries as rows of this rank (kept in slot order within a row: deterministic) */
+  std::vector<Int> recvrows; /* the rows that receive entries */
   {
     const Int        nloc = rend - rstart;
     std::vector<Int> rp(nloc + 1, 0), ci(nrecv), perm(nrecv);
     for (Int s = 0; s < nrecv; s++) rp[rootrow[s] - rstart + 1]++;
-    for (Int i = 0; i < nloc; i++) rp[i + 1] += rp[i];
+    for (Int i = 0; i < nloc; i++) {
+      if (rp[i + 1] > 0) PetscCallCXX(recvrows.push_back(i));
+      rp[i + 1] += rp[i];
+    }
     std::vector<Int> cur(rp.begin(), rp.end() - 1);
     for (Int s = 0; s < nrecv; s++) {
       const Int q = cur[rootrow[s] - rstart]++;
@@ -168,7 +172,9 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
     PetscCall(CsrFromHost(nloc, nlc + ng, rp, ci, nullptr, M.Recv));
     PetscCall(IntsToDevice(perm, M.recvperm, "dist rows receive perm"));
   }
-  /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block */
+  /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block; only the
+        rows that receive entries (and any row of Top with unsorted or repeated columns) are merged, O(surface) of
+        them: the other rows of Top are copied as they are */
   if (!ig.empty()) {
     std::vector<Int> igmap(ig.size());
     View<Int>        dmap;
@@ -179,11 +185,18 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
   M.Recv.ncols = nlc + ng;
   {
     bool      ok;
-    View<Int> used;
-    PetscCallCXX(ok = CsrInterleaveRows(Top, M.Recv, M.S, M.ssrc));
+    View<Int> used, drr;
+    PetscCall(IntsToDevice(recvrows, drr, "dist rows receiving"));
+    PetscCallCXX(CsrRowsToMerge(Top, ucv(drr), M.mrows));
+    PetscCallCXX(CsrExtractRows(Top, ucv(M.mrows), M.TopM, M.tsrc));
+    PetscCallCXX(CsrExtractRows(M.Recv, ucv(M.mrows), M.RecvM, M.rsrc));
+    PetscCallCXX(ok = CsrInterleaveRows(M.TopM, M.RecvM, M.S, M.ssrc));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent rows of the distributed rows");
     M.S.ncols = nlc + ng;
-    PetscCallCXX(CsrSumDuplicates(M.S, M.Call, M.smap));
+    PetscCallCXX(CsrSumDuplicates(M.S, M.Cm, M.smap));
+    PetscCallCXX(ok = CsrReplaceRows(Top, ucv(M.mrows), M.Cm, M.Call, M.csrc));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent merged rows of the distributed rows");
+    M.Call.ncols = nlc + ng;
     PetscCallCXX(CsrSplitColumns(M.Call, nlc, M.D, M.O, used, M.dsrc, M.osrc));
     std::vector<Int> hused(used.extent(0));
     if (!hused.empty()) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hused.data(), hused.size()), used));
@@ -205,8 +218,11 @@ PetscErrorCode MGDistRowsNumeric(MGDistRows &M, const CsrMatrix &Top, const CsrM
   PetscCall(PetscSFReduceEnd(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
   PetscCall(ValuesToDevice(M.hrecv, M.drecv));
   PetscCallCXX(GatherValues(ucv(M.drecv), ucv(M.recvperm), uv(M.Recv.vals)));
-  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Recv.vals), ucv(M.ssrc), M.S));
-  PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Call));
+  PetscCallCXX(GatherValues(ucv(M.Recv.vals), ucv(M.rsrc), uv(M.RecvM.vals)));
+  PetscCallCXX(GatherValues(ucv(Top.vals), ucv(M.tsrc), uv(M.TopM.vals)));
+  PetscCallCXX(CsrInterleaveRowsNumeric(ucv(M.TopM.vals), ucv(M.RecvM.vals), ucv(M.ssrc), M.S));
+  PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Cm));
+  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Cm.vals), ucv(M.csrc), M.Call));
   PetscCallCXX(CsrSplitColumnsNumeric(M.Call, ucv(M.dsrc), ucv(M.osrc), M.D, M.O));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

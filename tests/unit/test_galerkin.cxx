@@ -5,6 +5,7 @@
 #include "kp_segsort.hpp"
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace kptest;
 
@@ -760,6 +761,92 @@ TEST(Galerkin, DistributedBlocksMatchReference)
       auto p  = ToHost(perm);
       auto av = ToHost(At.vals);
       for (size_t q = 0; q < p.size(); q++) ASSERT_EQ(av[q], ha.vals[p[q]]);
+    }
+
+    /* the merge of a few rows only: the rows to merge (unsorted or repeated columns, or named), their sum, and the
+       matrix with those rows replaced, against the reference of the sum of all rows */
+    {
+      HostCsr hu = ha; /* a few rows with their columns reversed, one with a repeated column */
+      for (Int i = 3; i < hu.nrows; i += 7) std::reverse(hu.colidx.begin() + hu.rowptr[i], hu.colidx.begin() + hu.rowptr[i + 1]);
+      if (hu.nrows > 9 && hu.rowptr[9 + 1] - hu.rowptr[9] >= 2) hu.colidx[hu.rowptr[9] + 1] = hu.colidx[hu.rowptr[9]];
+      std::vector<Int> extra;
+      for (Int i = 0; i < n; i += 5) extra.push_back(n - 1 - i), extra.push_back(n - 1 - i); /* descending, repeated */
+      std::set<Int> want(extra.begin(), extra.end());
+      for (Int i = 0; i < hu.nrows; i++)
+        for (Int k = hu.rowptr[i] + 1; k < hu.rowptr[i + 1]; k++)
+          if (hu.colidx[k] <= hu.colidx[k - 1]) want.insert(i);
+      CsrMatrix U = MakeDeviceCsr(hu);
+      auto      dextra = ToDevice(extra);
+      View<Int> mrows;
+      const Int nm = CsrRowsToMerge(U, ucv(dextra), mrows);
+      ASSERT_EQ(nm, (Int)want.size());
+      EXPECT_EQ(ToHost(mrows), std::vector<Int>(want.begin(), want.end()));
+      /* the merged rows: those of U and of B2 summed */
+      HostCsr   hb2 = RandomCsr(n, ncA, 83 + (unsigned)n, 5);
+      CsrMatrix B2 = MakeDeviceCsr(hb2), Um, Bm, Si, Cm, C;
+      View<Int> usrc, bsrc, ssrc, csrc;
+      CsrExtractRows(U, ucv(mrows), Um, usrc);
+      CsrExtractRows(B2, ucv(mrows), Bm, bsrc);
+      ASSERT_TRUE(CsrInterleaveRows(Um, Bm, Si, ssrc));
+      Si.ncols = ncA;
+      GalerkinMap map;
+      CsrSumDuplicates(Si, Cm, map);
+      ASSERT_TRUE(CsrReplaceRows(U, ucv(mrows), Cm, C, csrc));
+      /* reference: the named rows hold the sum of both, the other rows of U as they are */
+      HostCsr hz = hb2; /* B2 with no entry outside the merged rows */
+      {
+        HostCsr z;
+        z.nrows = hb2.nrows, z.ncols = hb2.ncols;
+        z.rowptr.push_back(0);
+        for (Int i = 0; i < n; i++) {
+          if (want.count(i))
+            for (Int k = hb2.rowptr[i]; k < hb2.rowptr[i + 1]; k++) z.colidx.push_back(hb2.colidx[k]), z.vals.push_back(hb2.vals[k]);
+          z.rowptr.push_back((Int)z.colidx.size());
+        }
+        hz = z;
+      }
+      const HostCsr hsum = RefSum(hu, hz, ncA);
+      HostCsr       ref;
+      ref.nrows = n, ref.ncols = ncA;
+      ref.rowptr.push_back(0);
+      for (Int i = 0; i < n; i++) {
+        const HostCsr &src = want.count(i) ? hsum : hu;
+        for (Int k = src.rowptr[i]; k < src.rowptr[i + 1]; k++) ref.colidx.push_back(src.colidx[k]), ref.vals.push_back(src.vals[k]);
+        ref.rowptr.push_back((Int)ref.colidx.size());
+      }
+      ExpectCsrEq(C, ref, 0.0);
+      /* numeric phase with new values of U and of B2's merged rows */
+      Kokkos::deep_copy(U.vals, 2.0);
+      Kokkos::deep_copy(B2.vals, -0.5);
+      GatherValues(ucv(U.vals), ucv(usrc), uv(Um.vals));
+      GatherValues(ucv(B2.vals), ucv(bsrc), uv(Bm.vals));
+      CsrInterleaveRowsNumeric(ucv(Um.vals), ucv(Bm.vals), ucv(ssrc), Si);
+      GalerkinAggregateNumeric(ucv(Si.vals), map, Cm);
+      CsrInterleaveRowsNumeric(ucv(U.vals), ucv(Cm.vals), ucv(csrc), C);
+      for (auto &v : hu.vals) v = 2.0;
+      for (auto &v : hz.vals) v = -0.5;
+      const HostCsr hsum2 = RefSum(hu, hz, ncA);
+      std::vector<Scalar> rv;
+      for (Int i = 0; i < n; i++) {
+        const HostCsr &src = want.count(i) ? hsum2 : hu;
+        for (Int k = src.rowptr[i]; k < src.rowptr[i + 1]; k++) rv.push_back(src.vals[k]);
+      }
+      EXPECT_LE(RelErr(ToHost(C.vals), rv), 0.0);
+      /* no rows to merge: a copy; rows not ascending or of the wrong count: refused */
+      View<Int> none("none", 0), src0;
+      CsrMatrix C0, Empty;
+      Empty.rowptr = View<Int>("empty rowptr", 1);
+      ASSERT_TRUE(CsrReplaceRows(U, ucv(none), Empty, C0, src0));
+      ExpectCsrEq(C0, hu, 0.0);
+      if (nm >= 2) {
+        auto             hm = ToHost(mrows);
+        std::vector<Int> swapped(hm.begin(), hm.end());
+        std::swap(swapped[0], swapped[1]);
+        auto      dsw = ToDevice(swapped);
+        CsrMatrix Cbad;
+        EXPECT_FALSE(CsrReplaceRows(U, ucv(dsw), Cm, Cbad, src0));
+        EXPECT_FALSE(CsrReplaceRows(U, ucv(none), Cm, Cbad, src0));
+      }
     }
 
     /* the sum of two sets of rows (interleaved, duplicates summed), split into a local and a compressed ghost block */
