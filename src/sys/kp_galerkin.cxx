@@ -245,12 +245,13 @@ void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map,
 /* the longest candidate segment of a row of SpgemmSymbolic built by insertion (longer ones are heap-sorted) */
 constexpr Int kSpgemmInsertionMax = 256;
 
-bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C)
 {
-  if (A.ncols != B.nrows) return false;
-  const Int m = A.nrows;
-  auto      arp = A.rowptr;
-  auto      aci = A.colidx;
+  const bool two = Ao.rowptr.extent(0) > 0;
+  if (A.ncols + (two ? Ao.ncols : 0) != B.nrows || (two && Ao.nrows != A.nrows)) return false;
+  const Int m = A.nrows, shift = A.ncols;
+  auto      arp = A.rowptr, orp = Ao.rowptr;
+  auto      aci = A.colidx, oci = Ao.colidx;
   auto      brp = B.rowptr;
   auto      bci = B.colidx;
 
@@ -260,6 +261,8 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
     "petsckp::SpgemmCount", range(m), KOKKOS_LAMBDA(Int i) {
       Int c = 0;
       for (Int k = arp(i); k < arp(i + 1); k++) c += brp(aci(k) + 1) - brp(aci(k));
+      if (two)
+        for (Int k = orp(i); k < orp(i + 1); k++) c += brp(shift + oci(k) + 1) - brp(shift + oci(k));
       off(i) = c;
     });
   const Int T = ExclusiveScan(off, m, "petsckp::SpgemmScan");
@@ -275,21 +278,26 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
     "petsckp::SpgemmCandidates", range(m), KOKKOS_LAMBDA(Int i) {
       const Int b = off(i), e = off(i + 1);
       Int       u = 0;
+      const Int na = arp(i + 1) - arp(i), nk = na + (two ? orp(i + 1) - orp(i) : 0);
       if (e - b <= kSpgemmInsertionMax) {
-        for (Int k = arp(i); k < arp(i + 1); k++)
-          for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
+        for (Int t = 0; t < nk; t++) {
+          const Int r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na); /* the row of B */
+          for (Int p = brp(r); p < brp(r + 1); p++) {
             const Ordinal c = bci(p);
             Int           q = b + u;
             while (q > b && buf(q - 1) > c) q--;
             if (q > b && buf(q - 1) == c) continue;
-            for (Int t = b + u; t > q; t--) buf(t) = buf(t - 1);
+            for (Int t2 = b + u; t2 > q; t2--) buf(t2) = buf(t2 - 1);
             buf(q) = c;
             u++;
           }
+        }
       } else {
         Int q = b;
-        for (Int k = arp(i); k < arp(i + 1); k++)
-          for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) buf(q++) = bci(p);
+        for (Int t = 0; t < nk; t++) {
+          const Int r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na);
+          for (Int p = brp(r); p < brp(r + 1); p++) buf(q++) = bci(p);
+        }
         HeapSortRange(buf, b, e);
         for (Int p = b; p < e; p++)
           if (p == b || buf(p) != buf(b + u - 1)) buf(b + u++) = buf(p);
@@ -308,6 +316,11 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
       for (Int q = 0; q < crp(i + 1) - e; q++) cci(e + q) = buf(b + q);
     });
   return true;
+}
+
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  return SpgemmSymbolic(A, CsrMatrix(), B, C);
 }
 
 /* row i of C = A B into C's pattern (made by the symbolic phase) */
@@ -382,6 +395,48 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   SpgemmNumeric(A, B, C, UView<const Int>());
 }
 
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C)
+{
+  const bool two = Ao.rowptr.extent(0) > 0;
+  const Int  shift = A.ncols;
+  auto       arp = A.rowptr, orp = Ao.rowptr;
+  auto       aci = A.colidx, oci = Ao.colidx;
+  auto       av = A.vals, ov = Ao.vals;
+  auto       brp = B.rowptr;
+  auto       bci = B.colidx;
+  auto       bv  = B.vals;
+  auto       crp = C.rowptr;
+  auto       cci = C.colidx;
+  auto       cv  = C.vals;
+
+  if (!two) {
+    SpgemmNumeric(A, B, C);
+    return;
+  }
+  if (C.nrows == 0) return;
+  /* row i of C = (row i of A) B + (row i of Ao) B, in this order: the order of summation of [A | Ao] B */
+  Kokkos::parallel_for(
+    "petsckp::SpgemmNumericBlocks", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      const Int cb = crp(i), ce = crp(i + 1);
+      for (Int e = cb; e < ce; e++) cv(e) = 0;
+      const Int na = arp(i + 1) - arp(i), nk = na + orp(i + 1) - orp(i);
+      for (Int t = 0; t < nk; t++) {
+        const Int    r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na);
+        const Scalar a = t < na ? av(arp(i) + t) : ov(orp(i) + t - na);
+        for (Int p = brp(r); p < brp(r + 1); p++) {
+          const Ordinal j  = bci(p);
+          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
+          while (lo < hi) {
+            const Int mid = lo + (hi - lo) / 2;
+            if (cci(mid) < j) lo = mid + 1;
+            else hi = mid;
+          }
+          cv(lo) += a * bv(p);
+        }
+      }
+    });
+}
+
 bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
 {
   if (R.ncols != A.nrows || A.ncols != P.nrows) return false;
@@ -394,6 +449,21 @@ bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix
 void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
 {
   SpgemmNumeric(A, P, work.AP);
+  SpgemmNumeric(R, work.AP, C);
+}
+
+bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  if (R.ncols != A.nrows) return false;
+  if (!SpgemmSymbolic(A, Ao, P, work.AP)) return false;
+  if (!SpgemmSymbolic(R, work.AP, C)) return false;
+  GalerkinRapNumeric(R, A, Ao, P, work, C);
+  return true;
+}
+
+void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  SpgemmNumeric(A, Ao, P, work.AP);
   SpgemmNumeric(R, work.AP, C);
 }
 

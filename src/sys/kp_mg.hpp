@@ -205,7 +205,7 @@ PetscErrorCode MGDistRowsReset(MGDistRows &M);
 struct MGRapDist {
   bool                 active = false;
   PetscSF              sfrow = nullptr, sfent = nullptr; /* ghost rows of P: over the rows, over their entries */
-  CsrMatrix            Ploc, Poth, Pext, Aext, Rext, Cx, Top, Off;
+  CsrMatrix            Ploc, Poth, Pext, Rext, Cx, Top, Off;
   View<Int>            reqsrc, rperm, topsrc, offsrc;
   View<Scalar>         dsend;
   std::vector<Scalar>  hsend, hrecv;

@@ -374,11 +374,10 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
   W.Pext.ncols = mc + nE;
-  PetscCallCXX(ok = CsrConcatColumns(Ad, Ao, UView<const Int>(), mf + (Int)gA.size(), W.Aext));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of A have different numbers of rows");
+  Ao.ncols = (Int)gA.size();
   PetscCallCXX(CsrTransposePerm(W.Ploc, W.Rext, W.rperm));
-  PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x %" PetscInt_FMT ", P %" PetscInt_FMT " x %" PetscInt_FMT ")", W.Aext.nrows, W.Aext.ncols, W.Pext.nrows, W.Pext.ncols);
+  PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, Ad, Ao, W.Pext, W.rap, W.Cx)); /* A P = [Ad | Ao] [P_local; P_ghost] */
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x (%" PetscInt_FMT " + %" PetscInt_FMT "), P %" PetscInt_FMT " x %" PetscInt_FMT ")", Ad.nrows, Ad.ncols, Ao.ncols, W.Pext.nrows, W.Pext.ncols);
 
   /* 3. this rank's rows of C and the rows of its ghost coarse points, sent to their owners */
   {
@@ -410,9 +409,8 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
   PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(P), Po, W.Ploc));
   PetscCall(RapDistGhostValues(W));
   PetscCallCXX(CsrConcatRowsNumeric(W.Ploc, W.Poth, W.Pext));
-  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(A), Ao, W.Aext));
   PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.rperm), uv(W.Rext.vals)));
-  PetscCallCXX(GalerkinRapNumeric(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
+  PetscCallCXX(GalerkinRapNumeric(W.Rext, DeviceMatLocalCsr(A), Ao, W.Pext, W.rap, W.Cx));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.topsrc), uv(W.Top.vals)));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.offsrc), uv(W.Off.vals)));
   PetscCall(MGDistRowsNumeric(W.merge, W.Top, W.Off));

@@ -444,6 +444,70 @@ std::vector<std::pair<Int, Scalar>> Prolong1(Int i, Int M)
 }
 } // namespace
 
+/* C = [A | Ao] B from the two column blocks against the product of the concatenated matrix (same pattern, same bits:
+   the order of summation of [A | Ao]), and R [A | Ao] P against R ([A | Ao] P); an Ao without rows stands for none;
+   sizes that do not chain are refused */
+TEST(Galerkin, SpgemmTwoColumnBlocksMatchConcatenated)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int ng = n / 4 + 1, q = n / 3 + 2;
+    HostCsr   ha = RandomCsr(n, n, 151 + (unsigned)n), ho = RandomCsr(n, ng, 157 + (unsigned)n, 3), hb = RandomCsr(n + ng, q, 163 + (unsigned)n, 5);
+    HostCsr   hc; /* [A | Ao] */
+    hc.nrows = n, hc.ncols = n + ng;
+    hc.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      for (Int k = ha.rowptr[i]; k < ha.rowptr[i + 1]; k++) hc.colidx.push_back(ha.colidx[k]), hc.vals.push_back(ha.vals[k]);
+      for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++) hc.colidx.push_back(n + ho.colidx[k]), hc.vals.push_back(ho.vals[k]);
+      hc.rowptr.push_back((Int)hc.colidx.size());
+    }
+    CsrMatrix A = MakeDeviceCsr(ha), Ao = MakeDeviceCsr(ho), B = MakeDeviceCsr(hb), Ac = MakeDeviceCsr(hc), C, Cref;
+    ASSERT_TRUE(SpgemmSymbolic(A, Ao, B, C));
+    ASSERT_TRUE(SpgemmSymbolic(Ac, B, Cref));
+    SpgemmNumeric(A, Ao, B, C);
+    SpgemmNumeric(Ac, B, Cref);
+    HostCsr href;
+    href.nrows = Cref.nrows, href.ncols = Cref.ncols;
+    href.rowptr = ToHost(Cref.rowptr);
+    for (auto c : ToHost(Cref.colidx)) href.colidx.push_back((Int)c);
+    href.vals = ToHost(Cref.vals);
+    ExpectCsrEq(C, href, 0.0);
+    ExpectCsrEq(C, RefProduct(hc, hb), 1e-14);
+    /* R [A | Ao] P with R = B^T restricted to n columns: R is (q x n), [A | Ao] B is (n x q) */
+    HostCsr   hr = RandomCsr(q, n, 167 + (unsigned)n, 6);
+    CsrMatrix R = MakeDeviceCsr(hr), C2;
+    GalerkinRap work;
+    ASSERT_TRUE(GalerkinRapSymbolic(R, A, Ao, B, work, C2));
+    ExpectCsrEq(C2, RefProduct(hr, RefProduct(hc, hb)), 1e-13);
+    /* new values of A, same pattern */
+    Kokkos::deep_copy(A.vals, 0.5);
+    GalerkinRapNumeric(R, A, Ao, B, work, C2);
+    {
+      HostCsr h2 = hc; /* Ao unchanged */
+      for (Int i = 0; i < n; i++)
+        for (Int k = h2.rowptr[i]; k < h2.rowptr[i + 1]; k++)
+          if (h2.colidx[k] < n) h2.vals[k] = 0.5;
+      ExpectCsrEq(C2, RefProduct(hr, RefProduct(h2, hb)), 1e-13);
+    }
+    /* no ghost block: the one-block product */
+    CsrMatrix C3;
+    HostCsr   hb1 = RandomCsr(n, q, 173 + (unsigned)n, 5);
+    CsrMatrix B1  = MakeDeviceCsr(hb1);
+    ASSERT_TRUE(SpgemmSymbolic(A, CsrMatrix(), B1, C3));
+    SpgemmNumeric(A, CsrMatrix(), B1, C3);
+    HostCsr ha2 = ha; /* A's values set to 0.5 above */
+    for (auto &v : ha2.vals) v = 0.5;
+    ExpectCsrEq(C3, RefProduct(ha2, hb1), 1e-14);
+    /* sizes that do not chain: B with the rows of A's columns only, or a ghost block of other rows */
+    CsrMatrix Cbad;
+    EXPECT_FALSE(SpgemmSymbolic(A, Ao, B1, Cbad));
+    if (n > 0) {
+      CsrMatrix Ao2 = MakeDeviceCsr(RandomCsr(n + 1, ng, 179, 3));
+      EXPECT_FALSE(SpgemmSymbolic(A, Ao2, B, Cbad));
+    }
+  }
+}
+
 /* the pattern of a 2D 5-point stencil times the bilinear interpolation (the geometric multigrid product: candidates in
    nearly ascending order, each coarse column repeated) and of P^T (A P) */
 TEST(Galerkin, SpgemmSymbolicStencilProductMatchesReference)
