@@ -242,12 +242,16 @@ void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map,
     });
 }
 
-bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+/* the longest candidate segment of a row of SpgemmSymbolic built by insertion (longer ones are heap-sorted) */
+constexpr Int kSpgemmInsertionMax = 256;
+
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C)
 {
-  if (A.ncols != B.nrows) return false;
-  const Int m = A.nrows;
-  auto      arp = A.rowptr;
-  auto      aci = A.colidx;
+  const bool two = Ao.rowptr.extent(0) > 0;
+  if (A.ncols + (two ? Ao.ncols : 0) != B.nrows || (two && Ao.nrows != A.nrows)) return false;
+  const Int m = A.nrows, shift = A.ncols;
+  auto      arp = A.rowptr, orp = Ao.rowptr;
+  auto      aci = A.colidx, oci = Ao.colidx;
   auto      brp = B.rowptr;
   auto      bci = B.colidx;
 
@@ -257,21 +261,47 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
     "petsckp::SpgemmCount", range(m), KOKKOS_LAMBDA(Int i) {
       Int c = 0;
       for (Int k = arp(i); k < arp(i + 1); k++) c += brp(aci(k) + 1) - brp(aci(k));
+      if (two)
+        for (Int k = orp(i); k < orp(i + 1); k++) c += brp(shift + oci(k) + 1) - brp(shift + oci(k));
       off(i) = c;
     });
   const Int T = ExclusiveScan(off, m, "petsckp::SpgemmScan");
 
-  /* 2. the candidates of each row, sorted; their number of distinct values is the row length of C */
+  /* 2. the distinct candidates of each row, ascending, at the start of its segment; their number is the row length
+        of C. A short segment (the stencil products of geometric multigrid: a few dozen candidates, a few distinct)
+        is built by insertion into the sorted distinct prefix, each candidate placed by a scan from the end (the
+        candidates of the rows of B come in nearly ascending order, so the scan is short and the repetitions are
+        found at once); a long one is heap-sorted and compacted, so that the work stays O(T log T) in the worst case. */
   View<Ordinal> buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("spgemm candidates")), T);
   View<Int>     crp("spgemm rowptr", m + 1);
   Kokkos::parallel_for(
     "petsckp::SpgemmCandidates", range(m), KOKKOS_LAMBDA(Int i) {
-      Int q = off(i);
-      for (Int k = arp(i); k < arp(i + 1); k++)
-        for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) buf(q++) = bci(p);
-      HeapSortRange(buf, off(i), off(i + 1));
-      Int u = 0;
-      for (Int p = off(i); p < off(i + 1); p++) u += (p == off(i) || buf(p) != buf(p - 1));
+      const Int b = off(i), e = off(i + 1);
+      Int       u = 0;
+      const Int na = arp(i + 1) - arp(i), nk = na + (two ? orp(i + 1) - orp(i) : 0);
+      if (e - b <= kSpgemmInsertionMax) {
+        for (Int t = 0; t < nk; t++) {
+          const Int r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na); /* the row of B */
+          for (Int p = brp(r); p < brp(r + 1); p++) {
+            const Ordinal c = bci(p);
+            Int           q = b + u;
+            while (q > b && buf(q - 1) > c) q--;
+            if (q > b && buf(q - 1) == c) continue;
+            for (Int t2 = b + u; t2 > q; t2--) buf(t2) = buf(t2 - 1);
+            buf(q) = c;
+            u++;
+          }
+        }
+      } else {
+        Int q = b;
+        for (Int t = 0; t < nk; t++) {
+          const Int r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na);
+          for (Int p = brp(r); p < brp(r + 1); p++) buf(q++) = bci(p);
+        }
+        HeapSortRange(buf, b, e);
+        for (Int p = b; p < e; p++)
+          if (p == b || buf(p) != buf(b + u - 1)) buf(b + u++) = buf(p);
+      }
       crp(i) = u;
     });
   const Int nnz = ExclusiveScan(crp, m, "petsckp::SpgemmScan2");
@@ -282,11 +312,15 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   auto cci = C.colidx;
   Kokkos::parallel_for(
     "petsckp::SpgemmFill", range(m), KOKKOS_LAMBDA(Int i) {
-      Int e = crp(i);
-      for (Int p = off(i); p < off(i + 1); p++)
-        if (p == off(i) || buf(p) != buf(p - 1)) cci(e++) = buf(p);
+      const Int b = off(i), e = crp(i);
+      for (Int q = 0; q < crp(i + 1) - e; q++) cci(e + q) = buf(b + q);
     });
   return true;
+}
+
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
+{
+  return SpgemmSymbolic(A, CsrMatrix(), B, C);
 }
 
 /* row i of C = A B into C's pattern (made by the symbolic phase) */
@@ -361,6 +395,48 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   SpgemmNumeric(A, B, C, UView<const Int>());
 }
 
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C)
+{
+  const bool two = Ao.rowptr.extent(0) > 0;
+  const Int  shift = A.ncols;
+  auto       arp = A.rowptr, orp = Ao.rowptr;
+  auto       aci = A.colidx, oci = Ao.colidx;
+  auto       av = A.vals, ov = Ao.vals;
+  auto       brp = B.rowptr;
+  auto       bci = B.colidx;
+  auto       bv  = B.vals;
+  auto       crp = C.rowptr;
+  auto       cci = C.colidx;
+  auto       cv  = C.vals;
+
+  if (!two) {
+    SpgemmNumeric(A, B, C);
+    return;
+  }
+  if (C.nrows == 0) return;
+  /* row i of C = (row i of A) B + (row i of Ao) B, in this order: the order of summation of [A | Ao] B */
+  Kokkos::parallel_for(
+    "petsckp::SpgemmNumericBlocks", range(C.nrows), KOKKOS_LAMBDA(Int i) {
+      const Int cb = crp(i), ce = crp(i + 1);
+      for (Int e = cb; e < ce; e++) cv(e) = 0;
+      const Int na = arp(i + 1) - arp(i), nk = na + orp(i + 1) - orp(i);
+      for (Int t = 0; t < nk; t++) {
+        const Int    r = t < na ? (Int)aci(arp(i) + t) : shift + (Int)oci(orp(i) + t - na);
+        const Scalar a = t < na ? av(arp(i) + t) : ov(orp(i) + t - na);
+        for (Int p = brp(r); p < brp(r + 1); p++) {
+          const Ordinal j  = bci(p);
+          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
+          while (lo < hi) {
+            const Int mid = lo + (hi - lo) / 2;
+            if (cci(mid) < j) lo = mid + 1;
+            else hi = mid;
+          }
+          cv(lo) += a * bv(p);
+        }
+      }
+    });
+}
+
 bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
 {
   if (R.ncols != A.nrows || A.ncols != P.nrows) return false;
@@ -373,6 +449,21 @@ bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix
 void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
 {
   SpgemmNumeric(A, P, work.AP);
+  SpgemmNumeric(R, work.AP, C);
+}
+
+bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  if (R.ncols != A.nrows) return false;
+  if (!SpgemmSymbolic(A, Ao, P, work.AP)) return false;
+  if (!SpgemmSymbolic(R, work.AP, C)) return false;
+  GalerkinRapNumeric(R, A, Ao, P, work, C);
+  return true;
+}
+
+void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C)
+{
+  SpgemmNumeric(A, Ao, P, work.AP);
   SpgemmNumeric(R, work.AP, C);
 }
 
@@ -575,6 +666,80 @@ void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bva
       const Int k = src(q);
       sv(q)       = k < nnza ? avals(k) : bvals(k - nnza);
     });
+}
+
+Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows)
+{
+  const Int m = A.nrows, k = (Int)extra.extent(0);
+  auto      arp = A.rowptr;
+  auto      aci = A.colidx;
+  View<Int> flag("merge row flags", m + 1);
+
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeSorted", range(m), KOKKOS_LAMBDA(Int i) {
+        for (Int e = arp(i) + 1; e < arp(i + 1); e++)
+          if (aci(e) <= aci(e - 1)) {
+            flag(i) = 1;
+            break;
+          }
+      });
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeExtra", range(k), KOKKOS_LAMBDA(Int r) { flag(extra(r)) = 1; }); /* every writer writes 1 */
+  const Int n = ExclusiveScan(flag, m, "petsckp::CsrRowsToMergeScan");
+  rows        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rows to merge")), n);
+  auto rw     = rows;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrRowsToMergeFill", range(m), KOKKOS_LAMBDA(Int i) {
+        if (flag(i + 1) > flag(i)) rw(flag(i)) = i;
+      });
+  return n;
+}
+
+bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src)
+{
+  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  if (B.nrows != k || k > m) return false;
+  if (k > 0) {
+    /* rows ascending, without repetition, in range (a host read of one count) */
+    Int bad = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::CsrReplaceRowsCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
+    if (bad) return false;
+  }
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source row")), m);
+  View<Int> crp("replace rows rowptr", m + 1);
+  Kokkos::deep_copy(exec(), from, (Int)-1);
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsCount", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        crp(i)      = r < 0 ? arp(i + 1) - arp(i) : brp(r + 1) - brp(r);
+      });
+  const Int nnz = ExclusiveScan(crp, m, "petsckp::CsrReplaceRowsScan");
+  CsrAllocate(C, m, A.ncols > B.ncols ? A.ncols : B.ncols, crp, nnz, "replace rows");
+  src      = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source")), nnz);
+  auto cci = C.colidx;
+  auto s   = src;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsFill", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        Int       q = crp(i);
+        if (r < 0)
+          for (Int e = arp(i); e < arp(i + 1); e++, q++) cci(q) = aci(e), s(q) = e;
+        else
+          for (Int e = brp(r); e < brp(r + 1); e++, q++) cci(q) = bci(e), s(q) = nnza + e;
+      });
+  CsrInterleaveRowsNumeric(Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, nnza)), ucv(B.vals), ucv(src), C);
+  return true;
 }
 
 /* the identity aggregation of n points (each its own aggregate) */

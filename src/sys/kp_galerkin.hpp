@@ -87,10 +87,19 @@ void GalerkinAggregateNumeric(UView<const Scalar> Avals, const GalerkinMap &map,
    present in A and B are kept even when their product is zero (no cancellation dropping). */
 bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
 
+/* the same for A given by its two column blocks [A | Ao] (Ao.ncols columns after A's, e.g. the local and the ghost
+   block of a process's rows: row i of C = (row i of A) B(0 .. A.ncols-1, :) + (row i of Ao) B(A.ncols .., :)), without
+   forming [A | Ao]; an Ao without row offsets (CsrMatrix()) stands for none. Requires A.ncols + Ao.ncols ==
+   B.nrows and Ao.nrows == A.nrows. */
+bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C);
+
 /* values of C = A B on the pattern made by SpgemmSymbolic(A, B, C) with the same patterns of A and B. One thread
    per row, no atomics: C(i, j) is summed in ascending order of the entries of row i of A and of each row of B
    (deterministic); the position of j in row i of C is found by binary search. */
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+/* values of C = [A | Ao] B (SpgemmSymbolic(A, Ao, B, C)), summed in the order of the entries of [A | Ao]: the same bits
+   as SpgemmNumeric of the concatenated matrix */
+void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, CsrMatrix &C);
 /* the same for the rows i of C with rowflag(i) != 0 only (the other rows keep their values): the refresh of a product
    whose inputs changed in a few rows (CsrFlagRows of kp_sparse finds them); an empty rowflag means every row */
 void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C, UView<const Int> rowflag);
@@ -113,6 +122,9 @@ bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix
 
 /* new values of C = R A P (same patterns as in GalerkinRapSymbolic, e.g. new values of A): two numeric products */
 void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
+/* C = R [A | Ao] P with A given by its two column blocks (SpgemmSymbolic with Ao), and its numeric phase */
+bool GalerkinRapSymbolic(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
+void GalerkinRapNumeric(const CsrMatrix &R, const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &P, GalerkinRap &work, CsrMatrix &C);
 
 /* The change flags of a 0/1 mask (e.g. the kept points of truncated transfers): flag(i) = 1 where newkeep(i) differs
    from keep(i), else 0 (an empty newkeep: all ones). Returns the number of changes. */
@@ -160,6 +172,18 @@ void CsrTransposePerm(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm);
    entry k of S copies. Duplicate columns are kept (sum them with CsrSumDuplicates). */
 bool CsrInterleaveRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &S, View<Int> &src);
 void CsrInterleaveRowsNumeric(UView<const Scalar> avals, UView<const Scalar> bvals, UView<const Int> src, CsrMatrix &S);
+
+/* The rows of A that a merge must sort and sum, ascending and without repetition: the rows whose columns are not
+   strictly ascending (a repeated or unsorted column) and the rows extra(0 .. k-1) (any order, repetitions allowed,
+   each in [0, A.nrows)), e.g. the rows that receive entries from other processes. Returns their number. */
+Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows);
+
+/* C = A with row rows(r) replaced by row r of B (rows ascending, without repetition, B.nrows entries in [0, A.nrows);
+   false otherwise, C untouched), C.ncols = max(A.ncols, B.ncols); src(q) the entry of the concatenated values
+   [A.vals(0 .. A.nnz-1), B.vals(0 .. B.nnz-1)] that entry q of C copies (the numeric phase is CsrInterleaveRowsNumeric
+   with this src). With B = the merged rows (CsrSumDuplicates of a few rows), the rows of A that need no merge are copied
+   as they are: the merge costs one pass over A and a sort over the merged rows only. */
+bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src);
 
 /* C = S with the columns of every row sorted and duplicates summed (in ascending entry order: deterministic), map for
    the numeric phase GalerkinAggregateNumeric(S.vals, map, C) (the Galerkin product with identity aggregations) */

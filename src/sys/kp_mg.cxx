@@ -431,8 +431,14 @@ PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &P)
   PetscCheck(size == 1, H.comm, PETSC_ERR_SUP, "Under MPI the device setup needs the local and ghost blocks of the interpolation (MGHierarchyAddLevelDevice() with Pd, Po and the ghost columns)");
   MGLevel &F = H.levels.back();
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
   PetscCallCXX(CsrTranspose(P, R));
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCallCXX(ok = GalerkinRapSymbolic(R, DeviceMatLocalCsr(F.Ad), P, F.rap, Ac));
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCheck(ok, H.comm, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the device Galerkin product (A %" PetscInt_FMT " x %" PetscInt_FMT ", P %" PetscInt_FMT " x %" PetscInt_FMT ")", DeviceMatLocalCsr(F.Ad).nrows, DeviceMatLocalCsr(F.Ad).ncols, P.nrows, P.ncols);
   PetscCall(DeviceMatCreateFromCsr(P, &F.Pd));
   PetscCall(DeviceMatCreateFromCsr(R, &F.Rd));
@@ -460,7 +466,9 @@ PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &Pd, co
   PetscCheck(Pd.nrows == F.Ad->m && Po.nrows == Pd.nrows && Po.ncols == (Int)gP.size(), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The blocks of the interpolation (%" PetscInt_FMT " and %" PetscInt_FMT " rows, %" PetscInt_FMT " ghost columns for %" PetscInt_FMT " ghost indices) do not fit the %" PetscInt_FMT " local rows of the operator", Pd.nrows, Po.nrows, Po.ncols, (PetscInt)gP.size(), F.Ad->m);
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   PetscCall(DeviceMatCreateFromCsr(H.comm, Pd, Po, (PetscInt)gP.size(), gP.data(), &F.Pd));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
   PetscCall(MGTransposeDist(H.comm, F.Pd, &F.Rd));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
   PetscCall(MGRapDistSetUp(H.comm, F.Ad, F.Pd, F.dist));
   PetscCall(DeviceMatCreateFromCsr(H.comm, F.dist.merge.D, F.dist.merge.O, (PetscInt)F.dist.merge.garray.size(), F.dist.merge.garray.data(), &C.Ad));
   PetscCallCXX(exec().fence());

@@ -170,15 +170,18 @@ PetscErrorCode MGCoarseReplicaGatherInt(MPI_Comm comm, const MGCoarseReplica &R,
    matrices: with P's local rows [Pd | Po] (local block, ghost block) and A's [Ad | Ao],
    1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (a PetscSF
       over the rows, then one over their entries; the numeric phase sends the values again);
-   2. AP = [Ad | Ao] [P_local; P_ghost] and C = P_local^T AP are formed on the device (kp_galerkin), in a compact
-      column space of this rank: its coarse columns, then the ghost coarse columns that occur (E, ascending);
+   2. AP = [Ad | Ao] [P_local; P_ghost] (from the two blocks of A, no copy of A) and C = P_local^T AP are formed on
+      the device (kp_galerkin), in a compact column space of this rank: its coarse columns, then the ghost coarse
+      columns that occur (E, ascending);
    3. the rows of C of the ghost coarse points (the contributions of this rank to rows owned by others, P_o^T A P) are
       sent to their owners (MGDistRows), who add them to their own rows and split the sum into a local and a ghost
-      block. */
+      block. Only the rows that receive entries (O(surface) of them) are sorted and summed; the others are copied.
+   Everything after the exchange of step 1 is O(local) work on each rank. */
 
 /* Rows of a distributed matrix made from this rank's rows Top and rows Off owned by other ranks (their global row
    indices offrows): the owners receive them (a PetscSF from the entries of Off to receive slots) and add them to
-   their Top rows (duplicates summed in a fixed order). Columns of Top and Off: the local columns of the column
+   their Top rows (duplicates summed in a fixed order; the rows of Top that receive nothing, and have ascending columns,
+   are copied as they are). Columns of Top and Off: the local columns of the column
    layout, then the global columns ig (ascending, others' columns). The result: D (local block), O (ghost block) and
    garray (the global columns of O, ascending); the numeric phase refreshes their values on the same patterns. */
 struct MGDistRows {
@@ -186,8 +189,12 @@ struct MGDistRows {
   std::vector<Scalar> hsend, hrecv; /* host staging of the values */
   View<Scalar>        drecv;
   View<Int>           recvperm; /* the receive slot of each entry of Recv */
-  CsrMatrix           Recv, S, Call;
-  View<Int>           ssrc, dsrc, osrc;
+  CsrMatrix           Recv;
+  View<Int>           mrows;      /* the rows merged (sorted and summed): those that receive entries, O(surface) */
+  CsrMatrix           TopM, RecvM; /* their rows of Top and of Recv */
+  View<Int>           tsrc, rsrc;  /* the entries of Top / of Recv that TopM / RecvM copy */
+  CsrMatrix           S, Cm, Call; /* S = [TopM RecvM] row by row, Cm its sum, Call = Top with the rows of Cm */
+  View<Int>           ssrc, csrc, dsrc, osrc;
   GalerkinMap         smap;
   CsrMatrix           D, O;
   std::vector<PetscInt> garray;
@@ -201,7 +208,7 @@ PetscErrorCode MGDistRowsReset(MGDistRows &M);
 struct MGRapDist {
   bool                 active = false;
   PetscSF              sfrow = nullptr, sfent = nullptr; /* ghost rows of P: over the rows, over their entries */
-  CsrMatrix            Ploc, Poth, Pext, Aext, Rext, Cx, Top, Off;
+  CsrMatrix            Ploc, Poth, Pext, Rext, Cx, Top, Off;
   View<Int>            reqsrc, rperm, topsrc, offsrc;
   View<Scalar>         dsend;
   std::vector<Scalar>  hsend, hrecv;

@@ -154,11 +154,15 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
   auto      ghosti = [&](PetscInt gcol) { return (Int)(std::lower_bound(G.begin(), G.end(), gcol) - G.begin()); };
 
   /* 3. the received entries as rows of this rank (kept in slot order within a row: deterministic) */
+  std::vector<Int> recvrows; /* the rows that receive entries */
   {
     const Int        nloc = rend - rstart;
     std::vector<Int> rp(nloc + 1, 0), ci(nrecv), perm(nrecv);
     for (Int s = 0; s < nrecv; s++) rp[rootrow[s] - rstart + 1]++;
-    for (Int i = 0; i < nloc; i++) rp[i + 1] += rp[i];
+    for (Int i = 0; i < nloc; i++) {
+      if (rp[i + 1] > 0) PetscCallCXX(recvrows.push_back(i));
+      rp[i + 1] += rp[i];
+    }
     std::vector<Int> cur(rp.begin(), rp.end() - 1);
     for (Int s = 0; s < nrecv; s++) {
       const Int q = cur[rootrow[s] - rstart]++;
@@ -168,7 +172,9 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
     PetscCall(CsrFromHost(nloc, nlc + ng, rp, ci, nullptr, M.Recv));
     PetscCall(IntsToDevice(perm, M.recvperm, "dist rows receive perm"));
   }
-  /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block */
+  /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block; only the
+        rows that receive entries (and any row of Top with unsorted or repeated columns) are merged, O(surface) of
+        them: the other rows of Top are copied as they are */
   if (!ig.empty()) {
     std::vector<Int> igmap(ig.size());
     View<Int>        dmap;
@@ -179,11 +185,18 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
   M.Recv.ncols = nlc + ng;
   {
     bool      ok;
-    View<Int> used;
-    PetscCallCXX(ok = CsrInterleaveRows(Top, M.Recv, M.S, M.ssrc));
+    View<Int> used, drr;
+    PetscCall(IntsToDevice(recvrows, drr, "dist rows receiving"));
+    PetscCallCXX(CsrRowsToMerge(Top, ucv(drr), M.mrows));
+    PetscCallCXX(CsrExtractRows(Top, ucv(M.mrows), M.TopM, M.tsrc));
+    PetscCallCXX(CsrExtractRows(M.Recv, ucv(M.mrows), M.RecvM, M.rsrc));
+    PetscCallCXX(ok = CsrInterleaveRows(M.TopM, M.RecvM, M.S, M.ssrc));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent rows of the distributed rows");
     M.S.ncols = nlc + ng;
-    PetscCallCXX(CsrSumDuplicates(M.S, M.Call, M.smap));
+    PetscCallCXX(CsrSumDuplicates(M.S, M.Cm, M.smap));
+    PetscCallCXX(ok = CsrReplaceRows(Top, ucv(M.mrows), M.Cm, M.Call, M.csrc));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent merged rows of the distributed rows");
+    M.Call.ncols = nlc + ng;
     PetscCallCXX(CsrSplitColumns(M.Call, nlc, M.D, M.O, used, M.dsrc, M.osrc));
     std::vector<Int> hused(used.extent(0));
     if (!hused.empty()) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hused.data(), hused.size()), used));
@@ -205,8 +218,11 @@ PetscErrorCode MGDistRowsNumeric(MGDistRows &M, const CsrMatrix &Top, const CsrM
   PetscCall(PetscSFReduceEnd(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
   PetscCall(ValuesToDevice(M.hrecv, M.drecv));
   PetscCallCXX(GatherValues(ucv(M.drecv), ucv(M.recvperm), uv(M.Recv.vals)));
-  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Recv.vals), ucv(M.ssrc), M.S));
-  PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Call));
+  PetscCallCXX(GatherValues(ucv(M.Recv.vals), ucv(M.rsrc), uv(M.RecvM.vals)));
+  PetscCallCXX(GatherValues(ucv(Top.vals), ucv(M.tsrc), uv(M.TopM.vals)));
+  PetscCallCXX(CsrInterleaveRowsNumeric(ucv(M.TopM.vals), ucv(M.RecvM.vals), ucv(M.ssrc), M.S));
+  PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Cm));
+  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Cm.vals), ucv(M.csrc), M.Call));
   PetscCallCXX(CsrSplitColumnsNumeric(M.Call, ucv(M.dsrc), ucv(M.osrc), M.D, M.O));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -289,6 +305,7 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
   PetscCall(PetscLayoutCreateFromSizes(comm, mc, PETSC_DECIDE, 1, &clay));
   PetscCall(PetscLayoutGetRange(clay, &cstart, &cend));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
 
   /* 1. the ghost rows of P: the owners learn which of their rows are wanted (the degrees of a PetscSF from A's ghost
         columns to the fine rows), send their lengths and offsets, then the entries (global columns and values) */
@@ -353,13 +370,14 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCallCXX(W.dsend = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost rows of P send")), W.reqsrc.extent(0)));
   PetscCallCXX(W.hrecv.assign(nleafent, 0.0));
   PetscCall(RapDistGhostValues(W));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
   W.Pext.ncols = mc + nE;
-  PetscCallCXX(ok = CsrConcatColumns(Ad, Ao, UView<const Int>(), mf + (Int)gA.size(), W.Aext));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of A have different numbers of rows");
+  Ao.ncols = (Int)gA.size();
   PetscCallCXX(CsrTransposePerm(W.Ploc, W.Rext, W.rperm));
-  PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x %" PetscInt_FMT ", P %" PetscInt_FMT " x %" PetscInt_FMT ")", W.Aext.nrows, W.Aext.ncols, W.Pext.nrows, W.Pext.ncols);
+  PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, Ad, Ao, W.Pext, W.rap, W.Cx)); /* A P = [Ad | Ao] [P_local; P_ghost] */
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x (%" PetscInt_FMT " + %" PetscInt_FMT "), P %" PetscInt_FMT " x %" PetscInt_FMT ")", Ad.nrows, Ad.ncols, Ao.ncols, W.Pext.nrows, W.Pext.ncols);
 
   /* 3. this rank's rows of C and the rows of its ghost coarse points, sent to their owners */
   {
@@ -369,7 +387,11 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
     PetscCallCXX(CsrExtractRows(W.Cx, ucv(it), W.Top, W.topsrc));
     PetscCallCXX(CsrExtractRows(W.Cx, ucv(io), W.Off, W.offsrc));
   }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinMerge, 0, 0, 0, 0));
   PetscCall(MGDistRowsSetUp(comm, clay, clay, W.Top, E, W.Off, E, W.merge));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinMerge, 0, 0, 0, 0));
   PetscCall(PetscLayoutDestroy(&flay));
   PetscCall(PetscLayoutDestroy(&clay));
   W.active = true;
@@ -387,9 +409,8 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
   PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(P), Po, W.Ploc));
   PetscCall(RapDistGhostValues(W));
   PetscCallCXX(CsrConcatRowsNumeric(W.Ploc, W.Poth, W.Pext));
-  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(A), Ao, W.Aext));
   PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.rperm), uv(W.Rext.vals)));
-  PetscCallCXX(GalerkinRapNumeric(W.Rext, W.Aext, W.Pext, W.rap, W.Cx));
+  PetscCallCXX(GalerkinRapNumeric(W.Rext, DeviceMatLocalCsr(A), Ao, W.Pext, W.rap, W.Cx));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.topsrc), uv(W.Top.vals)));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.offsrc), uv(W.Off.vals)));
   PetscCall(MGDistRowsNumeric(W.merge, W.Top, W.Off));

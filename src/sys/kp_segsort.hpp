@@ -39,13 +39,27 @@ KOKKOS_INLINE_FUNCTION void HeapSift(const KeyView &keys, Int b, Int root, Int l
   keys(b + root) = v;
 }
 
-/* heap sort of keys[b..e) ascending, by one thread; O(m log m), no extra memory */
+/* ranges of at most this many keys are sorted by insertion in HeapSortRange */
+constexpr Int kSortInsertionMax = 16;
+
+/* sort of keys[b..e) ascending, by one thread, no extra memory: a short range (at most kSortInsertionMax keys, e.g. a
+   row of a stencil matrix or of a transfer operator) by insertion, a few moves and none when it is sorted already;
+   a longer one by heap sort, O(m log m) */
 template <class KeyView>
 KOKKOS_INLINE_FUNCTION void HeapSortRange(const KeyView &keys, Int b, Int e)
 {
   using K     = typename KeyView::non_const_value_type;
   const Int m = e - b;
   if (m < 2) return;
+  if (m <= kSortInsertionMax) {
+    for (Int p = b + 1; p < e; p++) {
+      const K v = keys(p);
+      Int     q = p;
+      for (; q > b && v < keys(q - 1); q--) keys(q) = keys(q - 1);
+      keys(q) = v;
+    }
+    return;
+  }
   for (Int r = m / 2 - 1; r >= 0; r--) HeapSift(keys, b, r, m);
   for (Int len = m - 1; len > 0; len--) {
     K t           = keys(b);

@@ -10,6 +10,9 @@
 PETSC_EXTERN PetscClassId  PETSCKP_CLASSID;
 PETSC_EXTERN PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
 PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve; /* the multigrid layer kp_mg */
+/* the phases of the distributed Galerkin product (inside PETSCKP_MGGalerkin): the ghost rows of P, R = P^T, the local
+   products on the extended blocks, the off-process rows of R A P sent to their owners */
+PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkinGhostP, PETSCKP_MGGalerkinTranspose, PETSCKP_MGGalerkinLocal, PETSCKP_MGGalerkinMerge;
 PETSC_EXTERN PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse; /* deflation (kp_deflation): Z, Z^T, AZ; E, its factor */
 
 struct _p_PetscKPDeviceMat {

@@ -10,6 +10,7 @@ PetscClassId  PETSCKP_CLASSID;
 PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
 PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse;
 PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
+PetscLogEvent PETSCKP_MGGalerkinGhostP, PETSCKP_MGGalerkinTranspose, PETSCKP_MGGalerkinLocal, PETSCKP_MGGalerkinMerge;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
@@ -57,6 +58,10 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPDeflCoarse", PETSCKP_CLASSID, &PETSCKP_DeflCoarse));
   /* the multigrid layer (kp_mg): Galerkin products of the hierarchy, coarsest-level factorisation and solves */
   PetscCall(PetscLogEventRegister("KPMGGalerkin", PETSCKP_CLASSID, &PETSCKP_MGGalerkin));
+  PetscCall(PetscLogEventRegister("KPMGGalGhostP", PETSCKP_CLASSID, &PETSCKP_MGGalerkinGhostP));
+  PetscCall(PetscLogEventRegister("KPMGGalTranspose", PETSCKP_CLASSID, &PETSCKP_MGGalerkinTranspose));
+  PetscCall(PetscLogEventRegister("KPMGGalLocal", PETSCKP_CLASSID, &PETSCKP_MGGalerkinLocal));
+  PetscCall(PetscLogEventRegister("KPMGGalMerge", PETSCKP_CLASSID, &PETSCKP_MGGalerkinMerge));
   PetscCall(PetscLogEventRegister("KPMGCoarseFactor", PETSCKP_CLASSID, &PETSCKP_MGCoarseFactor));
   PetscCall(PetscLogEventRegister("KPMGCoarseSolve", PETSCKP_CLASSID, &PETSCKP_MGCoarseSolve));
   /* KSPDCG */

@@ -5,6 +5,7 @@
 #include "kp_segsort.hpp"
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace kptest;
 
@@ -405,6 +406,143 @@ TEST(Galerkin, SpgemmSymbolicNumericMatchReference)
   }
 }
 
+/* rows of C = A B of every length: up to a few dozen candidates (built by insertion into the sorted distinct prefix),
+   past the insertion limit (heap-sorted), with many repeated candidates (few columns of B) and with none */
+TEST(Galerkin, SpgemmSymbolicShortAndLongRowsMatchReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    if (n > 10000) continue; /* long rows: the large size would take minutes in the reference */
+    for (const Int q : {(Int)3, n / 2 + 1, 4 * n + 50}) {
+      SCOPED_TRACE("columns of B " + std::to_string(q));
+      HostCsr   ha = RandomCsr(n / 3 + 1, n, 131 + (unsigned)(n + q), 40), hb = RandomCsr(n, q, 137 + (unsigned)(n + q), 20);
+      CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), C;
+      ASSERT_TRUE(SpgemmSymbolic(A, B, C));
+      ExpectCsrEq(C, [&] {
+        HostCsr R = RefProduct(ha, hb);
+        for (auto &v : R.vals) v = 0; /* the symbolic phase leaves zeros */
+        return R;
+      }(), 0.0);
+      SpgemmNumeric(A, B, C);
+      ExpectCsrEq(C, RefProduct(ha, hb), 1e-14);
+    }
+  }
+}
+
+namespace
+{
+/* 1D linear interpolation from the grid of (M + 1) / 2 points (coarse point I on fine point 2I; lines of 1 or 2 points
+   are not coarsened): the coarse points and weights of fine point i, ascending */
+std::vector<std::pair<Int, Scalar>> Prolong1(Int i, Int M)
+{
+  const Int Mc = M > 2 ? (M + 1) / 2 : M;
+  if (Mc == M) return {{i, 1.0}};
+  if (i % 2 == 0) return {{i / 2, 1.0}};
+  std::vector<std::pair<Int, Scalar>> r = {{(i - 1) / 2, 0.5}};
+  if ((i + 1) / 2 < Mc) r.push_back({(i + 1) / 2, 0.5});
+  return r;
+}
+} // namespace
+
+/* C = [A | Ao] B from the two column blocks against the product of the concatenated matrix (same pattern, same bits:
+   the order of summation of [A | Ao]), and R [A | Ao] P against R ([A | Ao] P); an Ao without rows stands for none;
+   sizes that do not chain are refused */
+TEST(Galerkin, SpgemmTwoColumnBlocksMatchConcatenated)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int ng = n / 4 + 1, q = n / 3 + 2;
+    HostCsr   ha = RandomCsr(n, n, 151 + (unsigned)n), ho = RandomCsr(n, ng, 157 + (unsigned)n, 3), hb = RandomCsr(n + ng, q, 163 + (unsigned)n, 5);
+    HostCsr   hc; /* [A | Ao] */
+    hc.nrows = n, hc.ncols = n + ng;
+    hc.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      for (Int k = ha.rowptr[i]; k < ha.rowptr[i + 1]; k++) hc.colidx.push_back(ha.colidx[k]), hc.vals.push_back(ha.vals[k]);
+      for (Int k = ho.rowptr[i]; k < ho.rowptr[i + 1]; k++) hc.colidx.push_back(n + ho.colidx[k]), hc.vals.push_back(ho.vals[k]);
+      hc.rowptr.push_back((Int)hc.colidx.size());
+    }
+    CsrMatrix A = MakeDeviceCsr(ha), Ao = MakeDeviceCsr(ho), B = MakeDeviceCsr(hb), Ac = MakeDeviceCsr(hc), C, Cref;
+    ASSERT_TRUE(SpgemmSymbolic(A, Ao, B, C));
+    ASSERT_TRUE(SpgemmSymbolic(Ac, B, Cref));
+    SpgemmNumeric(A, Ao, B, C);
+    SpgemmNumeric(Ac, B, Cref);
+    HostCsr href;
+    href.nrows = Cref.nrows, href.ncols = Cref.ncols;
+    href.rowptr = ToHost(Cref.rowptr);
+    for (auto c : ToHost(Cref.colidx)) href.colidx.push_back((Int)c);
+    href.vals = ToHost(Cref.vals);
+    ExpectCsrEq(C, href, 0.0);
+    ExpectCsrEq(C, RefProduct(hc, hb), 1e-14);
+    /* R [A | Ao] P with R = B^T restricted to n columns: R is (q x n), [A | Ao] B is (n x q) */
+    HostCsr   hr = RandomCsr(q, n, 167 + (unsigned)n, 6);
+    CsrMatrix R = MakeDeviceCsr(hr), C2;
+    GalerkinRap work;
+    ASSERT_TRUE(GalerkinRapSymbolic(R, A, Ao, B, work, C2));
+    ExpectCsrEq(C2, RefProduct(hr, RefProduct(hc, hb)), 1e-13);
+    /* new values of A, same pattern */
+    Kokkos::deep_copy(A.vals, 0.5);
+    GalerkinRapNumeric(R, A, Ao, B, work, C2);
+    {
+      HostCsr h2 = hc; /* Ao unchanged */
+      for (Int i = 0; i < n; i++)
+        for (Int k = h2.rowptr[i]; k < h2.rowptr[i + 1]; k++)
+          if (h2.colidx[k] < n) h2.vals[k] = 0.5;
+      ExpectCsrEq(C2, RefProduct(hr, RefProduct(h2, hb)), 1e-13);
+    }
+    /* no ghost block: the one-block product */
+    CsrMatrix C3;
+    HostCsr   hb1 = RandomCsr(n, q, 173 + (unsigned)n, 5);
+    CsrMatrix B1  = MakeDeviceCsr(hb1);
+    ASSERT_TRUE(SpgemmSymbolic(A, CsrMatrix(), B1, C3));
+    SpgemmNumeric(A, CsrMatrix(), B1, C3);
+    HostCsr ha2 = ha; /* A's values set to 0.5 above */
+    for (auto &v : ha2.vals) v = 0.5;
+    ExpectCsrEq(C3, RefProduct(ha2, hb1), 1e-14);
+    /* sizes that do not chain: B with the rows of A's columns only, or a ghost block of other rows */
+    CsrMatrix Cbad;
+    EXPECT_FALSE(SpgemmSymbolic(A, Ao, B1, Cbad));
+    if (n > 0) {
+      CsrMatrix Ao2 = MakeDeviceCsr(RandomCsr(n + 1, ng, 179, 3));
+      EXPECT_FALSE(SpgemmSymbolic(A, Ao2, B, Cbad));
+    }
+  }
+}
+
+/* the pattern of a 2D 5-point stencil times the bilinear interpolation (the geometric multigrid product: candidates in
+   nearly ascending order, each coarse column repeated) and of P^T (A P) */
+TEST(Galerkin, SpgemmSymbolicStencilProductMatchesReference)
+{
+  for (const Int M : {(Int)1, (Int)2, (Int)3, (Int)13, (Int)65}) {
+    SCOPED_TRACE("grid " + std::to_string(M));
+    const Int Mc = M > 2 ? (M + 1) / 2 : M, nf = M * M, nc = Mc * Mc;
+    HostCsr   ha, hp;
+    ha.nrows = ha.ncols = nf, hp.nrows = nf, hp.ncols = nc;
+    ha.rowptr.push_back(0), hp.rowptr.push_back(0);
+    for (Int j = 0; j < M; j++)
+      for (Int i = 0; i < M; i++) {
+        const Int nb[5][2] = {{i, j - 1}, {i - 1, j}, {i, j}, {i + 1, j}, {i, j + 1}};
+        for (auto &c : nb)
+          if (c[0] >= 0 && c[0] < M && c[1] >= 0 && c[1] < M) ha.colidx.push_back(c[0] + M * c[1]), ha.vals.push_back(c[0] == i && c[1] == j ? 4.0 : -1.0);
+        ha.rowptr.push_back((Int)ha.colidx.size());
+        std::vector<std::pair<Int, Scalar>> row, pi = Prolong1(i, M), pj = Prolong1(j, M);
+        for (auto &b : pj)
+          for (auto &a : pi) row.push_back({a.first + Mc * b.first, a.second * b.second});
+        std::sort(row.begin(), row.end());
+        for (auto &e : row) hp.colidx.push_back(e.first), hp.vals.push_back(e.second);
+        hp.rowptr.push_back((Int)hp.colidx.size());
+      }
+    CsrMatrix A = MakeDeviceCsr(ha), P = MakeDeviceCsr(hp), R, AP, C;
+    ASSERT_TRUE(SpgemmSymbolic(A, P, AP));
+    SpgemmNumeric(A, P, AP);
+    const HostCsr hap = RefProduct(ha, hp);
+    ExpectCsrEq(AP, hap, 1e-15);
+    CsrTranspose(P, R);
+    ASSERT_TRUE(SpgemmSymbolic(R, AP, C));
+    SpgemmNumeric(R, AP, C);
+    ExpectCsrEq(C, RefProduct(RefTranspose(hp), hap), 1e-15);
+  }
+}
+
 TEST(Galerkin, RapMatchesReferenceAndRefreshes)
 {
   for (const Int n : Sizes()) {
@@ -687,6 +825,92 @@ TEST(Galerkin, DistributedBlocksMatchReference)
       auto p  = ToHost(perm);
       auto av = ToHost(At.vals);
       for (size_t q = 0; q < p.size(); q++) ASSERT_EQ(av[q], ha.vals[p[q]]);
+    }
+
+    /* the merge of a few rows only: the rows to merge (unsorted or repeated columns, or named), their sum, and the
+       matrix with those rows replaced, against the reference of the sum of all rows */
+    {
+      HostCsr hu = ha; /* a few rows with their columns reversed, one with a repeated column */
+      for (Int i = 3; i < hu.nrows; i += 7) std::reverse(hu.colidx.begin() + hu.rowptr[i], hu.colidx.begin() + hu.rowptr[i + 1]);
+      if (hu.nrows > 9 && hu.rowptr[9 + 1] - hu.rowptr[9] >= 2) hu.colidx[hu.rowptr[9] + 1] = hu.colidx[hu.rowptr[9]];
+      std::vector<Int> extra;
+      for (Int i = 0; i < n; i += 5) extra.push_back(n - 1 - i), extra.push_back(n - 1 - i); /* descending, repeated */
+      std::set<Int> want(extra.begin(), extra.end());
+      for (Int i = 0; i < hu.nrows; i++)
+        for (Int k = hu.rowptr[i] + 1; k < hu.rowptr[i + 1]; k++)
+          if (hu.colidx[k] <= hu.colidx[k - 1]) want.insert(i);
+      CsrMatrix U = MakeDeviceCsr(hu);
+      auto      dextra = ToDevice(extra);
+      View<Int> mrows;
+      const Int nm = CsrRowsToMerge(U, ucv(dextra), mrows);
+      ASSERT_EQ(nm, (Int)want.size());
+      EXPECT_EQ(ToHost(mrows), std::vector<Int>(want.begin(), want.end()));
+      /* the merged rows: those of U and of B2 summed */
+      HostCsr   hb2 = RandomCsr(n, ncA, 83 + (unsigned)n, 5);
+      CsrMatrix B2 = MakeDeviceCsr(hb2), Um, Bm, Si, Cm, C;
+      View<Int> usrc, bsrc, ssrc, csrc;
+      CsrExtractRows(U, ucv(mrows), Um, usrc);
+      CsrExtractRows(B2, ucv(mrows), Bm, bsrc);
+      ASSERT_TRUE(CsrInterleaveRows(Um, Bm, Si, ssrc));
+      Si.ncols = ncA;
+      GalerkinMap map;
+      CsrSumDuplicates(Si, Cm, map);
+      ASSERT_TRUE(CsrReplaceRows(U, ucv(mrows), Cm, C, csrc));
+      /* reference: the named rows hold the sum of both, the other rows of U as they are */
+      HostCsr hz = hb2; /* B2 with no entry outside the merged rows */
+      {
+        HostCsr z;
+        z.nrows = hb2.nrows, z.ncols = hb2.ncols;
+        z.rowptr.push_back(0);
+        for (Int i = 0; i < n; i++) {
+          if (want.count(i))
+            for (Int k = hb2.rowptr[i]; k < hb2.rowptr[i + 1]; k++) z.colidx.push_back(hb2.colidx[k]), z.vals.push_back(hb2.vals[k]);
+          z.rowptr.push_back((Int)z.colidx.size());
+        }
+        hz = z;
+      }
+      const HostCsr hsum = RefSum(hu, hz, ncA);
+      HostCsr       ref;
+      ref.nrows = n, ref.ncols = ncA;
+      ref.rowptr.push_back(0);
+      for (Int i = 0; i < n; i++) {
+        const HostCsr &src = want.count(i) ? hsum : hu;
+        for (Int k = src.rowptr[i]; k < src.rowptr[i + 1]; k++) ref.colidx.push_back(src.colidx[k]), ref.vals.push_back(src.vals[k]);
+        ref.rowptr.push_back((Int)ref.colidx.size());
+      }
+      ExpectCsrEq(C, ref, 0.0);
+      /* numeric phase with new values of U and of B2's merged rows */
+      Kokkos::deep_copy(U.vals, 2.0);
+      Kokkos::deep_copy(B2.vals, -0.5);
+      GatherValues(ucv(U.vals), ucv(usrc), uv(Um.vals));
+      GatherValues(ucv(B2.vals), ucv(bsrc), uv(Bm.vals));
+      CsrInterleaveRowsNumeric(ucv(Um.vals), ucv(Bm.vals), ucv(ssrc), Si);
+      GalerkinAggregateNumeric(ucv(Si.vals), map, Cm);
+      CsrInterleaveRowsNumeric(ucv(U.vals), ucv(Cm.vals), ucv(csrc), C);
+      for (auto &v : hu.vals) v = 2.0;
+      for (auto &v : hz.vals) v = -0.5;
+      const HostCsr hsum2 = RefSum(hu, hz, ncA);
+      std::vector<Scalar> rv;
+      for (Int i = 0; i < n; i++) {
+        const HostCsr &src = want.count(i) ? hsum2 : hu;
+        for (Int k = src.rowptr[i]; k < src.rowptr[i + 1]; k++) rv.push_back(src.vals[k]);
+      }
+      EXPECT_LE(RelErr(ToHost(C.vals), rv), 0.0);
+      /* no rows to merge: a copy; rows not ascending or of the wrong count: refused */
+      View<Int> none("none", 0), src0;
+      CsrMatrix C0, Empty;
+      Empty.rowptr = View<Int>("empty rowptr", 1);
+      ASSERT_TRUE(CsrReplaceRows(U, ucv(none), Empty, C0, src0));
+      ExpectCsrEq(C0, hu, 0.0);
+      if (nm >= 2) {
+        auto             hm = ToHost(mrows);
+        std::vector<Int> swapped(hm.begin(), hm.end());
+        std::swap(swapped[0], swapped[1]);
+        auto      dsw = ToDevice(swapped);
+        CsrMatrix Cbad;
+        EXPECT_FALSE(CsrReplaceRows(U, ucv(dsw), Cm, Cbad, src0));
+        EXPECT_FALSE(CsrReplaceRows(U, ucv(none), Cm, Cbad, src0));
+      }
     }
 
     /* the sum of two sets of rows (interleaved, duplicates summed), split into a local and a compressed ghost block */

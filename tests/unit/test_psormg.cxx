@@ -11,6 +11,7 @@
 #include <petscdmda.h>
 #include <petsckp.h>
 #include <cstring>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -546,6 +547,77 @@ TEST(Psormg, StructuredProlongationMatchesStencils)
       EXPECT_EQ(RelErr(ToHost(P.vals), va), 0.0);
       for (Int r = 0; r + 1 < (Int)rp.size(); r++)
         for (Int q = rp[r] + 1; q < rp[r + 1]; q++) ASSERT_LT(ci[q - 1], ci[q]); /* ascending columns */
+    }
+}
+
+/* the rows of the interpolation of one process's block of a distributed grid (local block Pd, ghost block Po with the
+   ghost columns numbered in the order of the ghost box, as PCPSORMG numbers them) against the rows of the whole grid's
+   interpolation: blocks of 2 x 2 (x 2) processes with the coarse ranges of CoarseRange1D, and blocks with no point */
+TEST(Psormg, StructuredProlongationBlocksMatchWholeGrid)
+{
+  const Int grids[][3] = {{1, 1, 1}, {13, 1, 1}, {597, 1, 1}, {13, 8, 1}, {24, 25, 1}, {9, 8, 7}, {317, 316, 1}, {47, 46, 45}};
+  for (auto &g : grids)
+    for (int edgecase = 0; edgecase < 2; edgecase++) {
+      const Int  M[3] = {g[0], g[1], g[2]};
+      const bool edge[3] = {edgecase == 1, false, edgecase == 1};
+      SCOPED_TRACE("grid " + std::to_string(M[0]) + "x" + std::to_string(M[1]) + "x" + std::to_string(M[2]) + " edge " + std::to_string(edgecase));
+      CsrMatrix P;
+      StructuredProlongation(M, edge, P);
+      const Int C[3] = {CoarseSize1D(M[0]), CoarseSize1D(M[1]), CoarseSize1D(M[2])};
+      auto      rp = ToHost(P.rowptr), ci = ToHost(P.colidx);
+      auto      va = ToHost(P.vals);
+      /* split every direction of more than one point in two (the first part possibly empty) */
+      for (int split = 0; split < 2; split++)
+        for (Int blk = 0; blk < 8; blk++) {
+          Int xs[3], xm[3], cxs[3], cxm[3];
+          for (int d = 0; d < 3; d++) {
+            const Int half = M[d] > 1 ? (split ? M[d] / 2 : 0) : 0, part = (blk >> d) & 1;
+            const Int s = part ? half : 0, e = part ? M[d] : half;
+            if (M[d] == 1 && part) { xs[d] = 0, xm[d] = 0; }
+            else if (M[d] == 1) { xs[d] = 0, xm[d] = 1; }
+            else { xs[d] = s, xm[d] = e - s; }
+            Int cs, ce;
+            CoarseRange1D(M[d], xs[d], xs[d] + xm[d], &cs, &ce);
+            cxs[d] = cs, cxm[d] = ce - cs;
+          }
+          const Int n = xm[0] * xm[1] * xm[2];
+          /* the ghost box and its ids: every box point outside the block, in box order */
+          const Int        b0 = cxm[0] + 2, b1 = cxm[1] + 2, b2 = cxm[2] + 2;
+          std::vector<Int> boxidx, boxpt;
+          for (Int q = 0; q < b0 * b1 * b2; q++) {
+            const Int I = cxs[0] - 1 + q % b0, J = cxs[1] - 1 + (q / b0) % b1, K = cxs[2] - 1 + q / (b0 * b1);
+            const bool in = I >= cxs[0] && I < cxs[0] + cxm[0] && J >= cxs[1] && J < cxs[1] + cxm[1] && K >= cxs[2] && K < cxs[2] + cxm[2];
+            if (!in && I >= 0 && I < C[0] && J >= 0 && J < C[1] && K >= 0 && K < C[2]) boxidx.push_back(q), boxpt.push_back(I + C[0] * (J + C[1] * K));
+          }
+          auto      dbox = ToDevice(boxidx);
+          View<Int> ghostid;
+          ProlongationGhostBox(b0 * b1 * b2, ucv(dbox), ghostid);
+          CsrMatrix Pd, Po;
+          StructuredProlongation(M, edge, xs, xm, cxs, cxm, ucv(ghostid), (Int)boxidx.size(), Pd, Po);
+          ASSERT_EQ(Pd.nrows, n);
+          ASSERT_EQ(Po.nrows, n);
+          EXPECT_EQ(Pd.ncols, cxm[0] * cxm[1] * cxm[2]);
+          EXPECT_EQ(Po.ncols, (Int)boxidx.size());
+          auto drp = ToHost(Pd.rowptr), dci = ToHost(Pd.colidx), orp = ToHost(Po.rowptr), oci = ToHost(Po.colidx);
+          auto dva = ToHost(Pd.vals), ova = ToHost(Po.vals);
+          for (Int t = 0; t < n; t++) {
+            const Int i = xs[0] + t % xm[0], j = xs[1] + (t / xm[0]) % xm[1], k = xs[2] + t / (xm[0] * xm[1]);
+            const Int r = i + M[0] * (j + M[1] * k);
+            std::map<Int, Scalar> want, got;
+            for (Int q = rp[r]; q < rp[r + 1]; q++) want[(Int)ci[q]] = va[q];
+            for (Int q = drp[t]; q < drp[t + 1]; q++) {
+              const Int l = dci[q];
+              got[(cxs[0] + l % cxm[0]) + C[0] * ((cxs[1] + (l / cxm[0]) % cxm[1]) + C[1] * (cxs[2] + l / (cxm[0] * cxm[1])))] = dva[q];
+              if (q > drp[t]) ASSERT_LT(dci[q - 1], dci[q]);
+            }
+            for (Int q = orp[t]; q < orp[t + 1]; q++) {
+              ASSERT_LT((Int)oci[q], (Int)boxpt.size());
+              got[boxpt[oci[q]]] = ova[q];
+              if (q > orp[t]) ASSERT_LT(oci[q - 1], oci[q]);
+            }
+            ASSERT_EQ(got, want) << "fine point " << i << "," << j << "," << k << " of block " << blk;
+          }
+        }
     }
 }
 

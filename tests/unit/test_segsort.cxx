@@ -106,3 +106,32 @@ TEST(KeySort, PermutationAndCompact)
       EXPECT_EQ(KeyCompact(ucv(dk), uv(id)), (Int)rank.size()); /* without the distinct keys */
     }
 }
+
+/* the one-thread sort of a segment (insertion up to kSortInsertionMax keys, heap sort above) against std::sort:
+   segments of every length around the switch, sorted, reversed, random and with many repeated keys, one thread per
+   segment in one kernel */
+TEST(KeySort, SegmentSortAgainstStdSort)
+{
+  for (Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    std::mt19937         g(29 + (unsigned)n);
+    std::vector<Int>     off = {0};
+    std::vector<Int>     keys;
+    for (Int s = 0; off.back() < n; s++) {
+      const Int len = std::min<Int>(n - off.back(), s % 40); /* 0 .. 39: both sides of the switch */
+      for (Int q = 0; q < len; q++) {
+        const int kind = s % 4;
+        keys.push_back(kind == 0 ? q : kind == 1 ? len - q : kind == 2 ? (Int)(g() % 100000) : (Int)(g() % 3));
+      }
+      off.push_back(off.back() + len);
+    }
+    std::vector<Int> ref = keys;
+    for (size_t s = 0; s + 1 < off.size(); s++) std::sort(ref.begin() + off[s], ref.begin() + off[s + 1]);
+    auto      dk = ToDevice(keys);
+    auto      doff = ToDevice(off);
+    const Int ns = (Int)off.size() - 1;
+    Kokkos::parallel_for(
+      "test::SegmentSort", range(ns), KOKKOS_LAMBDA(Int s) { HeapSortRange(dk, doff(s), doff(s + 1)); });
+    EXPECT_EQ(ToHost(dk), ref);
+  }
+}

@@ -340,15 +340,12 @@ void StructuredProlongation(const Int M[3], const bool constantedge[3], const In
       Int       I[2], J[2], K[2];
       Real      w[2];
       const Int ni = Prolong1D(i, M0, I, w, e0), nj = Prolong1D(j, M1, J, w, e1), nk = Prolong1D(k, M2, K, w, e2);
-      Int       dl = 0, gh = 0;
-      for (Int c = 0; c < nk; c++)
-        for (Int b = 0; b < nj; b++)
-          for (Int a = 0; a < ni; a++) {
-            if (ProlongColumn(I[a], J[b], K[c], c0, c1, c2, n0, n1, n2, b0, b1, ghostid) >= 0) dl++;
-            else gh++;
-          }
-      drp(t) = dl;
-      orp(t) = gh;
+      Int       li = 0, lj = 0, lk = 0; /* the stencil points inside the coarse block, per direction */
+      for (Int a = 0; a < ni; a++) li += I[a] >= c0 && I[a] < c0 + n0;
+      for (Int b = 0; b < nj; b++) lj += J[b] >= c1 && J[b] < c1 + n1;
+      for (Int c = 0; c < nk; c++) lk += K[c] >= c2 && K[c] < c2 + n2;
+      drp(t) = li * lj * lk; /* a coarse point is local when it is inside the block in every direction */
+      orp(t) = ni * nj * nk - li * lj * lk;
     });
   const Int nd = ExclusiveScan(drp, n, "petsckp::psormg::ProlongationLocalScan");
   const Int no = ExclusiveScan(orp, n, "petsckp::psormg::ProlongationGhostScan");
