@@ -83,9 +83,11 @@
         only for a constrained cycle; optionally the fused steps, for fewer kernel launches where a GPU is
         latency-bound (ResidualRestrict, SmoothFromZero, SmoothResidualRestrict, ProlongSmooth, KCycleMultDots,
         CoarseSolveUsesGuess: the defaults call the separate steps, in the cycles' order);
+      - replicated coarse levels (section 7): after MGHierarchySetUpVecs, MGHierarchyReplicateCoarsest, then T's
+        levels, MGHierarchySetUpVecs(T) and T's coarsest solve; an MGLevelOps of T given to H's by SetReplicated;
       - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
       - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
-        MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
+        MGHierarchyRefreshCoarse, MGHierarchyRefreshReplicated, then the PC's own levels (and its own MGCoarseDirect).
 
    6. Truncated transfers (MGHierarchyTruncate): for the truncated monotone multigrid of obstacle problems
       (R. Kornhuber, Monotone multigrid methods for elliptic variational inequalities I, Numer. Math. 69 (1994);
