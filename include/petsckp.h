@@ -412,6 +412,8 @@ PETSC_EXTERN PetscErrorCode    PCUAAMGSetBlockMax(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetBlockMax(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetCoarseSize(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetCoarseSize(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode    PCUAAMGSetReplicateSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode    PCUAAMGGetReplicateSize(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetMaxLevels(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode    PCUAAMGGetMaxLevels(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode    PCUAAMGSetDepthRule(PC, PCUAAMGDepthRule);

@@ -278,6 +278,20 @@ int main(int argc, char **argv)
     args: -dim 3 -n 17 -ksp_type fcg -pc_type uaamg -coordinates dm -ksp_max_it 25 -ksp_error_if_not_converged
     output_file: output/poisson_3d.out
 
+  # coarse-level replication: the levels of at most 2000 rows held and cycled on every process (K-cycle, and the
+  # linear V- and W-cycles under plain CG, which need them to stay symmetric)
+  test:
+    suffix: 3d_uaamg_replicated
+    nsize: {{2 3 4}}
+    args: -dim 3 -n 17 -use_kp_operator -ksp_type fcg -pc_type uaamg -pc_uaamg_replicate_size 2000 -pc_uaamg_coarse_size 32 -ksp_max_it 25 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
+  test:
+    suffix: 3d_uaamg_replicated_cg
+    nsize: {{2 4}}
+    args: -dim 3 -n 17 -use_kp_operator -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -pc_uaamg_replicate_size 2000 -pc_uaamg_coarse_size 32 -ksp_max_it 40 -ksp_error_if_not_converged
+    output_file: output/poisson_3d.out
+
   # the linear V- and W-cycles under plain CG
   test:
     suffix: 2d_uaamg_cg

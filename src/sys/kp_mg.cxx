@@ -393,6 +393,12 @@ PetscErrorCode MGHierarchyReset(MGHierarchy &H)
   }
   PetscCallCXX(H.levels.clear());
   PetscCall(MGCoarseDirectReset(H.coarse));
+  if (H.replicated) {
+    PetscCall(MGHierarchyReset(H.replicated->T));
+    PetscCall(VecDestroy(&H.replicated->b));
+    PetscCall(VecDestroy(&H.replicated->x));
+    PetscCallCXX(H.replicated.reset());
+  }
   H.device                  = false;
   H.truncated_refresh_rows  = 0;
   H.truncated_refresh_level = -1;
@@ -582,6 +588,50 @@ PetscErrorCode MGHierarchySetUpVecs(MGHierarchy &H)
       PetscCall(VecDuplicate(L.r, &L.b));
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyReplicateCoarsest(MGHierarchy &H)
+{
+  PetscMPIInt size;
+  char        seqtype[64];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(H.comm, &size));
+  PetscCheck(size > 1, H.comm, PETSC_ERR_ARG_WRONGSTATE, "Replicated coarse levels are for a hierarchy distributed over several processes");
+  PetscCheck(!H.levels.empty() && H.levels.back().Ad && H.levels.back().r, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The coarsest level needs a device operator and its vectors (MGHierarchySetUpVecs()) to be replicated");
+  PetscCheck(!H.replicated, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy already has replicated levels");
+  MGLevel &L = H.levels.back();
+  PetscCallCXX(H.replicated = std::make_shared<MGReplicatedLevels>());
+  MGReplicatedLevels &Rp = *H.replicated;
+  PetscCall(MGCoarseReplicaSetUp(H.comm, L.Ad, Rp.R));
+  PetscCallCXX(Rp.bfull = View<Scalar>("mg replicated b", Rp.R.n));
+  PetscCallCXX(Rp.xfull = View<Scalar>("mg replicated x", Rp.R.n));
+  /* T: level 0 over the replica's views (its values refreshed in place by MGCoarseReplicaRefresh) */
+  MGHierarchy &T = Rp.T;
+  T.comm         = PETSC_COMM_SELF;
+  T.device       = true;
+  T.coarse_rtol  = H.coarse_rtol;
+  PetscCallCXX(T.levels.emplace_back());
+  MGLevel &T0 = T.levels[0];
+  T0.nlocal   = Rp.R.n;
+  PetscCall(DeviceMatCreateFromCsr(Rp.R.A, &T0.Ad));
+  PetscCall(VecGetSeqTypeLike(L.r, seqtype, sizeof(seqtype)));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &T0.r));
+  PetscCall(VecSetSizes(T0.r, Rp.R.n, Rp.R.n));
+  PetscCall(VecSetType(T0.r, seqtype));
+  PetscCall(VecDuplicate(T0.r, &T0.w));
+  PetscCall(VecDuplicate(T0.r, &Rp.b));
+  PetscCall(VecDuplicate(T0.r, &Rp.x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MGHierarchyRefreshReplicated(MGHierarchy &H)
+{
+  PetscFunctionBegin;
+  if (!H.replicated) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MGCoarseReplicaRefresh(H.comm, H.levels.back().Ad, H.replicated->R)); /* into the views of T's level 0 */
+  PetscCall(MGHierarchyRefreshCoarse(H.replicated->T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -836,13 +886,14 @@ PetscErrorCode MGHierarchyGetKCycleBreakdowns(MGHierarchy &H, PetscInt *n)
   PetscInt cnt = 0;
 
   PetscFunctionBegin;
-  for (MGLevel &L : H.levels) {
-    Int c = 0;
-    if (!L.ks.breakdowns.data()) continue;
-    PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&c, 1), L.ks.breakdowns));
-    PetscCallCXX(exec().fence());
-    cnt += c;
-  }
+  for (int h = 0; h < (H.replicated ? 2 : 1); h++) /* the replicated levels count once: every process has them */
+    for (MGLevel &L : h ? H.replicated->T.levels : H.levels) {
+      Int c = 0;
+      if (!L.ks.breakdowns.data()) continue;
+      PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(&c, 1), L.ks.breakdowns));
+      PetscCallCXX(exec().fence());
+      cnt += c;
+    }
   /* every rank with rows on a level counts the same (global) breakdowns; a rank without rows counts none */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &cnt, 1, MPIU_INT, MPI_MAX, H.comm));
   *n = cnt;
@@ -998,6 +1049,7 @@ PetscErrorCode MGLevelOps::EndCoarse(PetscInt, Vec, Vec)
 /* cycles */
 
 static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero);
+static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec f, Vec u);
 
 /* under MPI: adds the ranks' partial sums v(first .. first + count - 1) (through the host; the host mirror h keeps
    them); on one process nothing */
@@ -1052,6 +1104,48 @@ static PetscErrorCode KCycleOrthogonalise(MGHierarchy &H, MGLevel &L, PetscInt i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the coarse correction on the coarsest level l of H when its levels from l down are replicated (section 7): b (and
+   x, unless zero) gathered on every process in one MPI_Allgatherv, then on the replicated hierarchy T (whose level 0
+   is level l) the GCG of Algorithm 2.1 (gcg) or one cycle, redundantly and without communication, and this
+   process's rows of the result into x */
+static PetscErrorCode ReplicatedCorrection(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero, bool gcg)
+{
+  MGReplicatedLevels &Rp   = *H.replicated;
+  MGLevelOps         *tops = ops.Replicated();
+  MGCycleParams       q    = p;
+  const Vec           v[2] = {b, x};
+  const View<Scalar>  full[2] = {Rp.bfull, Rp.xfull};
+
+  PetscFunctionBegin;
+  PetscCheck(tops && &tops->Hierarchy() == &Rp.T, H.comm, PETSC_ERR_ARG_WRONGSTATE, "The hierarchy has replicated levels: its MGLevelOps need those of the replicated hierarchy (MGLevelOps::SetReplicated())");
+  PetscCall(PetscLogEventBegin(PETSCKP_MGReplicated, 0, 0, 0, 0));
+  PetscCall(MGCoarseReplicaGatherAll(H.comm, nullptr, Rp.R, zero ? 1 : 2, v, full));
+  {
+    DeviceVec bw, xw;
+    PetscCall(bw.Get(Rp.b, Access::Write));
+    PetscCallCXX(Kokkos::deep_copy(exec(), bw.view(), Rp.bfull));
+    PetscCall(bw.Restore());
+    if (!zero) {
+      PetscCall(xw.Get(Rp.x, Access::Write));
+      PetscCallCXX(Kokkos::deep_copy(exec(), xw.view(), Rp.xfull));
+      PetscCall(xw.Restore());
+    }
+  }
+  /* T's levels are H's levels l, l+1, ...: the last GCG level shifts with them */
+  q.kcycle_last = p.kcycle_last < 0 ? -1 : PetscMax(0, p.kcycle_last - l);
+  if (gcg) PetscCall(KCycle(Rp.T, *tops, q, 0, Rp.b, Rp.x));
+  else PetscCall(Cycle(Rp.T, *tops, q, 0, Rp.b, Rp.x, zero));
+  {
+    DeviceVec xw;
+    PetscCall(xw.Get(Rp.x, Access::Read));
+    PetscCallCXX(Kokkos::deep_copy(exec(), Rp.xfull, xw.cview()));
+    PetscCall(xw.Restore());
+  }
+  PetscCall(MGCoarseReplicaScatter(Rp.R, Rp.xfull, x));
+  PetscCall(PetscLogEventEnd(PETSCKP_MGReplicated, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Algorithm 2.1 of Wang, Hu, Cohen and Xu on level l: u = n steps of GCG for A_l u = f, preconditioned by the cycle
    (Algorithm 2.2) on level l; the direct (coarsest) solve where l is the coarsest level. The scalars stay on the
    device (kp_kcycle); r_0 = f is read in place and u_0 = 0 is never stored (the first update writes u). */
@@ -1063,7 +1157,8 @@ static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParam
 
   PetscFunctionBegin;
   if (l == (PetscInt)H.levels.size() - 1) {
-    PetscCall(Cycle(H, ops, p, l, f, u, true));
+    if (H.replicated) PetscCall(ReplicatedCorrection(H, ops, p, l, f, u, true, true)); /* the GCG on the replicated level */
+    else PetscCall(Cycle(H, ops, p, l, f, u, true));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if ((PetscInt)L.kv.size() < 1 + 2 * n) {
@@ -1123,6 +1218,10 @@ static PetscErrorCode KCycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParam
 static PetscErrorCode Cycle(MGHierarchy &H, MGLevelOps &ops, const MGCycleParams &p, PetscInt l, Vec b, Vec x, bool zero)
 {
   PetscFunctionBegin;
+  if (l == (PetscInt)H.levels.size() - 1 && H.replicated) {
+    PetscCall(ReplicatedCorrection(H, ops, p, l, b, x, zero, false));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (l == (PetscInt)H.levels.size() - 1) {
     if (zero && ops.CoarseSolveUsesGuess(l)) PetscCall(VecSet(x, 0.0));
     PetscCall(ops.CoarseSolve(l, b, x));

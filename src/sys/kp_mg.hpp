@@ -83,9 +83,11 @@
         only for a constrained cycle; optionally the fused steps, for fewer kernel launches where a GPU is
         latency-bound (ResidualRestrict, SmoothFromZero, SmoothResidualRestrict, ProlongSmooth, KCycleMultDots,
         CoarseSolveUsesGuess: the defaults call the separate steps, in the cycles' order);
+      - replicated coarse levels (section 7): after MGHierarchySetUpVecs, MGHierarchyReplicateCoarsest, then T's
+        levels, MGHierarchySetUpVecs(T) and T's coarsest solve; an MGLevelOps of T given to H's by SetReplicated;
       - apply: MGCycleApply(H, ops, params, b, x, true) (one B[b]); an iteration: MGCycleApply(..., false);
       - new values with the same pattern: MGHierarchyRefreshFine, the PC's checks of the fine operator,
-        MGHierarchyRefreshCoarse, then the PC's own levels (and its own MGCoarseDirect).
+        MGHierarchyRefreshCoarse, MGHierarchyRefreshReplicated, then the PC's own levels (and its own MGCoarseDirect).
 
    6. Truncated transfers (MGHierarchyTruncate): for the truncated monotone multigrid of obstacle problems
       (R. Kornhuber, Monotone multigrid methods for elliptic variational inequalities I, Numer. Math. 69 (1994);
@@ -103,6 +105,21 @@
       MGHierarchyTruncatedRefreshRows asks for it). Under MPI and with the host setup every coarse operator is
       recomputed (numeric products) when some point of the mask changed, which takes one reduction to know.
 
+   7. Replicated coarse levels (coarse-level replication, or agglomeration onto every process, as distributed AMG codes
+      do it for the levels too small to keep a machine busy): below some level k the distributed levels cost one
+      ghost exchange per sweep, per product and per transfer, and the K-cycle's GCG one reduction per inner product,
+      each a round trip through the hosts on GPUs without GPU-aware MPI, while the levels hold little work.
+      MGHierarchyReplicateCoarsest gathers the coarsest level k of a distributed hierarchy to every process (the
+      operator in the rank-major order of its rows, MGCoarseReplica) and starts a second hierarchy T on
+      PETSC_COMM_SELF whose level 0 is the whole level k; the caller adds T's coarser levels (which, being formed on
+      one process, may aggregate rows of several processes) and T's coarsest solve. The cycles then run on T
+      redundantly on every process, without communication: each visit of level k from level k-1 costs one
+      MPI_Allgatherv of the restricted right-hand side (and of the iterate for the W-cycle's second pass), and each
+      process takes its own rows of the correction back. The coarse correction of level k is what it would be on a
+      distributed level k: the GCG of the K-cycle (Algorithm 2.1, here with local inner products) or one V/W cycle on T,
+      with the cycle's operations of T given by the MGLevelOps of T (MGLevelOps::SetReplicated). Every process
+      computes the same correction from the same data in the same order, so the V- and W-cycles stay symmetric.
+
    Nothing here is specific to one PC: grid geometry, colourings, bounds and monitors stay in the PCs.
 */
 #pragma once
@@ -112,6 +129,7 @@
 #include "kp_galerkin.hpp"
 #include "kp_colour.hpp"
 #include "kp_kcycle.hpp"
+#include <memory>
 #include <vector>
 
 namespace petsckp
@@ -263,6 +281,8 @@ struct MGLevel {
   KCycleScalars    ks; /* K-cycle: the inner products of the inner iteration, on the device (kp_kcycle) */
 };
 
+struct MGReplicatedLevels;
+
 struct MGHierarchy {
   MPI_Comm             comm = MPI_COMM_NULL;
   std::vector<MGLevel> levels;
@@ -274,6 +294,15 @@ struct MGHierarchy {
      truncated_refresh_level, up to truncated_refresh_last, plus truncated_refresh_full rows of full products):
      MGHierarchyTruncatedRefreshRows reads it; -1: truncated_refresh_rows is up to date */
   PetscInt truncated_refresh_level = -1, truncated_refresh_last = -1, truncated_refresh_full = 0;
+  std::shared_ptr<MGReplicatedLevels> replicated; /* the levels below the coarsest one, replicated on every process (section 7) */
+};
+
+/* the replicated coarse levels (section 7) */
+struct MGReplicatedLevels {
+  MGCoarseReplica R;                  /* the gather of the first replicated level (the distributed hierarchy's coarsest) */
+  MGHierarchy     T;                  /* on PETSC_COMM_SELF: level 0 the whole first replicated level, then the coarser ones */
+  View<Scalar>    bfull, xfull;       /* the gathered right-hand side and iterate of level 0 */
+  Vec             b = nullptr, x = nullptr; /* the same as Vecs of T's level 0 */
 };
 
 /* Starts a hierarchy (freeing an old one) on the operator A of level 0 (referenced), copied to a device CSR matrix.
@@ -304,6 +333,15 @@ PetscErrorCode MGHierarchyAddLevelHost(MGHierarchy &H, Mat Ph);
 /* Adds a level the PC stores itself (nlocal local rows): the layer gives it vectors only, the PC's MGLevelOps
    supply the operator and the transfers to it (Restrict, Prolong of the level above) */
 PetscErrorCode MGHierarchyAddLevel(MGHierarchy &H, PetscInt nlocal);
+/* Replicates the coarsest level k of H (distributed, with a device operator) on every process (section 7): gathers its
+   operator (MGCoarseReplicaSetUp) and starts H.replicated->T on PETSC_COMM_SELF with the whole of it as level 0 (the
+   views of the replica shared, vectors of the sequential type of level k's), device = true. The caller then adds T's
+   coarser levels (MGHierarchyAddLevelAggregation, ...), calls MGHierarchySetUpVecs(T) and sets up T's coarsest solve;
+   H keeps no coarsest solve of its own. On one process an error. Collective. */
+PetscErrorCode MGHierarchyReplicateCoarsest(MGHierarchy &H);
+/* after new values of H's coarse operators (MGHierarchyRefreshCoarse(H)): the first replicated level's values gathered
+   again, then T's numeric Galerkin products (MGHierarchyRefreshCoarse(T)); collective */
+PetscErrorCode MGHierarchyRefreshReplicated(MGHierarchy &H);
 /* Finishes the setup: the device copies of the host setup, the vectors r, w (and x, b below level 0) of every level
    (of the type of MatCreateVecs() of A where the level has A, else of level 0's type) */
 PetscErrorCode MGHierarchySetUpVecs(MGHierarchy &H);
@@ -378,6 +416,9 @@ public:
   explicit MGLevelOps(MGHierarchy &H) : H_(H) { }
   virtual ~MGLevelOps() = default;
   MGHierarchy &Hierarchy() const { return H_; }
+  /* the operations of the replicated levels H.replicated->T (section 7); needed when H has them */
+  MGLevelOps *Replicated() const { return rep_; }
+  void        SetReplicated(MGLevelOps *ops) { rep_ = ops; }
 
   /* nsweeps sweeps of the smoother of level l on A_l x = b, in the given direction; zero: x is zero on entry (a
      smoother may skip its first residual). nsweeps may be 0 (nothing to do). Required. */
@@ -420,6 +461,7 @@ public:
 
 private:
   MGHierarchy &H_;
+  MGLevelOps  *rep_ = nullptr;
 };
 
 /* One cycle on level 0 for A x = b (section 3): x is the initial guess, or zero (then x is set to 0 first; from

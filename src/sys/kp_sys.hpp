@@ -13,6 +13,7 @@ PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_M
 /* the phases of the distributed Galerkin product (inside PETSCKP_MGGalerkin): the ghost rows of P, R = P^T, the local
    products on the extended blocks, the off-process rows of R A P sent to their owners */
 PETSC_EXTERN PetscLogEvent PETSCKP_MGGalerkinGhostP, PETSCKP_MGGalerkinTranspose, PETSCKP_MGGalerkinLocal, PETSCKP_MGGalerkinMerge;
+PETSC_EXTERN PetscLogEvent PETSCKP_MGReplicated; /* a visit of the replicated coarse levels (kp_mg): its gather, cycle and return */
 PETSC_EXTERN PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse; /* deflation (kp_deflation): Z, Z^T, AZ; E, its factor */
 
 struct _p_PetscKPDeviceMat {

@@ -11,6 +11,7 @@ PetscLogEvent PETSCKP_DeviceMatSetup, PETSCKP_DeviceMatUpdate, PETSCKP_SpMV;
 PetscLogEvent PETSCKP_DeflSpace, PETSCKP_DeflCoarse;
 PetscLogEvent PETSCKP_MGGalerkin, PETSCKP_MGCoarseFactor, PETSCKP_MGCoarseSolve;
 PetscLogEvent PETSCKP_MGGalerkinGhostP, PETSCKP_MGGalerkinTranspose, PETSCKP_MGGalerkinLocal, PETSCKP_MGGalerkinMerge;
+PetscLogEvent PETSCKP_MGReplicated;
 PetscLogEvent KSP_DCG_Setup, KSP_DCG_Deflate, KSP_DCG_VecOps;
 PetscLogEvent PC_Neumann_Setup, PC_Neumann_Apply, PC_Neumann_DeflSetup, PC_Neumann_Deflate;
 PetscLogEvent PC_PSORMG_SetUp, PC_PSORMG_Cycle, PC_PSORMG_Sweep;
@@ -56,7 +57,8 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPSpMV", PETSCKP_CLASSID, &PETSCKP_SpMV));
   PetscCall(PetscLogEventRegister("KPDeflSpace", PETSCKP_CLASSID, &PETSCKP_DeflSpace));
   PetscCall(PetscLogEventRegister("KPDeflCoarse", PETSCKP_CLASSID, &PETSCKP_DeflCoarse));
-  /* the multigrid layer (kp_mg): Galerkin products of the hierarchy, coarsest-level factorisation and solves */
+  /* the multigrid layer (kp_mg): Galerkin products of the hierarchy, coarsest-level factorisation and solves, visits of
+     the replicated coarse levels (each with one gather) */
   PetscCall(PetscLogEventRegister("KPMGGalerkin", PETSCKP_CLASSID, &PETSCKP_MGGalerkin));
   PetscCall(PetscLogEventRegister("KPMGGalGhostP", PETSCKP_CLASSID, &PETSCKP_MGGalerkinGhostP));
   PetscCall(PetscLogEventRegister("KPMGGalTranspose", PETSCKP_CLASSID, &PETSCKP_MGGalerkinTranspose));
@@ -64,6 +66,7 @@ PetscErrorCode PetscKPInitializePackage(void)
   PetscCall(PetscLogEventRegister("KPMGGalMerge", PETSCKP_CLASSID, &PETSCKP_MGGalerkinMerge));
   PetscCall(PetscLogEventRegister("KPMGCoarseFactor", PETSCKP_CLASSID, &PETSCKP_MGCoarseFactor));
   PetscCall(PetscLogEventRegister("KPMGCoarseSolve", PETSCKP_CLASSID, &PETSCKP_MGCoarseSolve));
+  PetscCall(PetscLogEventRegister("KPMGReplicated", PETSCKP_CLASSID, &PETSCKP_MGReplicated)); /* one per visit of the replicated levels */
   /* KSPDCG */
   PetscCall(PetscLogEventRegister("KSPDCGSetup", KSP_CLASSID, &KSP_DCG_Setup));
   PetscCall(PetscLogEventRegister("KSPDCGDeflate", KSP_CLASSID, &KSP_DCG_Deflate));

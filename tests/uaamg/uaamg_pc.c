@@ -302,6 +302,83 @@ static PetscErrorCode CheckAdaptive(PetscInt dim, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Coarse-level replication under MPI (the first level of at most replicate_size rows and the coarser ones on every
+   process) against the distributed levels (replicate size 0): the replicated V-cycle is symmetric positive definite,
+   and FCG + K-cycle needs about the same iterations (the replicated levels' aggregates may span processes); on one
+   process the option changes nothing. */
+static PetscErrorCode CheckReplicated(PetscInt dim, PetscInt n)
+{
+  Mat         A;
+  PetscReal  *xyz;
+  PetscInt    nloc, its[2], nlev[2], rsize;
+  Vec         b, c, y, z, x;
+  PetscRandom rnd;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(Poisson(PETSC_COMM_WORLD, dim, n, 0.3, &A, &xyz, &nloc));
+  PetscCall(MatCreateVecs(A, &b, &c));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &z));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(VecSetRandom(c, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  for (PetscInt r = 0; r < 2; r++) {
+    PC          pc;
+    KSP         ksp;
+    PetscScalar        xBy, yBx, xBx;
+    KSPConvergedReason reason;
+    PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+    PetscCall(PCSetType(pc, PCUAAMG));
+    PetscCall(PCSetOperators(pc, A, A));
+    PetscCall(PCSetCoordinates(pc, dim, nloc, xyz));
+    PetscCall(PCUAAMGSetCycleType(pc, PC_UAAMG_CYCLE_V));
+    PetscCall(PCUAAMGSetCoarseSize(pc, 16));
+    PetscCall(PCUAAMGSetReplicateSize(pc, r ? 100000 : 0));
+    PetscCall(PCUAAMGGetReplicateSize(pc, &rsize));
+    PetscCheck(rsize == (r ? 100000 : 0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCUAAMGGetReplicateSize() gives %" PetscInt_FMT, rsize);
+    PetscCall(PCSetUp(pc));
+    PetscCall(PCUAAMGGetNumberOfLevels(pc, &nlev[r]));
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(PCApply(pc, c, z));
+    PetscCall(VecDot(c, y, &xBy));
+    PetscCall(VecDot(b, z, &yBx));
+    PetscCall(VecDot(b, y, &xBx));
+    PetscCheck(PetscAbsScalar(xBy - yBx) <= 1e-10 * PetscAbsScalar(xBx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD V-cycle (replicate size %" PetscInt_FMT ") not symmetric: (c, B b) = %g, (b, B c) = %g", (int)dim, rsize, (double)PetscRealPart(xBy), (double)PetscRealPart(yBx));
+    PetscCheck(PetscRealPart(xBx) > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD V-cycle (replicate size %" PetscInt_FMT ") not positive: (b, B b) = %g", (int)dim, rsize, (double)PetscRealPart(xBx));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetType(ksp, KSPFCG));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCUAAMG));
+    PetscCall(PCSetCoordinates(pc, dim, nloc, xyz));
+    PetscCall(PCUAAMGSetCoarseSize(pc, 16));
+    PetscCall(PCUAAMGSetReplicateSize(pc, r ? 100000 : 0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(KSPGetIterationNumber(ksp, &its[r]));
+    PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%dD FCG + PCUAAMG (replicate size %" PetscInt_FMT ") did not converge (%s)", (int)dim, rsize, KSPConvergedReasons[reason]);
+    PetscCall(KSPDestroy(&ksp));
+  }
+  PetscCheck(PetscAbsInt(its[1] - its[0]) <= 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD: %" PetscInt_FMT " FCG iterations with replicated coarse levels, %" PetscInt_FMT " without", (int)dim, its[1], its[0]);
+  PetscCheck(size == 1 || nlev[1] >= 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD: no coarse level", (int)dim);
+  if (size == 1) PetscCheck(its[0] == its[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%dD: the replicate size changed the iterations on one process", (int)dim);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD: replicated coarse levels: the V-cycle is symmetric positive definite, FCG iterations within 2 of the distributed levels'\n", (int)dim));
+  PetscCall(PetscFree(xyz));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&c));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one bad input: the setup must fail with an error whose message contains want */
 typedef enum {
   BAD_NO_COORDINATES,
@@ -317,10 +394,11 @@ typedef enum {
   BAD_FINE_AGG_MAX,
   BAD_KCYCLE_MIN,
   BAD_SAME_POINT,
+  BAD_REPLICATE_SIZE,
   BAD_COUNT
 } BadInput;
-static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold", "K-cycle minimum level size below -1", "all coordinates the same point"};
-static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max", "-pc_uaamg_kcycle_min_size", "same point"};
+static const char *BadNames[] = {"no coordinates", "wrong coordinate count", "NaN coordinate", "zero diagonal", "NaN entry", "non-square operator", "block size 2", "K-cycle under CG", "omega out of range", "box of the wrong dimension", "negative split threshold", "K-cycle minimum level size below -1", "all coordinates the same point", "negative replicate size"};
+static const char *BadWant[]  = {"PCSetCoordinates", "local points", "NaN or Inf coordinate", "diagonal 0", "NaN or Inf entry", "square operator", "block size 2", "-pc_uaamg_cycle", "-pc_uaamg_omega", "-pc_uaamg_bbox", "-pc_uaamg_fine_agg_max", "-pc_uaamg_kcycle_min_size", "same point", "-pc_uaamg_replicate_size"};
 
 static PetscErrorCode RunBad(BadInput which)
 {
@@ -380,6 +458,7 @@ static PetscErrorCode RunBad(BadInput which)
   if (which == BAD_OMEGA) PetscCall(PCUAAMGSetOmega(pc, 3.0));
   if (which == BAD_FINE_AGG_MAX) PetscCall(PCUAAMGSetFineAggregateMax(pc, -5));
   if (which == BAD_KCYCLE_MIN) PetscCall(PCUAAMGSetKCycle(pc, 2, 0.2, -5));
+  if (which == BAD_REPLICATE_SIZE) PetscCall(PCUAAMGSetReplicateSize(pc, -1));
   if (which == BAD_BOX) {
     const PetscReal box[6] = {0, 1, 0, 1, 0, 1};
     PetscCall(PCUAAMGSetBoundingBox(pc, 6, box));
@@ -420,6 +499,8 @@ int main(int argc, char **argv)
   PetscCall(CheckIterations(3, 8));
   PetscCall(CheckAdaptive(2, 24));
   PetscCall(CheckAdaptive(3, 10));
+  PetscCall(CheckReplicated(2, 40));
+  PetscCall(CheckReplicated(3, 16));
   PetscCall(CheckBadInput());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "uaamg checks passed\n"));
   PetscCall(PetscFinalize());

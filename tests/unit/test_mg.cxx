@@ -1413,3 +1413,189 @@ TEST(MGMPIN, ColourSweepsPerColourAndHybrid)
     MatDestroy(&A);
   }
 }
+
+/* ------------------------------------------------------------------------------------------------------------- */
+/* Replicated coarse levels (section 7 of kp_mg.hpp): a distributed hierarchy whose coarsest level is replicated on
+   every rank, with coarser levels built on the replica by aggregates that cross the ranks, against the same levels
+   on one process (the whole operator, the same aggregates): V-, W- and K-cycles (the GCG of the first replicated
+   level on the replica, with and without V-cycles below a level) give the same result on every rank's rows, also
+   after new values of the operator (numeric refresh of the distributed and the replicated levels). Weighted Jacobi
+   smoothing, whose result does not depend on the partition. */
+namespace
+{
+class DeviceJacobiOps : public MGLevelOps {
+public:
+  explicit DeviceJacobiOps(MGHierarchy &H) : MGLevelOps(H) { Diagonals(); }
+  ~DeviceJacobiOps()
+  {
+    for (Vec &d : dinv) VecDestroy(&d);
+  }
+  void Diagonals()
+  {
+    for (Vec &d : dinv) VecDestroy(&d);
+    dinv.clear();
+    for (MGLevel &L : Hierarchy().levels) {
+      Vec       d;
+      DeviceVec dv;
+      VecDuplicate(L.r, &d);
+      dv.Get(d, Access::Write);
+      CsrDiagonal(DeviceMatLocalCsr(L.Ad), dv.view());
+      dv.Restore();
+      VecReciprocal(d);
+      dinv.push_back(d);
+    }
+  }
+  PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection, bool) override
+  {
+    MGLevel &L = Hierarchy().levels[l];
+
+    PetscFunctionBegin;
+    for (PetscInt s = 0; s < nsweeps; s++) {
+      PetscCall(Residual(l, b, x, L.r));
+      PetscCall(VecPointwiseMult(L.w, L.r, dinv[l]));
+      PetscCall(VecAXPY(x, 0.6, L.w));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  std::vector<Vec> dinv;
+};
+
+/* the whole of a host matrix on this process, scaled D A D by d (empty: not scaled) */
+Mat WholeToSeqMat(const HostCsr &h, const std::vector<Scalar> &d)
+{
+  Mat A;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, h.nrows, h.ncols, 9, NULL, &A);
+  for (Int i = 0; i < h.nrows; i++)
+    for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) {
+      const Int    j = h.colidx[k];
+      const Scalar v = d.empty() ? h.vals[k] : d[i] * h.vals[k] * d[j];
+      MatSetValue(A, i, j, v, INSERT_VALUES);
+    }
+  MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  return A;
+}
+
+Aggregation GroupsOf(Int n, Int g)
+{
+  std::vector<Int> a(n);
+  for (Int i = 0; i < n; i++) a[i] = i / g;
+  Aggregation agg;
+  AggregationCreate(n, (n + g - 1) / g, ucv(ToDevice(a)), agg);
+  return agg;
+}
+} // namespace
+
+TEST(MGMPIN, ReplicatedLevelsMatchSequential)
+{
+  PetscMPIInt size, rank;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (size == 1) GTEST_SKIP() << "replication needs several ranks";
+  for (Int N : {13, 29}) {
+    SCOPED_TRACE("N " + std::to_string(N) + " ranks " + std::to_string(size));
+    const Int        n   = N * N;
+    const HostCsr    h   = Box2D(N, 11);
+    std::vector<Int> off = UnevenPartition(n, size);
+    const Int        fs = off[rank], nl = off[rank + 1] - off[rank];
+    Mat              A  = RowsToMat(h, fs, off[rank + 1], nl);
+    Mat              As = WholeToSeqMat(h, {});
+    /* level 1: each rank's rows in groups of 3 (never crossing ranks); the same aggregates numbered globally */
+    std::vector<Int> aglob(n);
+    Int              nc1 = 0;
+    for (PetscMPIInt p = 0; p < size; p++) {
+      const Int np = off[p + 1] - off[p];
+      for (Int i = 0; i < np; i++) aglob[off[p] + i] = nc1 + i / 3;
+      nc1 += (np + 2) / 3;
+    }
+    MGHierarchy H, S;
+    ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_WORLD, A, true, H), 0);
+    ASSERT_EQ((int)MGHierarchyAddLevelAggregation(H, GroupsOf(nl, 3)), 0);
+    ASSERT_EQ((int)MGHierarchySetUpVecs(H), 0);
+    ASSERT_EQ((int)MGHierarchyReplicateCoarsest(H), 0);
+    ASSERT_TRUE(H.replicated);
+    MGHierarchy &T = H.replicated->T;
+    ASSERT_EQ(T.levels[0].nlocal, nc1);
+    /* the replicated levels: pairs, then triples of consecutive rows (crossing the ranks' pieces) */
+    const Int nc2 = (nc1 + 1) / 2;
+    ASSERT_EQ((int)MGHierarchyAddLevelAggregation(T, GroupsOf(nc1, 2)), 0);
+    ASSERT_EQ((int)MGHierarchyAddLevelAggregation(T, GroupsOf(nc2, 3)), 0);
+    ASSERT_EQ((int)MGHierarchySetUpVecs(T), 0);
+    ASSERT_EQ((int)MGHierarchySetUpCoarseDirect(T), 0);
+    /* the reference: the same levels on one process */
+    {
+      Aggregation a1;
+      ASSERT_EQ(AggregationCreate(n, nc1, ucv(ToDevice(aglob)), a1), 0);
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_SELF, As, true, S), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, a1), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, GroupsOf(nc1, 2)), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, GroupsOf(nc2, 3)), 0);
+      ASSERT_EQ((int)MGHierarchySetUpVecs(S), 0);
+      ASSERT_EQ((int)MGHierarchySetUpCoarseDirect(S), 0);
+    }
+    auto check = [&](const char *what) {
+      DeviceJacobiOps oh(H), ot(T), os(S);
+      oh.SetReplicated(&ot);
+      const std::vector<Scalar> bg = RandomVector(n, 3 + (unsigned)N);
+      Vec                       bd, xd, bs, xs;
+      MatCreateVecs(A, &xd, &bd);
+      MatCreateVecs(As, &xs, &bs);
+      StdToVec(std::vector<Scalar>(bg.begin() + fs, bg.begin() + fs + nl), bd);
+      StdToVec(bg, bs);
+      for (int c = 0; c < 5; c++) {
+        MGCycleParams p;
+        p.type        = c == 0 ? MGCycleType::V : c == 1 ? MGCycleType::W : MGCycleType::K;
+        p.kcycle_its  = c == 4 ? 3 : 2;
+        p.kcycle_rtol = c == 3 ? 0.25 : 0;
+        p.kcycle_last = c == 4 ? 2 : -1; /* GCG on levels 1 and 2, a V-cycle below */
+        SCOPED_TRACE(std::string(what) + ", cycle " + std::to_string(c));
+        ASSERT_EQ((int)MGCycleApply(H, oh, p, bd, xd, true), 0);
+        ASSERT_EQ((int)MGCycleApply(S, os, p, bs, xs, true), 0);
+        const std::vector<Scalar> xsv = VecToStd(xs);
+        EXPECT_LT(RelErr(VecToStd(xd), std::vector<Scalar>(xsv.begin() + fs, xsv.begin() + fs + nl)), 1e-12) << "rank " << rank;
+        /* the W-cycle's second coarse pass starts from an iterate: gathered with the right-hand side */
+        if (c == 1) {
+          ASSERT_EQ((int)MGCycleApply(H, oh, p, bd, xd, false), 0);
+          ASSERT_EQ((int)MGCycleApply(S, os, p, bs, xs, false), 0);
+          const std::vector<Scalar> xsw = VecToStd(xs);
+          EXPECT_LT(RelErr(VecToStd(xd), std::vector<Scalar>(xsw.begin() + fs, xsw.begin() + fs + nl)), 1e-12) << "iteration, rank " << rank;
+        }
+      }
+      PetscInt nb = -1;
+      EXPECT_EQ((int)MGHierarchyGetKCycleBreakdowns(H, &nb), 0);
+      EXPECT_EQ(nb, 0);
+      for (Vec *v : {&bd, &xd, &bs, &xs}) VecDestroy(v);
+    };
+    check("setup");
+    /* new values D A D (the same pattern) */
+    {
+      std::vector<Scalar> d(n);
+      Vec                 dv;
+      for (Int i = 0; i < n; i++) d[i] = 1.0 + (Scalar)(i % 5) / 4;
+      MatCreateVecs(A, &dv, NULL);
+      StdToVec(std::vector<Scalar>(d.begin() + fs, d.begin() + fs + nl), dv);
+      MatDiagonalScale(A, dv, dv);
+      VecDestroy(&dv);
+      MatDestroy(&As);
+      As = WholeToSeqMat(h, d);
+      MGHierarchyReset(S);
+      Aggregation a1;
+      ASSERT_EQ(AggregationCreate(n, nc1, ucv(ToDevice(aglob)), a1), 0);
+      ASSERT_EQ((int)MGHierarchyCreate(PETSC_COMM_SELF, As, true, S), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, a1), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, GroupsOf(nc1, 2)), 0);
+      ASSERT_EQ((int)MGHierarchyAddLevelAggregation(S, GroupsOf(nc2, 3)), 0);
+      ASSERT_EQ((int)MGHierarchySetUpVecs(S), 0);
+      ASSERT_EQ((int)MGHierarchySetUpCoarseDirect(S), 0);
+      ASSERT_EQ((int)MGHierarchyRefreshFine(H), 0);
+      ASSERT_EQ((int)MGHierarchyRefreshCoarse(H), 0);
+      ASSERT_EQ((int)MGHierarchyRefreshReplicated(H), 0);
+    }
+    check("refresh");
+    MGHierarchyReset(H);
+    EXPECT_FALSE(H.replicated);
+    MGHierarchyReset(S);
+    MatDestroy(&A);
+    MatDestroy(&As);
+  }
+}

@@ -117,6 +117,7 @@ struct PC_UAAMG {
   PCUAAMGCoarseFormat format        = PC_UAAMG_FORMAT_STENCIL;
   PetscBool           device_setup  = PETSC_TRUE; /* CSR levels: device Galerkin products or MatPtAP on the host */
   PetscBool           hybrid        = PETSC_TRUE; /* under MPI: one ghost exchange per Gauss-Seidel sweep, not per colour */
+  PetscInt            replicate_size = 50000;     /* under MPI: levels of at most this many rows replicated on every process (0: never) */
   /* coordinates of PCSetCoordinates() (interlaced, copied to the device when given) */
   PetscInt   cdim = 0, cnloc = -1;
   View<Real> ucoords;
@@ -125,7 +126,8 @@ struct PC_UAAMG {
   Vec bw = nullptr, yw = nullptr;
   /* setup */
   MGHierarchy             H;
-  std::vector<UAAMGLevel> lev;
+  std::vector<UAAMGLevel> lev;  /* the levels of H */
+  std::vector<UAAMGLevel> rlev; /* the replicated levels (H.replicated->T): rlev[0] is H's coarsest level, whole */
   bool                    stencil = false; /* coarse levels in stencil storage */
   CoordSource             source  = CoordSource::None;
   int                     dim     = 0;
@@ -145,6 +147,18 @@ struct PC_UAAMG {
   PetscInt                nsplitcells = 0, leafmin = 0, leafmax = 0, smax = 0; /* global; smax: the split threshold used */
   PetscBool               restore_guess_zero = PETSC_FALSE; /* PCPreSolve made the KSP's zero initial guess nonzero */
 };
+
+/* the levels of the cycle: those of H (ua->lev), then the replicated ones below H's coarsest level k (ua->rlev[0] is
+   level k, whole on every process) */
+static PetscInt UAAMGNumLevels(const PC_UAAMG *ua)
+{
+  return (PetscInt)ua->lev.size() + (ua->rlev.empty() ? 0 : (PetscInt)ua->rlev.size() - 1);
+}
+static const UAAMGLevel &UAAMGLevelOf(const PC_UAAMG *ua, PetscInt l)
+{
+  const PetscInt k = (PetscInt)ua->lev.size() - 1;
+  return ua->rlev.empty() || l < k ? ua->lev[l] : ua->rlev[l - k];
+}
 
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* coordinates */
@@ -317,15 +331,17 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the cycle's operations on the levels lev of the hierarchy H: ua->H with ua->lev, or the replicated levels
+   ua->H.replicated->T with ua->rlev */
 class UAAMGOps : public MGLevelOps {
 public:
-  explicit UAAMGOps(PC_UAAMG *ua) : MGLevelOps(ua->H), ua_(ua) { }
+  UAAMGOps(PC_UAAMG *ua, MGHierarchy &H, std::vector<UAAMGLevel> &lev) : MGLevelOps(H), ua_(ua), lev_(lev) { }
 
   PetscErrorCode Smooth(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir, bool zero) override
   {
-    UAAMGLevel               &G    = ua_->lev[l];
+    UAAMGLevel               &G    = lev_[l];
     const bool                back = dir == MGSweepDirection::Backward;
-    const PCUAAMGSmootherType type = l == 0 ? ua_->fine_smoother : ua_->smoother;
+    const PCUAAMGSmootherType type = lev_[l].kind == LevelKind::Fine ? ua_->fine_smoother : ua_->smoother;
 
     PetscFunctionBegin;
     if (nsweeps <= 0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -340,7 +356,7 @@ public:
       for (PetscInt s = 0; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, back ? ua::Sweep::Backward : ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
-    } else PetscCall(MGLevelColourSweeps(ua_->H, l, G.colours, G.colourids, nsweeps, ua_->omega, back, b, x, nullptr, nullptr, ua_->hybrid)); /* parity colours of the aggregates' cells */
+    } else PetscCall(MGLevelColourSweeps(Hierarchy(), l, G.colours, G.colourids, nsweeps, ua_->omega, back, b, x, nullptr, nullptr, ua_->hybrid)); /* parity colours of the aggregates' cells */
     PetscCall(PetscLogEventEnd(PC_UAAMG_Smooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -348,11 +364,11 @@ public:
      coloured Gauss-Seidel of the stencil levels, and the fine block Gauss-Seidel on one process (forward) */
   PetscErrorCode SmoothFromZero(PetscInt l, Vec b, Vec x, PetscInt nsweeps, MGSweepDirection dir) override
   {
-    UAAMGLevel               &G    = ua_->lev[l];
-    const PCUAAMGSmootherType type = l == 0 ? ua_->fine_smoother : ua_->smoother;
+    UAAMGLevel               &G    = lev_[l];
+    const PCUAAMGSmootherType type = lev_[l].kind == LevelKind::Fine ? ua_->fine_smoother : ua_->smoother;
     const bool                gs   = type == PC_UAAMG_SMOOTHER_GS || type == PC_UAAMG_SMOOTHER_BLOCK_GS;
     const bool                back = dir == MGSweepDirection::Backward;
-    const bool fine1 = G.kind == LevelKind::Fine && !ua_->H.levels[0].Ad->mpi && !back; /* no ghost exchanges between colours */
+    const bool fine1 = G.kind == LevelKind::Fine && !Hierarchy().levels[0].Ad->mpi && !back; /* no ghost exchanges between colours */
     DeviceVec  bv, xv;
 
     PetscFunctionBegin;
@@ -368,9 +384,9 @@ public:
       PetscCallCXX(ua::StencilGaussSeidelFromZero(G.S, sd, ua_->omega, bv.cview(), xv.view()));
       for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, sd, ua_->omega, bv.cview(), xv.view()));
     } else {
-      const CsrMatrix &Ad = DeviceMatLocalCsr(ua_->H.levels[0].Ad);
+      const CsrMatrix &Ad = DeviceMatLocalCsr(Hierarchy().levels[0].Ad);
       if (ua_->adaptive) {
-        const ColourPartition &C = ua_->lev[1].colours;
+        const ColourPartition &C = lev_[1].colours;
         PetscCallCXX(ua::FineBlockGaussSeidelFromZero(C, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
         for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(C, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
       } else {
@@ -390,12 +406,12 @@ public:
   static constexpr Int kTeamCells = 4096;
   bool                 TeamLevel(PetscInt l) const
   {
-    const UAAMGLevel &G = ua_->lev[l];
+    const UAAMGLevel &G = lev_[l];
     return l > 0 && G.kind == LevelKind::Stencil && ua_->smoother == PC_UAAMG_SMOOTHER_GS && G.grid.ncells() <= kTeamCells;
   }
   PetscErrorCode SmoothResidualRestrict(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero, Vec bc) override
   {
-    const UAAMGLevel &G = ua_->lev[l];
+    const UAAMGLevel &G = lev_[l];
     DeviceVec         bv, xv, cv;
 
     PetscFunctionBegin;
@@ -416,7 +432,7 @@ public:
   }
   PetscErrorCode ProlongSmooth(PetscInt l, Vec ec, Vec b, Vec x, PetscInt nsweeps) override
   {
-    const UAAMGLevel &G = ua_->lev[l];
+    const UAAMGLevel &G = lev_[l];
     DeviceVec         ev, bv, xv;
 
     PetscFunctionBegin;
@@ -441,14 +457,14 @@ public:
     DeviceVec pv, av, rv;
 
     PetscFunctionBegin;
-    if (ua_->lev[l].kind != LevelKind::Stencil) {
+    if (lev_[l].kind != LevelKind::Stencil) {
       PetscCall(MGLevelOps::KCycleMultDots(l, p, Ap, r, rr, S, i));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscCall(pv.Get(p, Access::Read));
     PetscCall(av.Get(Ap, Access::Write));
     PetscCall(rv.Get(r, Access::Read));
-    PetscCallCXX(ua::StencilKCycleMultDots(ua_->lev[l].S, pv.cview(), av.view(), rv.cview(), rr, S, i));
+    PetscCallCXX(ua::StencilKCycleMultDots(lev_[l].S, pv.cview(), av.view(), rv.cview(), rr, S, i));
     PetscCall(rv.Restore());
     PetscCall(av.Restore());
     PetscCall(pv.Restore());
@@ -460,13 +476,13 @@ public:
      aggregation (the fine level of the stencil hierarchy, and the device-built CSR levels) */
   PetscErrorCode ResidualRestrict(PetscInt l, Vec b, Vec x, Vec bc) override
   {
-    MGLevel           &L   = ua_->H.levels[l];
+    MGLevel           &L   = Hierarchy().levels[l];
     const Aggregation *agg = nullptr;
     DeviceVec          bv, xv, cv;
 
     PetscFunctionBegin;
-    if (ua_->lev[l].kind != LevelKind::Stencil) {
-      if (ua_->stencil && l == 0) agg = &ua_->aggfull;
+    if (lev_[l].kind != LevelKind::Stencil) {
+      if (ua_->stencil && lev_[l].kind == LevelKind::Fine) agg = &ua_->aggfull;
       else if (!ua_->stencil && L.aggregated) agg = &L.agg;
       if (!agg || !L.Ad || L.Ad->mpi) { /* the same choice on every process: the default exchanges ghosts */
         PetscCall(MGLevelOps::ResidualRestrict(l, b, x, bc));
@@ -477,7 +493,7 @@ public:
     PetscCall(xv.Get(x, Access::Read));
     PetscCall(cv.Get(bc, Access::Write));
     if (agg) PetscCallCXX(AggResidualRestrict(*agg, DeviceMatLocalCsr(L.Ad), CsrMatrix(), UView<const Scalar>(), bv.cview(), xv.cview(), cv.view()));
-    else PetscCallCXX(ua::StencilResidualRestrict(ua_->lev[l].S, bv.cview(), xv.cview(), cv.view()));
+    else PetscCallCXX(ua::StencilResidualRestrict(lev_[l].S, bv.cview(), xv.cview(), cv.view()));
     PetscCall(cv.Restore());
     PetscCall(xv.Restore());
     PetscCall(bv.Restore());
@@ -486,11 +502,11 @@ public:
   PetscErrorCode Mult(PetscInt l, Vec x, Vec y) override
   {
     PetscFunctionBegin;
-    if (ua_->lev[l].kind == LevelKind::Stencil) {
+    if (lev_[l].kind == LevelKind::Stencil) {
       DeviceVec xv, yv;
       PetscCall(xv.Get(x, Access::Read));
       PetscCall(yv.Get(y, Access::Write));
-      PetscCallCXX(ua::StencilSpmv(ua_->lev[l].S, 1.0, xv.cview(), 0.0, yv.view()));
+      PetscCallCXX(ua::StencilSpmv(lev_[l].S, 1.0, xv.cview(), 0.0, yv.view()));
       PetscCall(yv.Restore());
       PetscCall(xv.Restore());
     } else PetscCall(MGLevelOps::Mult(l, x, y));
@@ -499,12 +515,12 @@ public:
   PetscErrorCode Residual(PetscInt l, Vec b, Vec x, Vec r) override
   {
     PetscFunctionBegin;
-    if (ua_->lev[l].kind == LevelKind::Stencil) {
+    if (lev_[l].kind == LevelKind::Stencil) {
       DeviceVec xv, bv, rv;
       PetscCall(xv.Get(x, Access::Read));
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(rv.Get(r, Access::Write));
-      PetscCallCXX(ua::StencilResidual(ua_->lev[l].S, bv.cview(), xv.cview(), rv.view()));
+      PetscCallCXX(ua::StencilResidual(lev_[l].S, bv.cview(), xv.cview(), rv.view()));
       PetscCall(rv.Restore());
       PetscCall(bv.Restore());
       PetscCall(xv.Restore());
@@ -519,7 +535,7 @@ public:
       PetscCall(rv.Get(r, Access::Read));
       PetscCall(bv.Get(bc, Access::Write));
       if (l == 0) PetscCallCXX(AggRestrict(ua_->aggfull, rv.cview(), bv.view()));
-      else PetscCallCXX(ua::TreeRestrict(ua_->lev[l].grid, rv.cview(), bv.view()));
+      else PetscCallCXX(ua::TreeRestrict(lev_[l].grid, rv.cview(), bv.view()));
       PetscCall(bv.Restore());
       PetscCall(rv.Restore());
     } else PetscCall(MGLevelOps::Restrict(l, r, bc));
@@ -533,7 +549,7 @@ public:
       PetscCall(ev.Get(ec, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
       if (l == 0) PetscCallCXX(AggProlong(ua_->aggfull, 1.0, ev.cview(), 1.0, xv.view()));
-      else PetscCallCXX(ua::TreeProlong(ua_->lev[l].grid, 1.0, ev.cview(), 1.0, xv.view()));
+      else PetscCallCXX(ua::TreeProlong(lev_[l].grid, 1.0, ev.cview(), 1.0, xv.view()));
       PetscCall(xv.Restore());
       PetscCall(ev.Restore());
     } else PetscCall(MGLevelOps::ProlongAdd(l, ec, x));
@@ -543,13 +559,13 @@ public:
   /* weighted Jacobi, x += omega D^-1 (b - A x) */
   PetscErrorCode Jacobi(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero)
   {
-    MGLevel &L = ua_->H.levels[l];
+    MGLevel &L = Hierarchy().levels[l];
 
     PetscFunctionBegin;
     for (PetscInt s = 0; s < nsweeps; s++) {
       if (s == 0 && zero) PetscCall(VecCopy(b, L.r));
       else PetscCall(Residual(l, b, x, L.r));
-      PetscCall(VecPointwiseMult(L.w, ua_->lev[l].dinv, L.r));
+      PetscCall(VecPointwiseMult(L.w, lev_[l].dinv, L.r));
       PetscCall(VecAXPY(x, ua_->omega, L.w));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -558,8 +574,8 @@ public:
      Methods for Sparse Linear Systems, Algorithm 12.1): a linear, symmetric smoother */
   PetscErrorCode Chebyshev(PetscInt l, Vec b, Vec x, PetscInt nsweeps, bool zero)
   {
-    MGLevel        &L = ua_->H.levels[l];
-    UAAMGLevel     &G = ua_->lev[l];
+    MGLevel        &L = Hierarchy().levels[l];
+    UAAMGLevel     &G = lev_[l];
     const PetscReal lo = 0.1 * G.lmax, hi = 1.1 * G.lmax, theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
     PetscReal       rho = 1.0 / sigma;
 
@@ -582,7 +598,8 @@ public:
   }
 
 private:
-  PC_UAAMG *ua_;
+  PC_UAAMG                *ua_;
+  std::vector<UAAMGLevel> &lev_;
 };
 
 /* ---------------------------------------------------------------------------------------------------------------- */
@@ -593,11 +610,13 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
 
   PetscFunctionBegin;
-  for (UAAMGLevel &G : ua->lev) {
-    PetscCall(VecDestroy(&G.dinv));
-    PetscCall(VecDestroy(&G.d));
-  }
+  for (int h = 0; h < 2; h++)
+    for (UAAMGLevel &G : h ? ua->rlev : ua->lev) {
+      PetscCall(VecDestroy(&G.dinv));
+      PetscCall(VecDestroy(&G.d));
+    }
   PetscCallCXX(ua->lev.clear());
+  PetscCallCXX(ua->rlev.clear());
   PetscCall(VecDestroy(&ua->bw));
   PetscCall(VecDestroy(&ua->yw));
   PetscCall(MGHierarchyReset(ua->H));
@@ -859,7 +878,7 @@ static PetscErrorCode UAAMGAdaptiveLevels(PC pc)
 
 /* the coarse levels in CSR storage (any number of processes): the aggregates of a level are its nonempty cells on
    this process (aggregates never cross processes), the next level merges the 2^d children of a parent cell */
-static PetscErrorCode UAAMGCsrLevels(PC pc)
+static PetscErrorCode UAAMGCsrLevels(PC pc, bool *replicate)
 {
   PC_UAAMG   *ua   = (PC_UAAMG *)pc->data;
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
@@ -867,12 +886,15 @@ static PetscErrorCode UAAMGCsrLevels(PC pc)
   View<Int>   newid;
   Int         n  = ua->H.levels[0].nlocal;
   PetscInt    Nprev;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
+  *replicate = false;
   if (ua->adaptive) {
     PetscCall(UAAMGAdaptiveLevels(pc));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MatGetSize(pc->pmat, &Nprev, NULL));
   /* level 1: the nonempty level-L cells of this process */
   ua::StencilGrid grid = ua->lev[0].grid;
@@ -894,6 +916,10 @@ static PetscErrorCode UAAMGCsrLevels(PC pc)
     PetscCallCXX(ua->lev.push_back(G));
     Nprev = Nc;
     if (Nc <= ua->coarse_size || nlev + 1 >= ua->max_levels || grid.ncells() <= 1) break;
+    if (size > 1 && Nc <= ua->replicate_size) { /* this level and the coarser ones on every process */
+      *replicate = true;
+      break;
+    }
     /* the next level: parents of the cells of this level's aggregates */
     ua::StencilGrid gc = ua::StencilGridCoarsen(grid);
     View<Int>       parent("uaamg parent", nc);
@@ -902,6 +928,67 @@ static PetscErrorCode UAAMGCsrLevels(PC pc)
     PetscCallCXX(newid = View<Int>("uaamg newid", gc.ncells()));
     grid = gc;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The replicated coarse levels (coarse-level replication, kp_mg section 7): H's coarsest level k (at most
+   replicate_size rows) gathered to every process with the cells of its aggregates, and the coarser levels built
+   there as on one process: the aggregates of level k + 1 are the parents of the cells of level k's rows, so the pieces
+   of one cell that level k holds on several processes (the distributed aggregates never cross processes) merge
+   into one aggregate, and the replicated levels coarsen as those of one process do. */
+static PetscErrorCode UAAMGReplicatedLevels(PC pc)
+{
+  PC_UAAMG         *ua   = (PC_UAAMG *)pc->data;
+  MPI_Comm          comm = PetscObjectComm((PetscObject)pc);
+  const UAAMGLevel &Gk   = ua->lev.back();
+  std::vector<Int>  lcell, gcell;
+  Aggregation       agg;
+  View<Int>         newid;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
+  PetscCall(MGHierarchyReplicateCoarsest(ua->H));
+  MGReplicatedLevels &Rp = *ua->H.replicated;
+  MGHierarchy        &T  = Rp.T;
+  /* level k: the cells of every row, in the rank-major order of the gathered operator */
+  PetscCallCXX(lcell.resize(Gk.cellof.extent(0)));
+  if (!lcell.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(lcell.data(), lcell.size()), ucv(Gk.cellof)));
+  PetscCallCXX(exec().fence());
+  PetscCall(MGCoarseReplicaGatherInt(comm, Rp.R, lcell, gcell));
+  UAAMGLevel G0;
+  G0.kind = LevelKind::Csr;
+  G0.grid = Gk.grid;
+  G0.rows = Rp.R.n;
+  PetscCallCXX(G0.cellof = View<Int>("uaamg cellof", Rp.R.n));
+  if (Rp.R.n) PetscCallCXX(Kokkos::deep_copy(exec(), G0.cellof, HostUView<const Int>(gcell.data(), gcell.size())));
+  PetscCallCXX(ua->rlev.push_back(G0));
+  /* the coarser levels, on this process */
+  ua::StencilGrid grid  = Gk.grid;
+  PetscInt        Nprev = Rp.R.n;
+  while ((PetscInt)ua->lev.size() + (PetscInt)ua->rlev.size() - 1 < ua->max_levels && grid.ncells() > 1) {
+    const Int       nf = (Int)ua->rlev.back().cellof.extent(0);
+    ua::StencilGrid gc = ua::StencilGridCoarsen(grid);
+    View<Int>       parent("uaamg parent", nf);
+    Int             nc;
+    PetscCallCXX(ua::ParentCells(grid, ucv(ua->rlev.back().cellof), UView<Int>(parent.data(), nf)));
+    PetscCallCXX(AggregationCreate(nf, gc.ncells(), ucv(parent), agg));
+    PetscCallCXX(newid = View<Int>("uaamg newid", gc.ncells()));
+    PetscCallCXX(nc = AggregationCompact(agg, UView<Int>(newid.data(), newid.extent(0))));
+    if (nc >= Nprev || nc == 0) break; /* no coarsening left */
+    UAAMGLevel G;
+    G.kind = LevelKind::Csr;
+    G.grid = gc;
+    PetscCallCXX(G.cellof = View<Int>("uaamg cellof", nc));
+    PetscCallCXX(ua::CellsOfAggregates(ucv(newid), UView<Int>(G.cellof.data(), nc)));
+    PetscCall(MGHierarchyAddLevelAggregation(T, agg));
+    PetscCallCXX(ua->rlev.push_back(G));
+    Nprev = nc;
+    grid  = gc;
+    if (nc <= ua->coarse_size) break;
+  }
+  PetscCall(MGHierarchySetUpVecs(T));
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -952,7 +1039,8 @@ static PetscErrorCode UAAMGCoarseFactor(PC pc)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_CoarseFactor, pc, 0, 0, 0));
   UAAMGLevel &G = ua->lev.back();
-  if (G.kind == LevelKind::Stencil) {
+  if (ua->H.replicated) PetscCall(MGHierarchySetUpCoarseDirect(ua->H.replicated->T)); /* on every process, as in H */
+  else if (G.kind == LevelKind::Stencil) {
     CsrMatrix M;
     PetscCallCXX(ua::StencilToCsr(G.S, true, M));
     PetscCall(MGCoarseDirectSetUp(ua->H.comm, M.nrows, 0, M, ua->H.coarse_rtol, ua->H.coarse));
@@ -967,11 +1055,10 @@ static PetscErrorCode UAAMGCoarseFactor(PC pc)
    hashed from the global row numbers) until no coupled rows share a colour on any process. The result is the
    guarantee the parity colouring gives: rows of one colour are never coupled, on one process or across processes,
    so the per-colour ghost exchange of MGLevelColourSweeps makes every colour a true Gauss-Seidel step. */
-static PetscErrorCode UAAMGGraphColours(PC pc, PetscInt l, View<Int> &colour, PetscInt *ncolours)
+static PetscErrorCode UAAMGGraphColours(PC pc, MGHierarchy &H, PetscInt l, View<Int> &colour, PetscInt *ncolours)
 {
-  PC_UAAMG        *ua   = (PC_UAAMG *)pc->data;
-  MPI_Comm         comm = PetscObjectComm((PetscObject)pc);
-  MGLevel         &L    = ua->H.levels[l];
+  MPI_Comm         comm = H.comm;
+  MGLevel         &L    = H.levels[l];
   const CsrMatrix &Ad = DeviceMatLocalCsr(L.Ad), &Ao = DeviceMatGhostCsr(L.Ad);
   const Int        m  = Ad.nrows;
   CsrGraph         G;
@@ -1055,7 +1142,7 @@ static PetscErrorCode UAAMGAdaptiveColours(PC pc, PetscInt l)
   Int        nout;
 
   PetscFunctionBegin;
-  PetscCall(UAAMGGraphColours(pc, l, colour, &ncol));
+  PetscCall(UAAMGGraphColours(pc, ua->H, l, colour, &ncol));
   PetscCall(MGLevelColourCheck(ua->H, l, ucv(colour), (Int)ncol, &viol));
   PetscCheck(viol == 0, comm, PETSC_ERR_PLIB, "PCUAAMG: the graph colouring of level %" PetscInt_FMT " has %" PetscInt_FMT " coupled rows of equal colour", l, viol);
   PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), (Int)ncol, G.colours));
@@ -1093,12 +1180,102 @@ static PetscErrorCode UAAMGAdaptiveColours(PC pc, PetscInt l)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* smoother data: fine blocks, colours of the CSR levels, inverse diagonals and Chebyshev bounds */
+/* the parity colours of the cells of a CSR level's aggregates (the uniform tree): rows of one colour are never coupled */
+static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, UAAMGLevel &G)
+{
+  const Int        m = (Int)G.cellof.extent(0), ncol = G.grid.ncolours();
+  View<Int>        colour("uaamg colour", m);
+  std::vector<Int> cnt(ncol);
+  Int              nout;
+
+  PetscFunctionBegin;
+  PetscCallCXX(ua::CellColours(G.grid, ucv(G.cellof), UView<Int>(colour.data(), m)));
+  PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), ncol, G.colours));
+  PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates of level %" PetscInt_FMT " have no colour", (PetscInt)nout, l);
+  for (Int c = 0; c < ncol; c++) cnt[c] = G.colours.hoffsets(c + 1) - G.colours.hoffsets(c);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt.data(), (PetscMPIInt)ncol, MPIU_INT, MPI_SUM, comm));
+  G.colourids.clear();
+  for (Int c = 0; c < ncol; c++)
+    if (cnt[c]) G.colourids.push_back(c);
+  G.ncolours = (PetscInt)G.colourids.size();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the colours of the first replicated level: the graph colouring of its operator (its rows are the pieces of cells
+   on the processes, and the pieces of one cell are coupled: the parity of their cell does not separate them) */
+static PetscErrorCode UAAMGReplicatedColours(PC pc, UAAMGLevel &G)
+{
+  MGHierarchy &T = ((PC_UAAMG *)pc->data)->H.replicated->T;
+  View<Int>    colour;
+  PetscInt     ncol, viol;
+  Int          nout;
+
+  PetscFunctionBegin;
+  PetscCall(UAAMGGraphColours(pc, T, 0, colour, &ncol));
+  PetscCall(MGLevelColourCheck(T, 0, ucv(colour), (Int)ncol, &viol));
+  PetscCheck(viol == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: the graph colouring of the first replicated level has %" PetscInt_FMT " coupled rows of equal colour", viol);
+  PetscCallCXX(nout = ColourPartitionCreate((Int)T.levels[0].nlocal, ucv(colour), (Int)ncol, G.colours));
+  PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " rows of the first replicated level have no colour", (PetscInt)nout);
+  G.colourids.clear();
+  for (PetscInt c = 0; c < ncol; c++)
+    if (G.colours.hoffsets(c + 1) > G.colours.hoffsets(c)) G.colourids.push_back((Int)c);
+  G.ncolours = (PetscInt)G.colourids.size();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* inverse diagonals (Jacobi, Chebyshev) and the largest eigenvalue of D^-1 A (Chebyshev, 10 power steps) of the levels
+   lev of H but its coarsest (solved directly) */
+static PetscErrorCode UAAMGDiagonals(PC pc, MGHierarchy &H, std::vector<UAAMGLevel> &lev)
+{
+  PC_UAAMG      *ua = (PC_UAAMG *)pc->data;
+  UAAMGOps       ops(ua, H, lev);
+  const PetscInt nl = (PetscInt)lev.size();
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l + 1 < nl; l++) {
+    UAAMGLevel               &G    = lev[l];
+    MGLevel                  &L    = H.levels[l];
+    const PCUAAMGSmootherType type = G.kind == LevelKind::Fine ? ua->fine_smoother : ua->smoother;
+    if (type != PC_UAAMG_SMOOTHER_JACOBI && type != PC_UAAMG_SMOOTHER_CHEBYSHEV) continue;
+    if (!G.dinv) PetscCall(VecDuplicate(L.r, &G.dinv));
+    {
+      DeviceVec dv;
+      PetscCall(dv.Get(G.dinv, Access::Write));
+      if (G.kind == LevelKind::Stencil) PetscCallCXX(ua::StencilDiagonal(G.S, dv.view()));
+      else PetscCallCXX(CsrDiagonal(DeviceMatLocalCsr(L.Ad), dv.view()));
+      PetscCall(dv.Restore());
+    }
+    PetscCall(VecReciprocal(G.dinv)); /* zero entries (inactive cells) stay zero */
+    if (type == PC_UAAMG_SMOOTHER_CHEBYSHEV) {
+      PetscRandom rnd;
+      PetscReal   nrm, lam = 0;
+      if (!G.d) PetscCall(VecDuplicate(L.r, &G.d));
+      PetscCall(PetscRandomCreate(H.comm, &rnd));
+      PetscCall(PetscRandomSetSeed(rnd, 0x5eed + (unsigned long)l));
+      PetscCall(PetscRandomSeed(rnd));
+      PetscCall(VecSetRandom(G.d, rnd));
+      PetscCall(PetscRandomDestroy(&rnd));
+      PetscCall(VecNorm(G.d, NORM_2, &nrm));
+      for (PetscInt it = 0; it < 10 && nrm > 0; it++) {
+        PetscCall(VecScale(G.d, 1.0 / nrm));
+        PetscCall(ops.Mult(l, G.d, L.w));
+        PetscCall(VecPointwiseMult(G.d, G.dinv, L.w));
+        PetscCall(VecNorm(G.d, NORM_2, &nrm));
+        lam = nrm;
+      }
+      PetscCheck(!PetscIsInfOrNanReal(lam), H.comm, PETSC_ERR_FP, "PCUAAMG: the eigenvalue estimate of the Chebyshev smoother on level %" PetscInt_FMT " is not finite", l);
+      G.lmax = lam;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* smoother data: fine blocks, colours of the CSR levels (the replicated ones included), inverse diagonals and
+   Chebyshev bounds */
 static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
 {
   PC_UAAMG *ua   = (PC_UAAMG *)pc->data;
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
-  UAAMGOps  ops(ua);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_SmootherSetUp, pc, 0, 0, 0));
@@ -1114,59 +1291,15 @@ static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
   for (PetscInt l = 1; l < nl && !refresh; l++) {
     UAAMGLevel &G = ua->lev[l];
     if (G.kind != LevelKind::Csr) continue;
-    if (ua->adaptive) {
-      PetscCall(UAAMGAdaptiveColours(pc, l));
-      continue;
-    }
-    const Int        m = (Int)G.cellof.extent(0), ncol = G.grid.ncolours();
-    View<Int>        colour("uaamg colour", m);
-    std::vector<Int> cnt(ncol);
-    Int              nout;
-    PetscCallCXX(ua::CellColours(G.grid, ucv(G.cellof), UView<Int>(colour.data(), m)));
-    PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), ncol, G.colours));
-    PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates of level %" PetscInt_FMT " have no colour", (PetscInt)nout, l);
-    for (Int c = 0; c < ncol; c++) cnt[c] = G.colours.hoffsets(c + 1) - G.colours.hoffsets(c);
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt.data(), (PetscMPIInt)ncol, MPIU_INT, MPI_SUM, comm));
-    G.colourids.clear();
-    for (Int c = 0; c < ncol; c++)
-      if (cnt[c]) G.colourids.push_back(c);
+    if (ua->adaptive) PetscCall(UAAMGAdaptiveColours(pc, l));
+    else if (!(ua->H.replicated && l == nl - 1)) PetscCall(UAAMGCellColours(comm, l, G)); /* (H's coarsest level is smoothed as the replicated level 0) */
   }
-  /* inverse diagonals (Jacobi, Chebyshev) and the largest eigenvalue of D^-1 A (Chebyshev, 10 power steps) */
-  for (PetscInt l = 0; l + 1 < nl; l++) { /* the coarsest level is solved directly */
-    const PCUAAMGSmootherType type = l == 0 ? ua->fine_smoother : ua->smoother;
-    UAAMGLevel               &G    = ua->lev[l];
-    MGLevel                  &L    = ua->H.levels[l];
-    if (type != PC_UAAMG_SMOOTHER_JACOBI && type != PC_UAAMG_SMOOTHER_CHEBYSHEV) continue;
-    if (!G.dinv) PetscCall(VecDuplicate(L.r, &G.dinv));
-    {
-      DeviceVec dv;
-      PetscCall(dv.Get(G.dinv, Access::Write));
-      if (G.kind == LevelKind::Stencil) PetscCallCXX(ua::StencilDiagonal(G.S, dv.view()));
-      else PetscCallCXX(CsrDiagonal(DeviceMatLocalCsr(L.Ad), dv.view()));
-      PetscCall(dv.Restore());
-    }
-    PetscCall(VecReciprocal(G.dinv)); /* zero entries (inactive cells) stay zero */
-    if (type == PC_UAAMG_SMOOTHER_CHEBYSHEV) {
-      PetscRandom rnd;
-      PetscReal   nrm, lam = 0;
-      if (!G.d) PetscCall(VecDuplicate(L.r, &G.d));
-      PetscCall(PetscRandomCreate(comm, &rnd));
-      PetscCall(PetscRandomSetSeed(rnd, 0x5eed + (unsigned long)l));
-      PetscCall(PetscRandomSeed(rnd));
-      PetscCall(VecSetRandom(G.d, rnd));
-      PetscCall(PetscRandomDestroy(&rnd));
-      PetscCall(VecNorm(G.d, NORM_2, &nrm));
-      for (PetscInt it = 0; it < 10 && nrm > 0; it++) {
-        PetscCall(VecScale(G.d, 1.0 / nrm));
-        PetscCall(ops.Mult(l, G.d, L.w));
-        PetscCall(VecPointwiseMult(G.d, G.dinv, L.w));
-        PetscCall(VecNorm(G.d, NORM_2, &nrm));
-        lam = nrm;
-      }
-      PetscCheck(!PetscIsInfOrNanReal(lam), comm, PETSC_ERR_FP, "PCUAAMG: the eigenvalue estimate of the Chebyshev smoother on level %" PetscInt_FMT " is not finite", l);
-      G.lmax = lam;
-    }
+  for (size_t l = 0; l < ua->rlev.size() && !refresh; l++) {
+    if (l == 0) PetscCall(UAAMGReplicatedColours(pc, ua->rlev[0]));
+    else PetscCall(UAAMGCellColours(PETSC_COMM_SELF, nl - 1 + (PetscInt)l, ua->rlev[l]));
   }
+  PetscCall(UAAMGDiagonals(pc, ua->H, ua->lev));
+  if (ua->H.replicated) PetscCall(UAAMGDiagonals(pc, ua->H.replicated->T, ua->rlev));
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PC_UAAMG_SmootherSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1188,6 +1321,13 @@ static PetscErrorCode UAAMGLevelSizes(PC pc)
     so += (PetscReal)G.nnz;
     sg += (PetscReal)G.rows;
   }
+  for (size_t l = 0; l < ua->rlev.size(); l++) { /* the replicated levels, counted once */
+    UAAMGLevel &G = ua->rlev[l];
+    PetscCall(MGHierarchyLevelInfo(ua->H.replicated->T, (PetscInt)l, &G.rows, &G.nnz));
+    if (l == 0) continue; /* H's coarsest level */
+    so += (PetscReal)G.nnz;
+    sg += (PetscReal)G.rows;
+  }
   ua->oc = ua->lev[0].nnz > 0 ? so / ua->lev[0].nnz : 0;
   ua->gc = ua->lev[0].rows > 0 ? sg / ua->lev[0].rows : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1199,6 +1339,7 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   PetscInt    M, N, m, n, bs;
   PetscMPIInt size;
+  bool        replicate = false;
 
   PetscFunctionBegin;
   PetscCall(KokkosInitializeOnce());
@@ -1227,6 +1368,10 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
       PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
       ua->H.coarse.ready = false; /* refactored below */
       PetscCall(MGHierarchyRefreshCoarse(ua->H));
+      if (ua->H.replicated) {
+        ua->H.replicated->T.coarse.ready = false;
+        PetscCall(MGHierarchyRefreshReplicated(ua->H));
+      }
       PetscCall(PetscLogEventEnd(PC_UAAMG_Galerkin, pc, 0, 0, 0));
     }
     PetscCall(UAAMGCoarseFactor(pc));
@@ -1271,9 +1416,10 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
     PetscCallCXX(exec().fence());
     PetscCall(PetscLogEventEnd(PC_UAAMG_Aggregate, pc, 0, 0, 0));
     if (ua->stencil) PetscCall(UAAMGStencilLevels(pc, false));
-    else PetscCall(UAAMGCsrLevels(pc));
+    else PetscCall(UAAMGCsrLevels(pc, &replicate));
   }
   PetscCall(MGHierarchySetUpVecs(ua->H));
+  if (replicate) PetscCall(UAAMGReplicatedLevels(pc));
   PetscCall(UAAMGCoarseFactor(pc));
   PetscCall(UAAMGSmootherSetUp(pc, false));
   PetscCall(UAAMGLevelSizes(pc));
@@ -1292,15 +1438,15 @@ static PetscInt UAAMGKCycleMinSize(const PC_UAAMG *ua)
   if (ua->kcycle_min != PETSC_DETERMINE) return ua->kcycle_min;
   if (!kDeviceExec) return 0;
   const PetscInt auto_min = 65536;
-  for (size_t l = 1; l < ua->lev.size(); l++)
-    if (ua->lev[l].rows >= auto_min) return auto_min;
+  for (PetscInt l = 1; l < UAAMGNumLevels(ua); l++)
+    if (UAAMGLevelOf(ua, l).rows >= auto_min) return auto_min;
   return 0;
 }
 
 static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
 {
   PC_UAAMG     *ua = (PC_UAAMG *)pc->data;
-  UAAMGOps      ops(ua);
+  UAAMGOps      ops(ua, ua->H, ua->lev);
   MGCycleParams p;
 
   PetscFunctionBegin;
@@ -1310,8 +1456,8 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
   p.kcycle_its  = ua->kcycle_its;
   p.kcycle_rtol = ua->kcycle_rtol;
   const PetscInt kmin = UAAMGKCycleMinSize(ua);
-  for (size_t l = 1; l < ua->lev.size() && kmin > 0; l++)
-    if (ua->lev[l].rows >= kmin) p.kcycle_last = (PetscInt)l;
+  for (PetscInt l = 1; l < UAAMGNumLevels(ua) && kmin > 0; l++)
+    if (UAAMGLevelOf(ua, l).rows >= kmin) p.kcycle_last = l;
   if (kmin > 0 && p.kcycle_last < 0) p.kcycle_last = 0; /* every coarse level is small: V-cycles */
   PetscCall(PetscLogEventBegin(PC_UAAMG_Apply, pc, b, y, 0));
   {
@@ -1319,7 +1465,11 @@ static PetscErrorCode PCApply_UAAMG(PC pc, Vec b, Vec y)
     Vec bu, yu;
     PetscCall(VecGetAsTypeOf(b, ua->H.levels[0].r, PETSC_TRUE, &ua->bw, &bu));
     PetscCall(VecGetAsTypeOf(y, ua->H.levels[0].r, PETSC_FALSE, &ua->yw, &yu));
-    PetscCall(MGCycleApply(ua->H, ops, p, bu, yu, true));
+    if (ua->H.replicated) {
+      UAAMGOps rops(ua, ua->H.replicated->T, ua->rlev);
+      ops.SetReplicated(&rops);
+      PetscCall(MGCycleApply(ua->H, ops, p, bu, yu, true));
+    } else PetscCall(MGCycleApply(ua->H, ops, p, bu, yu, true));
     PetscCall(VecRestoreAsTypeOf(y, PETSC_TRUE, &yu));
     PetscCall(VecRestoreAsTypeOf(b, PETSC_FALSE, &bu));
   }
@@ -1544,6 +1694,22 @@ static PetscErrorCode PCUAAMGGetCoarseSize_UAAMG(PC pc, PetscInt *size)
   *size = ((PC_UAAMG *)pc->data)->coarse_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+static PetscErrorCode PCUAAMGSetReplicateSize_UAAMG(PC pc, PetscInt size)
+{
+  PC_UAAMG *ua = (PC_UAAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(size >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "%s (rows of the first level replicated on every process; 0: none) must be >= 0, not %" PetscInt_FMT, UAAMG_OPT(pc, "replicate_size"), size);
+  UAAMG_STRUCTURAL_CHANGE(pc, size != ua->replicate_size);
+  ua->replicate_size = size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCUAAMGGetReplicateSize_UAAMG(PC pc, PetscInt *size)
+{
+  PetscFunctionBegin;
+  *size = ((PC_UAAMG *)pc->data)->replicate_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode PCUAAMGSetMaxLevels_UAAMG(PC pc, PetscInt levels)
 {
   PC_UAAMG *ua = (PC_UAAMG *)pc->data;
@@ -1690,7 +1856,7 @@ static PetscErrorCode PCUAAMGGetComplexities_UAAMG(PC pc, PetscReal *oc, PetscRe
 static PetscErrorCode PCUAAMGGetNumberOfLevels_UAAMG(PC pc, PetscInt *n)
 {
   PetscFunctionBegin;
-  *n = (PetscInt)((PC_UAAMG *)pc->data)->lev.size();
+  *n = UAAMGNumLevels((PC_UAAMG *)pc->data);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1698,7 +1864,7 @@ static PetscErrorCode PCUAAMGGetNumberOfLevels_UAAMG(PC pc, PetscInt *n)
 
 static const char *const UAAMGComposed[] = {"PCSetCoordinates_C",          "PCUAAMGSetCycleType_C",       "PCUAAMGGetCycleType_C",       "PCUAAMGSetKCycle_C",     "PCUAAMGGetKCycle_C",     "PCUAAMGSetSmoothingSweeps_C", "PCUAAMGGetSmoothingSweeps_C", "PCUAAMGSetSmoother_C", "PCUAAMGGetSmoother_C",
                                             "PCUAAMGSetOmega_C",           "PCUAAMGGetOmega_C",           "PCUAAMGSetBlockMax_C",        "PCUAAMGGetBlockMax_C",   "PCUAAMGSetCoarseSize_C", "PCUAAMGGetCoarseSize_C",      "PCUAAMGSetMaxLevels_C",       "PCUAAMGGetMaxLevels_C", "PCUAAMGSetDepthRule_C",
-                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetFineAggregateMax_C", "PCUAAMGGetFineAggregateMax_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C", "PCUAAMGSetDeviceSetup_C", "PCUAAMGGetDeviceSetup_C", "PCUAAMGSetHybridSmoother_C", "PCUAAMGGetHybridSmoother_C"};
+                                            "PCUAAMGGetDepthRule_C",       "PCUAAMGSetFineAggregateSize_C", "PCUAAMGGetFineAggregateSize_C", "PCUAAMGSetFineAggregateMax_C", "PCUAAMGGetFineAggregateMax_C", "PCUAAMGSetBoundingBox_C", "PCUAAMGGetBoundingBox_C", "PCUAAMGSetCoarseFormat_C", "PCUAAMGGetCoarseFormat_C", "PCUAAMGGetComplexities_C", "PCUAAMGGetNumberOfLevels_C", "PCUAAMGSetDeviceSetup_C", "PCUAAMGGetDeviceSetup_C", "PCUAAMGSetHybridSmoother_C", "PCUAAMGGetHybridSmoother_C", "PCUAAMGSetReplicateSize_C", "PCUAAMGGetReplicateSize_C"};
 
 static PetscErrorCode PCDestroy_UAAMG(PC pc)
 {
@@ -1717,7 +1883,7 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   PCUAAMGSmootherType fsm = ua->fine_smoother, csm = ua->smoother;
   PCUAAMGCoarseFormat fmt = ua->format;
   PetscInt            amax = ua->fine_agg_max;
-  PetscInt            kits = ua->kcycle_its, kmin = ua->kcycle_min, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6;
+  PetscInt            kits = ua->kcycle_its, kmin = ua->kcycle_min, pre = ua->pre, post = ua->post, bmax = ua->block_max, csize = ua->coarse_size, levels = ua->max_levels, nbox = 6, rsize = ua->replicate_size;
   PetscReal           krtol = ua->kcycle_rtol, omega = ua->omega, asize = ua->agg_size, box[6] = {0, 0, 0, 0, 0, 0};
   PetscBool           flg, flg2, flg3, dev = ua->device_setup, hyb = ua->hybrid;
 
@@ -1741,6 +1907,8 @@ static PetscErrorCode PCSetFromOptions_UAAMG(PC pc, PETSCKP_OPTIONS_ARG)
   if (flg) PetscCall(PCUAAMGSetBlockMax(pc, bmax));
   PetscCall(PetscOptionsInt("-pc_uaamg_coarse_size", "Coarsen until a level has at most this many rows; solved by a dense factorisation", "PCUAAMGSetCoarseSize", csize, &csize, &flg));
   if (flg) PetscCall(PCUAAMGSetCoarseSize(pc, csize));
+  PetscCall(PetscOptionsInt("-pc_uaamg_replicate_size", "Under MPI: the first level of at most this many rows and the coarser ones are replicated on every process (0: none)", "PCUAAMGSetReplicateSize", rsize, &rsize, &flg));
+  if (flg) PetscCall(PCUAAMGSetReplicateSize(pc, rsize));
   PetscCall(PetscOptionsInt("-pc_uaamg_max_levels", "Maximum number of levels, the finest included", "PCUAAMGSetMaxLevels", levels, &levels, &flg));
   if (flg) PetscCall(PCUAAMGSetMaxLevels(pc, levels));
   PetscCall(PetscOptionsEnum("-pc_uaamg_depth_rule", "Depth of the auxiliary tree: target (about N / fine_agg_size cells, near-square) or paper (floor(log_{2^d} N) on every axis)", "PCUAAMGSetDepthRule", PCUAAMGDepthRules, (PetscEnum)rule, (PetscEnum *)&rule, &flg));
@@ -1843,17 +2011,29 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
     PetscCall(PetscViewerASCIIPrintf(viewer, "coarse operators: %s\n", !ua->H.device ? "MatPtAP() on host AIJ copies" : size > 1 ? "device Galerkin products of the aggregation, local and ghost blocks (the aggregates never cross processes)" : "device Galerkin products of the aggregation"));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT ", operator complexity %.4f, grid complexity %.4f\n", (PetscInt)ua->lev.size(), (double)ua->oc, (double)ua->gc));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+    if (size > 1 && ua->H.replicated)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "replicated levels: %" PetscInt_FMT " .. %" PetscInt_FMT " on every process (from the first level of at most %" PetscInt_FMT " rows), one gather per visit, the first coloured by a graph colouring\n", (PetscInt)ua->lev.size() - 1, UAAMGNumLevels(ua) - 1, ua->replicate_size));
+    else if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "replicated levels: none (replicate size %" PetscInt_FMT "%s)\n", ua->replicate_size, ua->adaptive ? ", adaptive tree" : ""));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "levels: %" PetscInt_FMT ", operator complexity %.4f, grid complexity %.4f\n", UAAMGNumLevels(ua), (double)ua->oc, (double)ua->gc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  for (size_t l = 0; l < ua->lev.size(); l++) {
-    const UAAMGLevel &G = ua->lev[l];
-    if (G.kind == LevelKind::Fine) PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (the operator)\n", (int)l, G.rows, G.nnz));
+  for (PetscInt l = 0; l < UAAMGNumLevels(ua); l++) {
+    const UAAMGLevel &G = UAAMGLevelOf(ua, l);
+    if (ua->H.replicated && l >= (PetscInt)ua->lev.size() - 1)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, CSR, replicated, grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, %" PetscInt_FMT " colours\n", (int)l, G.rows, G.nnz, (PetscInt)G.grid.n[0], (PetscInt)G.grid.n[1], (PetscInt)G.grid.n[2], G.ncolours));
+    else if (G.kind == LevelKind::Fine) PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (the operator)\n", (int)l, G.rows, G.nnz));
     else if (ua->adaptive) PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, CSR, adaptive tree cells of depths %" PetscInt_FMT "..%" PetscInt_FMT ", %" PetscInt_FMT " colours\n", (int)l, G.rows, G.nnz, G.dmin, G.dmax, G.ncolours));
     else
       PetscCall(PetscViewerASCIIPrintf(viewer, "level %d: %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %s, grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, stencil %" PetscInt_FMT "-point, %" PetscInt_FMT " colours\n", (int)l, G.rows, G.nnz, G.kind == LevelKind::Stencil ? "stencil storage" : "CSR", (PetscInt)G.grid.n[0], (PetscInt)G.grid.n[1], (PetscInt)G.grid.n[2], (PetscInt)G.grid.nslots(), (PetscInt)G.grid.ncolours()));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level: dense Cholesky factorisation of %" PetscInt_FMT " rows on every process%s\n", ua->lev.back().rows, ua->lev.back().kind == LevelKind::Stencil ? " (empty cells: unit rows)" : ""));
+  {
+    const UAAMGLevel &C = UAAMGLevelOf(ua, UAAMGNumLevels(ua) - 1);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level: dense Cholesky factorisation of %" PetscInt_FMT " rows on every process%s\n", C.rows, C.kind == LevelKind::Stencil ? " (empty cells: unit rows)" : ""));
+  }
   {
     PetscInt nbreak;
     PetscCall(MGHierarchyGetKCycleBreakdowns(ua->H, &nbreak));
@@ -1878,6 +2058,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
 .  -pc_uaamg_omega <1>                              - relaxation factor of the smoothers, `PCUAAMGSetOmega()`
 .  -pc_uaamg_block_max <0>                          - largest aggregate solved exactly by the fine block smoother (0: 16 in 2D, 32 in 3D), `PCUAAMGSetBlockMax()`
 .  -pc_uaamg_coarse_size <1024>                     - coarsen until a level has at most this many rows, `PCUAAMGSetCoarseSize()`
+.  -pc_uaamg_replicate_size <50000>                 - under MPI, replicate the first level of at most this many rows and the coarser ones on every process (0: none), `PCUAAMGSetReplicateSize()`
 .  -pc_uaamg_max_levels <25>                        - maximum number of levels, `PCUAAMGSetMaxLevels()`
 .  -pc_uaamg_depth_rule <target,paper>              - depth of the auxiliary tree, `PCUAAMGSetDepthRule()`
 .  -pc_uaamg_fine_agg_size <0>                      - mean unknowns per fine aggregate of the target rule (0: 2^d), `PCUAAMGSetFineAggregateSize()`
@@ -1948,6 +2129,18 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    one process), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
    aggregation's device Galerkin products).
 
+   Coarse-level replication (agglomeration, as distributed AMG codes do it): the small coarse levels cost a ghost
+   exchange per sweep, product and transfer and a reduction per inner product of the K-cycle, each a round trip through
+   the hosts on GPUs without GPU-aware MPI, for little work; and the K-cycle visits level l 2^l times. The first level
+   of at most `-pc_uaamg_replicate_size` rows (above the coarse size) is therefore gathered to every process with the
+   cells of its aggregates, and the coarser levels are built there from the parents of those cells, as on one process
+   (the pieces of a cell on several processes then merge into one aggregate). Each process runs the cycle on these
+   levels redundantly, the inner GCG iterations of the K-cycle on the first of them included, without communication:
+   one `MPI_Allgatherv` of the restricted residual per visit, and each process keeps its rows of the correction. The
+   replicated levels are coloured as on one process (the first of them by a graph colouring of its operator, since
+   the pieces of one cell on several processes are coupled) and smoothed by a true Gauss-Seidel sweep; iteration
+   counts stay close to those of the distributed levels. The adaptive tree keeps its levels distributed.
+
    b and x of another type than the operator's vectors (host vectors with a GPU operator) are copied to and from
    vectors of the operator's type around each application: PETSc's vector operations between two types are not valid.
 
@@ -1999,6 +2192,8 @@ PETSC_INTERN PetscErrorCode PCCreate_UAAMG(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetBlockMax_C", PCUAAMGGetBlockMax_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetCoarseSize_C", PCUAAMGSetCoarseSize_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetCoarseSize_C", PCUAAMGGetCoarseSize_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetReplicateSize_C", PCUAAMGSetReplicateSize_UAAMG));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetReplicateSize_C", PCUAAMGGetReplicateSize_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetMaxLevels_C", PCUAAMGSetMaxLevels_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGGetMaxLevels_C", PCUAAMGGetMaxLevels_UAAMG));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCUAAMGSetDepthRule_C", PCUAAMGSetDepthRule_UAAMG));
@@ -2380,6 +2575,62 @@ PetscErrorCode PCUAAMGGetCoarseSize(PC pc, PetscInt *size)
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscKPAssertPointer(size, 2);
   PetscUseMethod(pc, "PCUAAMGGetCoarseSize_C", (PC, PetscInt *), (pc, size));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGSetReplicateSize - sets the size below which the coarse levels of `PCUAAMG` are replicated on every process
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the preconditioner context
+- size - under MPI, the first coarse level of at most this many rows, and every coarser level, are held whole by every process (default 50000; 0: no replication)
+
+  Options Database Key:
+. -pc_uaamg_replicate_size <50000> - rows of the first replicated level
+
+  Level: intermediate
+
+  Note:
+  The replicated levels are smoothed, and their part of the cycle (the inner GCG iterations of the K-cycle included)
+  is run, redundantly on every process without communication; each visit of them costs one `MPI_Allgatherv` of the
+  restricted residual instead of the ghost exchanges and reductions of the distributed levels. Coarse-level
+  replication (agglomeration) as in distributed AMG codes. On one process it does nothing. A level at most
+  `-pc_uaamg_coarse_size` rows is the coarsest one and is gathered for its dense solve in any case.
+
+.seealso: `PCUAAMG`, `PCUAAMGGetReplicateSize()`, `PCUAAMGSetCoarseSize()`
+@*/
+PetscErrorCode PCUAAMGSetReplicateSize(PC pc, PetscInt size)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, size, 2);
+  PetscTryMethod(pc, "PCUAAMGSetReplicateSize_C", (PC, PetscInt), (pc, size));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCUAAMGGetReplicateSize - gets the size below which the coarse levels of `PCUAAMG` are replicated on every process
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. size - rows of the first replicated level at most (0: no replication)
+
+  Level: intermediate
+
+.seealso: `PCUAAMG`, `PCUAAMGSetReplicateSize()`
+@*/
+PetscErrorCode PCUAAMGGetReplicateSize(PC pc, PetscInt *size)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscKPAssertPointer(size, 2);
+  PetscUseMethod(pc, "PCUAAMGGetReplicateSize_C", (PC, PetscInt *), (pc, size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
