@@ -4,6 +4,7 @@
 */
 #include "kp_sys.hpp"
 #include <petsc/private/matimpl.h>
+#include <utility>
 
 const char *const PetscKPMatFormats[] = {"csr", "sell", "PetscKPMatFormat", "PETSCKP_FORMAT_", nullptr};
 
@@ -173,14 +174,17 @@ static PetscErrorCode DeviceMatBuild(PetscKPDeviceMat dm, PetscBool vals_only)
     PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &dm->ghostis));
     PetscCall(VecDestroy(&dm->lvec));
     PetscCall(VecScatterDestroy(&dm->sct));
-    dm->lvectype[0] = 0;
+    PetscCall(VecDestroy(&dm->lvec2));
+    PetscCall(VecScatterDestroy(&dm->sct2));
+    dm->lvectype[0] = dm->lvectype2[0] = 0;
   }
   PetscCallCXX(exec().fence());
   PetscCall(PetscObjectStateGet((PetscObject)dm->A, &dm->state));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* (re)create the ghost vector and scatter for the memory type of x */
+/* the ghost vector and scatter for the memory type of x: the current one, the one of the type used before (swapped
+   in), or a new one (the current one kept as the one before) */
 static PetscErrorCode DeviceMatSetUpGhosts(PetscKPDeviceMat dm, Vec x)
 {
   char      seqtype[64];
@@ -190,8 +194,16 @@ static PetscErrorCode DeviceMatSetUpGhosts(PetscKPDeviceMat dm, Vec x)
   PetscCall(VecGetSeqTypeLike(x, seqtype, sizeof(seqtype)));
   PetscCall(PetscStrcmp(seqtype, dm->lvectype, &same));
   if (same && dm->lvec) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecDestroy(&dm->lvec));
-  PetscCall(VecScatterDestroy(&dm->sct));
+  PetscCall(PetscStrcmp(seqtype, dm->lvectype2, &same));
+  if (!same || !dm->lvec2) { /* the slot of the type before takes the current exchange, the current slot a new one */
+    PetscCall(VecDestroy(&dm->lvec2));
+    PetscCall(VecScatterDestroy(&dm->sct2));
+    dm->lvectype2[0] = 0;
+  }
+  std::swap(dm->lvec, dm->lvec2);
+  std::swap(dm->sct, dm->sct2);
+  std::swap(dm->lvectype, dm->lvectype2);
+  if (same && dm->lvec) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecCreate(PETSC_COMM_SELF, &dm->lvec));
   PetscCall(VecSetSizes(dm->lvec, dm->nghost, dm->nghost));
   PetscCall(VecSetType(dm->lvec, seqtype));
@@ -548,6 +560,8 @@ PetscErrorCode PetscKPDeviceMatDestroy(PetscKPDeviceMat *dm)
   }
   PetscCall(VecDestroy(&(*dm)->lvec));
   PetscCall(VecScatterDestroy(&(*dm)->sct));
+  PetscCall(VecDestroy(&(*dm)->lvec2));
+  PetscCall(VecScatterDestroy(&(*dm)->sct2));
   PetscCall(ISDestroy(&(*dm)->ghostis));
   if (!(*dm)->shared) PetscCall(MatDestroy(&(*dm)->A));
   PetscCallCXX(delete *dm);

@@ -32,10 +32,12 @@ struct _p_PetscKPDeviceMat {
   petsckp::SellMatrix sell[2];
   petsckp::View<petsckp::Scalar> valbuf; /* staging for values that live on the host */
 
-  /* ghost exchange */
-  Vec        lvec = nullptr;
-  VecScatter sct  = nullptr;
-  char       lvectype[64] = {0};
+  /* ghost exchange for Vecs of the memory type lvectype; lvec2/sct2 keep the exchange of the type used before, so
+     that a solver alternating between the user's Vecs and its own of another type (host and device) does not
+     create a scatter at every change */
+  Vec        lvec = nullptr, lvec2 = nullptr;
+  VecScatter sct = nullptr, sct2 = nullptr;
+  char       lvectype[64] = {0}, lvectype2[64] = {0};
   IS         ghostis = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include "kp_test.hpp"
 #include "kp_sys.hpp"
+#include "kp_checked_vec.hpp"
 
 using namespace kptest;
 
@@ -264,6 +265,62 @@ TEST_P(PetscSizes, HostAIJCopyMPI2)
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, PetscSizes, ::testing::ValuesIn(Sizes()));
+
+/* products of one device matrix with Vecs of two types in turn (a solver's own Vecs and the user's of another type):
+   each product is right, and the ghost exchange of each type is created once and kept, not created again at every
+   change of type (checked Vec types stand for host and device Vecs; 2 ranks, so that there are ghosts) */
+TEST(PetscSysMPI2, DeviceMatKeepsTheGhostExchangeOfTwoVecTypes)
+{
+  PetscMPIInt size;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size != 2) GTEST_SKIP() << "needs 2 ranks";
+  const PetscInt   n = 41;
+  Mat              A;
+  PetscKPDeviceMat dm;
+  Vec              x[2], y, yref;
+  char             type[2][32];
+  PetscInt         rs, re;
+  KP_OK(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 3, nullptr, 2, nullptr, &A));
+  KP_OK(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++) {
+    const PetscInt    c[3] = {i - 1, i, i + 1};
+    const PetscScalar v[3] = {-1.0, 2.0 + 0.01 * i, -1.5};
+    KP_OK(MatSetValues(A, 1, &i, i == n - 1 ? 2 : 3, i ? c : c + 1, i ? v : v + 1, INSERT_VALUES));
+  }
+  KP_OK(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  KP_OK(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  KP_OK(PetscKPDeviceMatCreate(A, PETSCKP_FORMAT_CSR, &dm));
+  KP_OK(MatCreateVecs(A, &y, &yref));
+  for (int t = 0; t < 2; t++) {
+    KP_OK(CheckedVecType(PETSC_COMM_WORLD, t ? 'b' : 'a', type[t], sizeof(type[t])));
+    KP_OK(VecCreate(PETSC_COMM_WORLD, &x[t]));
+    KP_OK(VecSetSizes(x[t], re - rs, n));
+    KP_OK(VecSetType(x[t], type[t]));
+    for (PetscInt i = rs; i < re; i++) KP_OK(VecSetValue(x[t], i, 1.0 + 0.1 * i, INSERT_VALUES));
+    KP_OK(VecAssemblyBegin(x[t]));
+    KP_OK(VecAssemblyEnd(x[t]));
+  }
+  KP_OK(MatMult(A, x[0], yref));
+  PetscInt64 id[2] = {-1, -1};
+  for (int k = 0; k < 6; k++) {
+    const int t = k % 2;
+    PetscReal d, nr;
+    KP_OK(petsckp::DeviceMatMultLocal(dm, x[t], y));
+    KP_OK(VecAXPY(y, -1.0, yref));
+    KP_OK(VecNorm(y, NORM_INFINITY, &d));
+    KP_OK(VecNorm(yref, NORM_INFINITY, &nr));
+    EXPECT_LE(d, 1e-14 * nr) << type[t] << ", product " << k;
+    ASSERT_TRUE(dm->sct) << type[t];
+    if (k < 2) id[t] = ((PetscObject)dm->sct)->id;
+    else EXPECT_EQ(((PetscObject)dm->sct)->id, id[t]) << "the exchange of " << type[t] << " was created again at product " << k;
+  }
+  EXPECT_NE(id[0], id[1]);
+  KP_OK(PetscKPDeviceMatDestroy(&dm));
+  for (Vec &v : x) KP_OK(VecDestroy(&v));
+  KP_OK(VecDestroy(&y));
+  KP_OK(VecDestroy(&yref));
+  KP_OK(MatDestroy(&A));
+}
 
 TEST(PetscSys, ShellMatrixInKSP)
 {
