@@ -323,6 +323,19 @@ bool SpgemmSymbolic(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
   return SpgemmSymbolic(A, CsrMatrix(), B, C);
 }
 
+/* the position of column j in the sorted columns cci(cb .. ce - 1) of a row of C (j is there: symbolic phase) */
+template <class CI>
+KOKKOS_INLINE_FUNCTION Int RowPosition(const CI &cci, Int cb, Int ce, Ordinal j)
+{
+  Int lo = cb, hi = ce - 1;
+  while (lo < hi) {
+    const Int mid = lo + (hi - lo) / 2;
+    if (cci(mid) < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* row i of C = A B into C's pattern (made by the symbolic phase) */
 template <class RP, class CI, class V, class MV>
 KOKKOS_INLINE_FUNCTION void SpgemmRow(Int i, const RP &arp, const CI &aci, const V &av, const RP &brp, const CI &bci, const V &bv, const RP &crp, const CI &cci, const MV &cv)
@@ -333,13 +346,7 @@ KOKKOS_INLINE_FUNCTION void SpgemmRow(Int i, const RP &arp, const CI &aci, const
     const Scalar a = av(k);
     for (Int p = brp(aci(k)); p < brp(aci(k) + 1); p++) {
       const Ordinal j  = bci(p);
-      Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
-      while (lo < hi) {
-        const Int mid = lo + (hi - lo) / 2;
-        if (cci(mid) < j) lo = mid + 1;
-        else hi = mid;
-      }
-      cv(lo) += a * bv(p);
+      cv(RowPosition(cci, cb, ce, j)) += a * bv(p);
     }
   }
 }
@@ -425,13 +432,7 @@ void SpgemmNumeric(const CsrMatrix &A, const CsrMatrix &Ao, const CsrMatrix &B, 
         const Scalar a = t < na ? av(arp(i) + t) : ov(orp(i) + t - na);
         for (Int p = brp(r); p < brp(r + 1); p++) {
           const Ordinal j  = bci(p);
-          Int           lo = cb, hi = ce - 1; /* j is in the row (symbolic phase) */
-          while (lo < hi) {
-            const Int mid = lo + (hi - lo) / 2;
-            if (cci(mid) < j) lo = mid + 1;
-            else hi = mid;
-          }
-          cv(lo) += a * bv(p);
+          cv(RowPosition(cci, cb, ce, j)) += a * bv(p);
         }
       }
     });
