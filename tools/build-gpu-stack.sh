@@ -198,7 +198,7 @@ if [ "$PETSC_KOKKOS" = 1 ]; then
   KOKKOS_ROOT="$PREFIX/petsc/$PETSC_ARCH"
   PETSC_COMMON+=("--download-kokkos=$(pack kokkos-src)" "--download-kokkos-kernels=$(pack kokkos-kernels-src)")
   (
-    cd "$PREFIX/petsc" &&
+    cd "$PREFIX/petsc" && export PETSC_DIR="$PREFIX/petsc" &&
       python3 ./configure PETSC_ARCH=$PETSC_ARCH "${PETSC_COMMON[@]}" &&
       make PETSC_DIR="$PREFIX/petsc" PETSC_ARCH=$PETSC_ARCH -j "$JOBS" all
   ) > "$LOG/petsc.log" 2>&1 ||
@@ -219,7 +219,7 @@ else
   KPID=$!
   PETSC_ARCH=arch-cuda
   (
-    cd "$PREFIX/petsc" &&
+    cd "$PREFIX/petsc" && export PETSC_DIR="$PREFIX/petsc" &&
       { python3 ./configure PETSC_ARCH=$PETSC_ARCH "${PETSC_COMMON[@]}" ||
         { [ -n "$HYPRE_SRC" ] && echo "build-gpu-stack: PETSc with hypre failed to configure; configuring it without hypre" &&
           python3 ./configure PETSC_ARCH=$PETSC_ARCH "${PETSC_BASE[@]}"; }; } &&

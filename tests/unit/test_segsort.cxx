@@ -110,6 +110,14 @@ TEST(KeySort, PermutationAndCompact)
 /* the one-thread sort of a segment (insertion up to kSortInsertionMax keys, heap sort above) against std::sort:
    segments of every length around the switch, sorted, reversed, random and with many repeated keys, one thread per
    segment in one kernel */
+/* one thread per segment; a free function, since nvcc refuses a device lambda inside a test body (a private member) */
+template <class KeyView, class OffView>
+static void SortSegments(KeyView dk, OffView doff, Int ns)
+{
+  Kokkos::parallel_for(
+    "test::SegmentSort", range(ns), KOKKOS_LAMBDA(Int s) { HeapSortRange(dk, doff(s), doff(s + 1)); });
+}
+
 TEST(KeySort, SegmentSortAgainstStdSort)
 {
   for (Int n : Sizes()) {
@@ -130,8 +138,7 @@ TEST(KeySort, SegmentSortAgainstStdSort)
     auto      dk = ToDevice(keys);
     auto      doff = ToDevice(off);
     const Int ns = (Int)off.size() - 1;
-    Kokkos::parallel_for(
-      "test::SegmentSort", range(ns), KOKKOS_LAMBDA(Int s) { HeapSortRange(dk, doff(s), doff(s + 1)); });
+    SortSegments(dk, doff, ns);
     EXPECT_EQ(ToHost(dk), ref);
   }
 }
