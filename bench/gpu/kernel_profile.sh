@@ -11,14 +11,17 @@
 #                       with -ksp_dcg_pipelined), 40 and 80 iterations (-ksp_rtol 1e-30 -ksp_max_it)
 #   lbfgsb_pjb, lbfgsb_dsscfg  examples/minpack2 1024^2 (bounded journal bearing; unbounded dsscfg), 30 and 60
 #                       iterations of lbfgsb, m = 8
-# Writes <out dir>/kernel_profile.md and the raw ncu CSV files. Nsight Compute serialises the kernels it profiles:
+# Writes <out dir>/kernel_profile.md and <out dir>/raw.tar.gz (the ncu CSV files and logs, packed again after every case:
+# two files, whatever the number of cases, since a device call brings back few files). Nsight Compute serialises the kernels it profiles:
 # only those inside KSPSolve / TaoSolve are (PETSc's NVTX ranges, -log_nvtx, ncu --nvtx-include); without that
 # (KPROF_NVTX=0) the setup's thousands of kernels are replayed too, and 93 s were not enough for the first dcg case on
 # an H200.
 set -u
 B=${1:?usage: kernel_profile.sh <build dir> <out dir>}
 O=${2:?usage: kernel_profile.sh <build dir> <out dir>}
-mkdir -p "$O/raw"
+mkdir -p "$O"
+RAWP=$(mktemp -d)
+mkdir -p "$RAWP/raw"
 GPU=${KPROF_TYPES-"-dm_vec_type cuda -dm_mat_type aijcusparse -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0"}
 NCU=${NCU:-$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | tail -1)}
 [ -n "$NCU" ] || { echo "kernel_profile: no ncu (Nsight Compute) found" >&2; exit 1; }
@@ -91,18 +94,18 @@ for c in ${KPROF_CASES:-dcg128 dcg128pipe lbfgsb_pjb lbfgsb_dsscfg}; do
   N=$(its_of "$c")
   for k in 1 2; do
     its=$((k * N))
-    timeout 120 $(cmd_of "$c" $its) > "$O/raw/${c}_${its}_plain.log" 2>&1
+    timeout 120 $(cmd_of "$c" $its) > "$RAWP/raw/${c}_${its}_plain.log" 2>&1
     # only the kernels inside the solve's range (PETSc's NVTX log handler, -log_nvtx): the setup's thousands of
     # kernels are neither replayed nor counted (KPROF_NVTX=0: every kernel, as before)
     NV=()
     [ "${KPROF_NVTX:-1}" = 1 ] && NV=(--nvtx --nvtx-include "$(range_of "$c")/")
     timeout 300 "$NCU" --csv --metrics gpu__time_duration.sum --clock-control none --print-units base ${NV[@]+"${NV[@]}"} \
-      --log-file "$O/raw/${c}_${its}.csv" $(cmd_of "$c" $its) $([ "${KPROF_NVTX:-1}" = 1 ] && echo -log_nvtx) > "$O/raw/${c}_${its}_ncu.log" 2>&1
-    summ "$O/raw/${c}_${its}.csv" > "$O/raw/${c}_${its}.sum" 2> "$O/raw/${c}_${its}.sumerr"
+      --log-file "$RAWP/raw/${c}_${its}.csv" $(cmd_of "$c" $its) $([ "${KPROF_NVTX:-1}" = 1 ] && echo -log_nvtx) > "$RAWP/raw/${c}_${its}_ncu.log" 2>&1
+    summ "$RAWP/raw/${c}_${its}.csv" > "$RAWP/raw/${c}_${its}.sum" 2> "$RAWP/raw/${c}_${its}.sumerr"
   done
-  w1=$(wall_of "$c" "$O/raw/${c}_${N}_plain.log")
-  w2=$(wall_of "$c" "$O/raw/${c}_$((2 * N))_plain.log")
-  python3 - "$c" "$N" "${w1:-nan}" "${w2:-nan}" "$O/raw/${c}_${N}.sum" "$O/raw/${c}_$((2 * N)).sum" >> "$T" << 'EOF'
+  w1=$(wall_of "$c" "$RAWP/raw/${c}_${N}_plain.log")
+  w2=$(wall_of "$c" "$RAWP/raw/${c}_$((2 * N))_plain.log")
+  python3 - "$c" "$N" "${w1:-nan}" "${w2:-nan}" "$RAWP/raw/${c}_${N}.sum" "$RAWP/raw/${c}_$((2 * N)).sum" >> "$T" << 'EOF'
 import sys
 c, N, w1, w2, f1, f2 = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
 def load(f):
@@ -127,5 +130,6 @@ tops = "; ".join("%s %.1f (%.2g)" % (k, v[1], v[0]) for k, v in top)
 ratio = kern / wall if wall == wall and wall > 0 else float("nan")
 print("| %s | %d | %.4f | %.4f | %.2f | %.1f | %s |" % (c, N, wall, kern, ratio, cnt, tops))
 EOF
+  tar -C "$RAWP" -czf "$O/raw.tar.gz" raw
 done
 cat "$T"
