@@ -21,7 +21,9 @@
 # logs, and prints the table on stdout (progress on stderr).
 # Environment: DCG_LAT_SIZES, DCG_LAT_CONTRASTS, DCG_LAT_REPS, DCG_LAT_BW (device bandwidth in TB/s for the model,
 # default 3.0 as bench/run_bubbly.sh), DCG_LAT_TYPES (GPU type options; empty for a dry run on a CPU), DCG_LAT_BUILD
-# (0: use the build as it is), DCG_LAT_TIMEOUT (s per run, default 60).
+# (0: use the build as it is), DCG_LAT_TIMEOUT (s per run, default 60), DCG_LAT_WARMUP (default "0 5": rows without and
+# with `-warmup N`, N iterations of the same solver on a copy of the matrix before the timed solve, so that the timed
+# solve no longer pays for the first launch of each kernel in the process; the baseline build gets the cold rows only).
 set -u
 B=${1:-build-gpu}
 O=${2:-${OUT:-/tmp}/dcg_latency}
@@ -35,6 +37,7 @@ REPS=${DCG_LAT_REPS:-3}
 BW=${DCG_LAT_BW:-3.0}
 TMO=${DCG_LAT_TIMEOUT:-60}
 LN=${DCG_LAT_LAUNCH_N:-128}
+WARM=${DCG_LAT_WARMUP:-"0 5"}
 t0=$(date +%s)
 
 if [ -z "${PETSC_DIR:-}" ] && [ -f .gpu/stack/env.sh ]; then
@@ -89,12 +92,16 @@ for bb in $builds; do
     N3=$((n * n * n))
     for c in $CONTRASTS; do
       for var in standard pipelined; do
-        [ "$name" = base ] && [ $var = pipelined ] && continue
+       for wu in $WARM; do
+        [ "$name" = base ] && { [ $var = pipelined ] || [ "$wu" != 0 ]; } && continue
         extra=""
         [ $var = pipelined ] && extra="-ksp_dcg_pipelined"
+        [ "$wu" != 0 ] && extra="$extra -warmup $wu"
+        label=$var
+        [ "$wu" != 0 ] && label="$var, warm (-warmup $wu)"
         best=""; bestline=""
         for r in $(seq 1 "$REPS"); do
-          log="$O/logs/${name}_${n}_${c}_${var}_$r.log"
+          log="$O/logs/${name}_${n}_${c}_${var}_w${wu}_$r.log"
           cmd="$dir/examples/bubbly -dim 3 -n $n -geometry bubble8 -contrast $c -ksp_type dcg -ksp_dcg_blocks 8,8,8 -pc_type neumann -pc_neumann_terms 2 $extra $GPU -dm_preallocate_only"
           echo "$cmd" > "$log"
           echo "dcg_latency: $name $n^3 $c $var run $r ($(( $(date +%s) - t0 )) s)" >&2
@@ -105,7 +112,7 @@ for bb in $builds; do
           if [ -z "$best" ] || awk -v a="$pi" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$pi; bestline=$line; fi
         done
         if [ -z "$bestline" ]; then
-          echo "| $name | $n^3 | $c | $var | failed: see logs/${name}_${n}_${c}_${var}_*.log |||||||| ${BEFORE[${n}_$c]:--} |" >> "$T"
+          echo "| $name | $n^3 | $c | $label | failed: see logs/${name}_${n}_${c}_${var}_w${wu}_*.log |||||||| ${BEFORE[${n}_$c]:--} |" >> "$T"
           continue
         fi
         its=$(echo "$bestline" | awk '{print $2}' | tr -d ,)
@@ -115,7 +122,8 @@ for bb in $builds; do
         mb=$MODEL_STD; [ $var = pipelined ] && mb=$MODEL_PIPE
         model=$(awk -v b="$mb" -v n="$N3" -v bw="$BW" 'BEGIN { printf "%.4g", b * n / (bw * 1e12) * 1e3 }')
         ratio=$(awk -v m="$model" -v p="$best" 'BEGIN { printf "%.2f", p / m }')
-        echo "| $name | $n^3 | $c | $var | $its | $res | $su | $so | $best | $model | $ratio | ${BEFORE[${n}_$c]:--} |" >> "$T"
+        echo "| $name | $n^3 | $c | $label | $its | $res | $su | $so | $best | $model | $ratio | ${BEFORE[${n}_$c]:--} |" >> "$T"
+       done
       done
     done
   done
