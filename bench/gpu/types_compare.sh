@@ -13,7 +13,9 @@
 # a timed row. The Kokkos rows run once it is built, in this call if there is time, else in the next call of the same
 # machine (the script resumes: rows recorded in .gpu/types-<types>.jsonl are not run again; a failed build is started
 # again). Writes <out dir>/results.jsonl (the rows of both types so far), logs-cuda.tar.gz and logs-kokkos.tar.gz.
-# Within [seconds] (default 560) after its start.
+# Within [seconds] (default 560) after its start. TYPES_COMPARE_ONLY: the rows to run (run_all's --only; default our
+# solver of each seed and PETSc's CG + Jacobi: the anchors that take minutes, SNESVI, BLMVM, BQNLS, GAMG, compare PETSc
+# with itself; TYPES_COMPARE_ONLY=. runs every row of the part).
 set -u
 [ $# -ge 4 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 PSRC=$1 KSRC=$2 KKSRC=$3 OUTD=$4 SECS=${5:-560}
@@ -23,6 +25,7 @@ mkdir -p "$OUTD" .gpu
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 NC=$(nproc)
+ONLY=${TYPES_COMPARE_ONLY:-'petsckp SpMV|PETSc CG \+ Jacobi|uaamg|PSCR|dcg \+ neumann|psormg|lbfgsb'}
 # PETSc with Kokkos: started unless built or building (a build that ended without petsckp is started again)
 kbuild() {
   if [ -f .gpu/ktypes/built ] || { [ -f .gpu/ktypes/run.log ] && [ ! -f .gpu/ktypes/done ]; }; then return 0; fi
@@ -52,7 +55,7 @@ rows() { # <build> <types> <env script>
   [ "$budget" -gt 30 ] || { echo "types_compare: no time left for the $2 rows"; return 0; }
   local resume=()
   [ -s "$f" ] && resume=(--resume "$f")
-  (. "$3" && taskset -c 0-15 bench/run_all.sh "$1" "$run" main --types "$2" --part-budget "$budget" ${resume[@]+"${resume[@]}"})
+  (. "$3" && taskset -c 0-15 bench/run_all.sh "$1" "$run" main --types "$2" --part-budget "$budget" --only "$ONLY" ${resume[@]+"${resume[@]}"})
   cat "$run/results.jsonl" >> "$f" 2> /dev/null
   tar -C "$run" -czf "$OUTD/logs-$2.tar.gz" logs 2> /dev/null
 }
