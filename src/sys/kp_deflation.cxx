@@ -132,15 +132,20 @@ void RestrictLocalPair(const CsrMatrix &Zt, UView<const Scalar> w, UView<const S
   if (Zt.nrows == 0) return;
   Kokkos::parallel_for(
     "petsckp::RestrictLocalPair", TP(exec(), Zt.nrows, Kokkos::AUTO), KOKKOS_LAMBDA(const Member &t) {
-      const Int j  = t.league_rank();
-      Scalar    sw = 0, sr = 0;
+      const Int j = t.league_rank();
+      Sums4     sum; /* both sums in one pass: the column indices and values are read once */
       Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, rp(j), rp(j + 1)), [&](Int q, Scalar &acc) { acc += v(q) * w(ci(q)); }, sw);
-      Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(t, rp(j), rp(j + 1)), [&](Int q, Scalar &acc) { acc += v(q) * r(ci(q)); }, sr);
+        Kokkos::TeamThreadRange(t, rp(j), rp(j + 1)),
+        [&](Int q, Sums4 &acc) {
+          const Int    c  = ci(q);
+          const Scalar vq = v(q);
+          acc.v[0] += vq * w(c);
+          acc.v[1] += vq * r(c);
+        },
+        Kokkos::Sum<Sums4>(sum));
       Kokkos::single(Kokkos::PerTeam(t), [&]() {
-        a(j) = sw;
-        s(j) = sr;
+        a(j) = sum.v[0];
+        s(j) = sum.v[1];
       });
     });
 }

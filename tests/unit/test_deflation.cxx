@@ -61,29 +61,32 @@ TEST(DeflationKernels, RestrictMatchesReference)
 
 TEST(DeflationKernels, RestrictPairAndColumnNormsMatchReference)
 {
-  for (Int n : Sizes()) {
-    const Int d = std::max<Int>(1, n / 7);
-    auto      h = RandomCsr(n, d, 17 + (unsigned)n);
-    auto      M = ToDeviceCsr(h);
-    CsrMatrix Mt;
-    CsrTranspose(M, Mt);
-    auto                w = RandomVector(n, 5), r = RandomVector(n, 6);
-    std::vector<Scalar> refw(d, 0.0), refr(d, 0.0), refz(d, 0.0);
-    for (Int i = 0; i < n; i++)
-      for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) {
-        refw[h.colidx[q]] += h.vals[q] * w[i];
-        refr[h.colidx[q]] += h.vals[q] * r[i];
-        refz[h.colidx[q]] += h.vals[q] * h.vals[q];
-      }
-    auto         dw = ToDevice(w), dr = ToDevice(r);
-    View<Scalar> a(std::string("a"), d), sv(std::string("s"), d);
-    View<Real>   zz(std::string("zz"), d);
-    RestrictLocalPair(Mt, UView<const Scalar>(dw.data(), n), UView<const Scalar>(dr.data(), n), UView<Scalar>(a.data(), d), UView<Scalar>(sv.data(), d));
-    EXPECT_LE(RelErr(ToHost(a), refw), 1e-13) << "n = " << n;
-    EXPECT_LE(RelErr(ToHost(sv), refr), 1e-13) << "n = " << n;
-    ColumnNorms2Local(Mt, UView<Real>(zz.data(), d));
-    EXPECT_LE(RelErr(ToHost(zz), refz), 1e-13) << "n = " << n;
-  }
+  /* d = n / 7: short rows of Z^T; d = 1: one row of every entry (the reduction of a whole team over a long row, as for
+     the blocks of a DMDA) */
+  for (Int n : Sizes())
+    for (Int d : {std::max<Int>(1, n / 7), (Int)1}) {
+      SCOPED_TRACE("d " + std::to_string(d));
+      auto      h = RandomCsr(n, d, 17 + (unsigned)n);
+      auto      M = ToDeviceCsr(h);
+      CsrMatrix Mt;
+      CsrTranspose(M, Mt);
+      auto                w = RandomVector(n, 5), r = RandomVector(n, 6);
+      std::vector<Scalar> refw(d, 0.0), refr(d, 0.0), refz(d, 0.0);
+      for (Int i = 0; i < n; i++)
+        for (Int q = h.rowptr[i]; q < h.rowptr[i + 1]; q++) {
+          refw[h.colidx[q]] += h.vals[q] * w[i];
+          refr[h.colidx[q]] += h.vals[q] * r[i];
+          refz[h.colidx[q]] += h.vals[q] * h.vals[q];
+        }
+      auto         dw = ToDevice(w), dr = ToDevice(r);
+      View<Scalar> a(std::string("a"), d), sv(std::string("s"), d);
+      View<Real>   zz(std::string("zz"), d);
+      RestrictLocalPair(Mt, UView<const Scalar>(dw.data(), n), UView<const Scalar>(dr.data(), n), UView<Scalar>(a.data(), d), UView<Scalar>(sv.data(), d));
+      EXPECT_LE(RelErr(ToHost(a), refw), 1e-13) << "n = " << n;
+      EXPECT_LE(RelErr(ToHost(sv), refr), 1e-13) << "n = " << n;
+      ColumnNorms2Local(Mt, UView<Real>(zz.data(), d));
+      EXPECT_LE(RelErr(ToHost(zz), refz), 1e-13) << "n = " << n;
+    }
 }
 
 TEST(DeflationKernels, FirstNonFiniteRow)
