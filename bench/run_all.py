@@ -536,6 +536,7 @@ def environment(build, cpu):
     v = {'petsc': petsc, 'petsc_prefix': c.get('PETSCKP_PETSC_PREFIX', ''), 'kokkos': kokkos, 'kokkos_dir': kdir,
          'kokkos_devices': c.get('PETSCKP_KOKKOS_DEVICES', ''), 'petsckp_kokkos_source': c.get('PETSCKP_KOKKOS_SOURCE', ''),
          'mpi': sh('mpiexec --version 2>&1 | head -1'),
+         'openblas_num_threads': os.environ.get('OPENBLAS_NUM_THREADS', ''),
          'cuda': '' if cpu else (sh("nvcc --version 2>/dev/null | sed -n 's/.*release \\([0-9.]*\\).*/\\1/p'") or
                                  sh("nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1 | cut -d' ' -f3")),
          'driver': '' if cpu else sh('nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1'),

@@ -25,4 +25,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 [ -d "$BUILD" ] || { echo "run_all: no build directory $BUILD" >&2; exit 2; }
 command -v python3 > /dev/null || { echo "run_all: python3 is needed" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# one BLAS thread per process (as for any MPI run of one rank per GPU or core) unless the caller says otherwise:
+# OpenBLAS otherwise starts a thread per core in every rank for the small dense factorisations of the coarse levels,
+# and a 512-row Cholesky took 0.18 s instead of 0.03 s when other work held the cores (bench/results/scaling_gpu.md)
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 exec python3 "$HERE/run_all.py" --build "$BUILD" --out "$OUT" "$@"
