@@ -4,6 +4,7 @@
 */
 #include "kp_deflation.hpp"
 #include "kp_sys.hpp"
+#include "kp_segsort.hpp"
 #include <petscdmda.h>
 #include <petsc/private/petscimpl.h>
 
@@ -36,6 +37,33 @@ void AggregateZ(Int nlocal, Int d, View<Int> agg, CsrMatrix &Z)
         zc(rp(i)) = (Ordinal)agg(i);
         zv(rp(i)) = 1.0;
       }
+    });
+}
+
+void AggregateZt(Int nlocal, Int d, View<Int> agg, CsrMatrix &Zt)
+{
+  View<std::uint64_t> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("Zt keys")), nlocal);
+  View<Int>           rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("Zt rows")), nlocal);
+  View<Int>           cnt(std::string("Zt counts"), d + 1);
+  int                 bits = 0;
+  /* rows in no aggregate get the key d: after every aggregate, left out below */
+  Kokkos::parallel_for(
+    "petsckp::AggregateZtKeys", range(nlocal), KOKKOS_LAMBDA(Int i) {
+      const Int a = agg(i);
+      keys(i)     = (std::uint64_t)(a >= 0 ? a : d);
+      rows(i)     = i;
+      if (a >= 0) Kokkos::atomic_add(&cnt(a), (Int)1);
+    });
+  while (bits < 63 && (std::uint64_t(d) >> bits) != 0) bits++;
+  KeySortPairs(uv(keys), uv(rows), bits);
+  const Int nnz = ExclusiveScan(cnt, d, "petsckp::AggregateZtScan");
+  CsrAllocate(Zt, d, nlocal, cnt, nnz, "Zt");
+  auto zc = Zt.colidx;
+  auto zv = Zt.vals;
+  Kokkos::parallel_for(
+    "petsckp::AggregateZtFill", range(nnz), KOKKOS_LAMBDA(Int q) {
+      zc(q) = (Ordinal)rows(q);
+      zv(q) = 1.0;
     });
 }
 
@@ -427,8 +455,8 @@ PetscErrorCode Deflation::SetUpAggregates(Mat A, View<Int> agg, Int nagg, DenseS
   PetscCall(GhostAggregatesOf(A, dm, agg, dghost));
   PetscCallCXX(AggregateZ(nlocal, d, agg, Z));
   PetscCallCXX(AggregateAZ(DeviceMatLocalCsr(dm), dm->mpi ? dm->csr[1] : empty, agg, dghost, d, AZ));
-  /* Z^T for the restrictions (rows of N/d entries: kept in fill order); (AZ)^T only on demand */
-  PetscCallCXX(CsrTranspose(Z, Zt, false));
+  /* Z^T for the restrictions (rows of N/d entries, ascending); (AZ)^T only on demand */
+  PetscCallCXX(AggregateZt(nlocal, d, agg, Zt));
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PETSCKP_DeflSpace, A, 0, 0, 0));
   PetscCall(PetscKPDeviceMatDestroy(&dm));

@@ -21,6 +21,10 @@ namespace petsckp
 /* ---- kernels (views only) */
 /* Z of aggregates: row i has the single entry 1 in column agg(i) (none when agg(i) < 0) */
 void AggregateZ(Int nlocal, Int d, View<Int> agg, CsrMatrix &Z);
+/* Zt = Z^T of AggregateZ's Z (d x nlocal): row J lists the rows i with agg(i) == J in ascending order, with the value
+   1. A stable radix sort of the rows by aggregate (KeySortPairs): deterministic and parallel over the rows, where a
+   general transpose of Z would fill its d long rows with atomics on d cursors and copy each row in one thread */
+void AggregateZt(Int nlocal, Int d, View<Int> agg, CsrMatrix &Zt);
 /* AZ for aggregates: row i of A with each column j replaced by its aggregate (agg for the diagonal block,
    aggghost for the compressed columns of the off-diagonal block Aoff, which may have 0 rows), merged */
 void AggregateAZ(const CsrMatrix &Aloc, const CsrMatrix &Aoff, View<Int> agg, View<Int> aggghost, Int d, CsrMatrix &AZ);

@@ -210,13 +210,14 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
   CsrAllocate(At, n, m, cnt, nnz, "transpose");
   auto tc = At.colidx;
   auto tv = At.vals;
+  if (sorted)
+    Kokkos::parallel_for(
+      "petsckp::CsrTransposeSort", range(n), KOKKOS_LAMBDA(Int J) { HeapSortRange(src, cnt(J), cnt(J + 1)); });
+  /* 3. the gather, one thread per entry (a thread per row of At would copy a long row alone) */
   Kokkos::parallel_for(
-    "petsckp::CsrTransposeSort", range(n), KOKKOS_LAMBDA(Int J) {
-      if (sorted) HeapSortRange(src, cnt(J), cnt(J + 1));
-      for (Int q = cnt(J); q < cnt(J + 1); q++) {
-        tc(q) = (Ordinal)rowof(src(q));
-        tv(q) = vals(src(q));
-      }
+    "petsckp::CsrTransposeGather", range(nnz), KOKKOS_LAMBDA(Int q) {
+      tc(q) = (Ordinal)rowof(src(q));
+      tv(q) = vals(src(q));
     });
 }
 

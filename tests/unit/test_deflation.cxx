@@ -128,6 +128,30 @@ TEST(DeflationKernels, AggregateZAZAndGalerkinMatchReference)
     CsrMatrix Z, AZ;
     AggregateZ(n, d, dagg, Z);
     AggregateAZ(Al, Ao, dagg, dghost, d, AZ);
+    {
+      /* Z^T: the rows of each aggregate in ascending order, value 1, and the same matrix as the general transpose */
+      CsrMatrix Zt, Zt2;
+      AggregateZt(n, d, dagg, Zt);
+      CsrTranspose(Z, Zt2, true);
+      auto             cols = [](const CsrMatrix &M) {
+        auto             c = ToHost(M.colidx);
+        std::vector<Int> r(c.begin(), c.end());
+        return r;
+      };
+      std::vector<Int> rp(d + 1, 0), ci;
+      for (Int J = 0; J < d; J++) {
+        for (Int i = 0; i < n; i++)
+          if (agg[i] == J) ci.push_back(i);
+        rp[J + 1] = (Int)ci.size();
+      }
+      EXPECT_EQ(Zt.nrows, d);
+      EXPECT_EQ(Zt.ncols, n);
+      EXPECT_EQ(ToHost(Zt.rowptr), rp);
+      EXPECT_EQ(cols(Zt), ci);
+      EXPECT_EQ(ToHost(Zt.vals), std::vector<Scalar>(ci.size(), 1.0));
+      EXPECT_EQ(ToHost(Zt2.rowptr), rp);
+      EXPECT_EQ(cols(Zt2), ci);
+    }
     /* references */
     std::vector<std::map<Int, double>> zref(n), azref(n);
     for (Int i = 0; i < n; i++) {
