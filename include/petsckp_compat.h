@@ -72,8 +72,10 @@
 #endif
 
 /* The device CSR of aijcusparse / aijkokkos from MatSeqAIJGetCSRAndMemType() is used for the column indices of petsckp's
-   device matrices since PETSc 3.19 (no host round trip); with PETSc 3.18 the structure is copied from the host arrays */
-#if PETSC_VERSION_GE(3, 19, 0)
+   device matrices since PETSc 3.19 (no host round trip); with PETSc 3.18 the structure is copied from the host arrays.
+   With 64-bit PetscInt the host arrays are used too: aijcusparse keeps 32-bit device indices, which that routine
+   returns under a PetscInt pointer. */
+#if PETSC_VERSION_GE(3, 19, 0) && !defined(PETSC_USE_64BIT_INDICES)
   #define PETSCKP_HAVE_DEVICE_CSR 1
 #endif
 

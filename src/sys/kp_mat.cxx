@@ -103,7 +103,7 @@ PetscErrorCode MatHostAIJCopy(Mat A, Mat *B)
 static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valbuf, PetscBool vals_only)
 {
   PetscInt        m, n, nnz;
-  const PetscInt *ia, *ja, *di = nullptr, *dj = nullptr;
+  const PetscInt *ia, *ja, *dj = nullptr;
   PetscScalar    *aa;
   PetscMemType    mtype = PETSC_MEMTYPE_HOST;
   PetscBool       done;
@@ -114,9 +114,8 @@ static PetscErrorCode SeqBlockToDevice(Mat B, CsrMatrix &csr, View<Scalar> &valb
   PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() failed for this matrix type");
   nnz = ia[m];
-  if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, &di, &dj, &aa, &mtype));
+  if (kDeviceExec) PetscCall(MatSeqAIJGetCSRAndMemType(B, NULL, &dj, &aa, &mtype)); /* the row offsets come from ia (see above) */
   else PetscCall(MatSeqAIJGetArrayRead(B, (const PetscScalar **)&aa));
-  (void)di;
   if (PetscMemTypeHost(mtype)) {
     if ((Int)valbuf.extent(0) < nnz) PetscCallCXX(valbuf = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("vals stage")), nnz));
     PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(valbuf, Kokkos::make_pair((Int)0, nnz)), HostUView<const Scalar>(aa, nnz)));
