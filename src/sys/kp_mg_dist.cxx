@@ -420,8 +420,8 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
 PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray)
 {
   const Int             mf = DeviceMatLocalCsr(A).nrows;
-  std::vector<PetscInt> gA, root, leaf;
-  std::vector<Int>      hagg, pos;
+  std::vector<PetscInt> gA, leaf;
+  std::vector<Int>      pos;
   PetscLayout           flay = nullptr;
   PetscSF               sf   = nullptr;
   PetscInt              cstart = 0, nagg = agg.nagg;
@@ -437,18 +437,26 @@ PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggre
     if (rank == 0) cstart = 0; /* MPI_Exscan leaves rank 0's result undefined */
   }
   /* the global coarse number of each local fine row's aggregate (-1: none), read by the ranks that hold the row as a
-     ghost column */
-  PetscCallCXX(hagg.resize(mf));
-  if (mf) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(hagg.data(), mf), Kokkos::subview(agg.agg, std::make_pair((Int)0, mf))));
-  PetscCallCXX(exec().fence());
-  PetscCallCXX(root.resize(mf));
-  for (Int i = 0; i < mf; i++) root[i] = hagg[i] >= 0 ? cstart + hagg[i] : -1;
+     ghost column: formed where the aggregation lives, and broadcast from there (the star forest packs the roots that
+     other ranks read, so that only the ghost entries reach the host, not the mf local rows) */
+  View<PetscInt> root(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost aggregation roots")), mf);
+  {
+    auto          a  = agg.agg;
+    auto          rt = root;
+    const PetscInt c0 = cstart;
+    Kokkos::parallel_for(
+      "petsckp::MGGhostAggregationRoots", range(mf), KOKKOS_LAMBDA(Int i) { rt(i) = a(i) >= 0 ? c0 + (PetscInt)a(i) : -1; });
+    PetscCallCXX(exec().fence());
+  }
   PetscCallCXX(leaf.assign(gA.size(), -1));
   PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
   PetscCall(PetscSFCreate(comm, &sf));
   PetscCall(PetscSFSetGraphLayout(sf, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
-  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
+  {
+    const PetscMemType rtype = kDeviceExec ? PETSC_MEMTYPE_DEVICE : PETSC_MEMTYPE_HOST;
+    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_INT, rtype, root.data(), PETSC_MEMTYPE_HOST, leaf.data(), MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
+  }
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscLayoutDestroy(&flay));
   /* the ghost aggregates in ascending global order, and each ghost column's position among them */
