@@ -8,6 +8,7 @@
 #define PETSCKP_COMPAT_KOKKOS
 #include "petsckp_compat.h"
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <type_traits>
 
 namespace petsckp
@@ -58,4 +59,13 @@ public:
 /* Parallel policies on our execution space */
 inline Kokkos::RangePolicy<ExecSpace> range(Int n) { return Kokkos::RangePolicy<ExecSpace>(exec(), 0, n); }
 inline Kokkos::RangePolicy<ExecSpace> range(Int b, Int e) { return Kokkos::RangePolicy<ExecSpace>(exec(), b, e); }
+/* league teams of at most upto threads on a device (fewer when the kernel f's registers allow fewer), of one thread
+   on a host backend: for kernels whose teams each reduce or sweep a long range, where the team size Kokkos picks by
+   itself (128 on an H200) leaves most of the device's threads unused when the teams are few */
+template <class F>
+inline Kokkos::TeamPolicy<ExecSpace> TeamPolicyUpTo(const F &f, Int league, int upto)
+{
+  const int most = Kokkos::TeamPolicy<ExecSpace>(exec(), 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+  return Kokkos::TeamPolicy<ExecSpace>(exec(), league, std::max(1, std::min(kDeviceExec ? upto : 1, most)));
+}
 } // namespace petsckp

@@ -612,8 +612,7 @@ void StencilGaussSeidelFromZero(const StencilMatrix &A, Sweep dir, Real omega, U
 template <class F>
 static TeamPolicy SmallLevelPolicy(const F &f)
 {
-  const int most = TeamPolicy(exec(), 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
-  return TeamPolicy(exec(), 1, std::max(1, std::min(kDeviceExec ? 256 : 1, most)));
+  return TeamPolicyUpTo(f, 1, 256);
 }
 
 /* nsweeps coloured Gauss-Seidel sweeps by the threads of one team, a barrier after each colour; the first colour from
