@@ -160,6 +160,8 @@ void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, Vie
 
 /* out(q) = v(idx(q)) for q < idx.extent(0) */
 void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out);
+/* the same for integers, e.g. the composition of two source maps (the entries that a copy of a copy reads) */
+void GatherInts(UView<const Int> v, UView<const Int> idx, UView<Int> out);
 
 /* in place: columns c >= nfirst of A become nfirst + map(c - nfirst); A.ncols = ncols */
 void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols);
