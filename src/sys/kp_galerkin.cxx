@@ -737,6 +737,76 @@ bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &
   return true;
 }
 
+bool CsrReplaceRowsSplit(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)
+{
+  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  const Int ncols = A.ncols > B.ncols ? A.ncols : B.ncols, ng = ncols > nsplit ? ncols - nsplit : 0;
+  if (B.nrows != k || k > m) return false;
+  if (k > 0) {
+    Int bad = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::CsrReplaceRowsSplitCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
+    if (bad) return false;
+  }
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace split source row")), m);
+  View<Int> drp("replace split local rowptr", m + 1), orp("replace split ghost rowptr", m + 1);
+  View<Int> gid("replace split ghost ids", ng + 1);
+  Kokkos::deep_copy(exec(), from, (Int)-1);
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
+  /* 1. the row lengths of both blocks and the ghost columns that occur (in the rows kept and the rows put in) */
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitCount", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        const Int b = r < 0 ? arp(i) : brp(r), e = r < 0 ? arp(i + 1) : brp(r + 1);
+        Int       d = 0;
+        for (Int q = b; q < e; q++) {
+          const Int c = r < 0 ? (Int)aci(q) : (Int)bci(q);
+          if (c < nsplit) d++;
+          else gid(c - nsplit) = 1; /* every writer writes 1 */
+        }
+        drp(i) = d;
+        orp(i) = (e - b) - d;
+      });
+  const Int nused = ExclusiveScan(gid, ng, "petsckp::CsrReplaceRowsSplitGhostScan");
+  used            = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split used ghosts")), nused);
+  auto u          = used;
+  if (ng > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitUsed", range(ng), KOKKOS_LAMBDA(Int g) {
+        if (gid(g + 1) > gid(g)) u(gid(g)) = g;
+      });
+  const Int nd = ExclusiveScan(drp, m, "petsckp::CsrReplaceRowsSplitScanLocal");
+  const Int no = ExclusiveScan(orp, m, "petsckp::CsrReplaceRowsSplitScanGhost");
+  /* 2. the two blocks */
+  CsrAllocate(D, m, nsplit, drp, nd, "split local");
+  CsrAllocate(O, m, nused, orp, no, "split ghost");
+  dsrc     = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split local source")), nd);
+  osrc     = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split ghost source")), no);
+  auto dci = D.colidx, oci = O.colidx;
+  auto ds = dsrc, os = osrc;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitFill", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        const Int b = r < 0 ? arp(i) : brp(r), e = r < 0 ? arp(i + 1) : brp(r + 1);
+        Int       qd = drp(i), qo = orp(i);
+        for (Int q = b; q < e; q++) {
+          const Int c = r < 0 ? (Int)aci(q) : (Int)bci(q), src = r < 0 ? q : nnza + q;
+          if (c < nsplit) dci(qd) = (Ordinal)c, ds(qd++) = src;
+          else oci(qo) = (Ordinal)gid(c - nsplit), os(qo++) = src;
+        }
+      });
+  const auto av = Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, nnza));
+  CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(dsrc), D);
+  CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(osrc), O);
+  return true;
+}
+
 /* entry p before entry q of a row: by column, then by entry index (the order of the sum over a column) */
 template <class CI>
 KOKKOS_INLINE_FUNCTION bool EntryBefore(const CI &ci, Int p, Int q)

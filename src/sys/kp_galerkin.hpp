@@ -187,6 +187,14 @@ Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows);
    as they are: the merge costs one pass over A and a sort over the merged rows only. */
 bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src);
 
+/* CsrReplaceRows and CsrSplitColumns (at nsplit) in one: D and O are the local and the ghost block of A with row
+   rows(r) replaced by row r of B, without forming that matrix (one pass over A's rows to count and flag the ghost
+   columns, one to fill); used as CsrSplitColumns gives it; dsrc / osrc the entries of the concatenated values
+   [A.vals(0 .. A.nnz-1), B.vals(0 .. B.nnz-1)] that the entries of D / O copy (the numeric phase is
+   CsrInterleaveRowsNumeric with these sources and D / O as the target). The columns: max(A.ncols, B.ncols). False
+   (nothing touched) under the conditions of CsrReplaceRows. */
+bool CsrReplaceRowsSplit(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc);
+
 /* C = S with the columns of every row sorted and duplicates summed (in ascending entry order: deterministic), map for
    the numeric phase GalerkinAggregateNumeric(S.vals, map, C) (the Galerkin product with identity aggregations) */
 void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map);

@@ -210,9 +210,9 @@ struct MGDistRows {
   CsrMatrix           TopM, RecvM; /* their rows of Top, and their received entries (slot order within a row) */
   View<Int>           recvperm;    /* the receive slot of each entry of RecvM */
   View<Int>           tsrc;        /* the entries of Top that TopM copies */
-  CsrMatrix           S, Cm, Call; /* S = [TopM RecvM] row by row, Cm its sum, Call = Top with the rows of Cm (setup only) */
-  View<Int>           ssrc, csrc;  /* the entries of [TopM, RecvM] / of [Top, Cm] that S / Call copy */
-  View<Int>           dsrc, osrc;  /* the entries of [Top, Cm] that D / O copy */
+  CsrMatrix           S, Cm;      /* S = [TopM RecvM] row by row, Cm its sum */
+  View<Int>           ssrc;       /* the entries of [TopM, RecvM] that S copies */
+  View<Int>           dsrc, osrc; /* the entries of [Top, Cm] that D / O copy (Top with the rows of Cm, split: CsrReplaceRowsSplit) */
   GalerkinMap         smap;
   CsrMatrix           D, O;
   std::vector<PetscInt> garray;

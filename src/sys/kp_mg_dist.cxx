@@ -198,19 +198,8 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent rows of the distributed rows");
     M.S.ncols = nlc + ng;
     PetscCallCXX(CsrSumDuplicates(M.S, M.Cm, M.smap));
-    PetscCallCXX(ok = CsrReplaceRows(Top, ucv(M.mrows), M.Cm, M.Call, M.csrc));
+    PetscCallCXX(ok = CsrReplaceRowsSplit(Top, ucv(M.mrows), M.Cm, nlc, M.D, M.O, used, M.dsrc, M.osrc)); /* Top with the merged rows, split */
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent merged rows of the distributed rows");
-    M.Call.ncols = nlc + ng;
-    PetscCallCXX(CsrSplitColumns(M.Call, nlc, M.D, M.O, used, M.dsrc, M.osrc));
-    {
-      /* the entries of [Top, Cm] that D and O copy (through Call): the numeric phase fills them without Call */
-      View<Int> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dist rows local source")), M.D.nnz);
-      View<Int> o(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dist rows ghost source")), M.O.nnz);
-      PetscCallCXX(GatherInts(ucv(M.csrc), ucv(M.dsrc), uv(d)));
-      PetscCallCXX(GatherInts(ucv(M.csrc), ucv(M.osrc), uv(o)));
-      M.dsrc = d, M.osrc = o;
-      M.Call = CsrMatrix(), M.csrc = View<Int>();
-    }
     std::vector<Int> hused(used.extent(0));
     if (!hused.empty()) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hused.data(), hused.size()), used));
     PetscCallCXX(M.garray.resize(hused.size()));
@@ -511,13 +500,14 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
 
 PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray)
 {
-  const Int             mf = DeviceMatLocalCsr(A).nrows;
-  std::vector<PetscInt> gA, root, leaf;
-  std::vector<Int>      hagg, pos;
-  PetscLayout           flay = nullptr;
-  PetscSF               sf   = nullptr;
-  PetscInt              cstart = 0, nagg = agg.nagg;
-  View<Int>             dpos;
+  const Int                mf = DeviceMatLocalCsr(A).nrows;
+  std::vector<PetscInt>    gA, root, leaf;
+  std::vector<Int>         req, hagg, pos;
+  std::vector<PetscSFNode> remote;
+  PetscLayout              flay = nullptr;
+  PetscSF                  sf   = nullptr;
+  PetscInt                 cstart = 0, nagg = agg.nagg;
+  View<Int>                dpos, dreq, dagg;
 
   PetscFunctionBegin;
   PetscCheck(agg.n == mf, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The aggregation has %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " local rows", agg.n, mf);
@@ -528,17 +518,22 @@ PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggre
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
     if (rank == 0) cstart = 0; /* MPI_Exscan leaves rank 0's result undefined */
   }
-  /* the global coarse number of each local fine row's aggregate (-1: none), read by the ranks that hold the row as a
-     ghost column */
-  PetscCallCXX(hagg.resize(mf));
-  if (mf) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(hagg.data(), mf), Kokkos::subview(agg.agg, std::make_pair((Int)0, mf))));
-  PetscCallCXX(exec().fence());
-  PetscCallCXX(root.resize(mf));
-  for (Int i = 0; i < mf; i++) root[i] = hagg[i] >= 0 ? cstart + hagg[i] : -1;
-  PetscCallCXX(leaf.assign(gA.size(), -1));
+  /* the global coarse number of the aggregate (-1: none) of each local fine row that other ranks hold as a ghost
+     column: gathered on the device for those rows only (WantedRows), O(ghost) to the host */
   PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
+  PetscCall(WantedRows(comm, flay, gA, req, remote));
+  PetscCall(IntsToDevice(req, dreq, "wanted rows of the aggregation"));
+  PetscCallCXX(dagg = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("aggregates of the wanted rows")), req.size()));
+  PetscCallCXX(GatherInts(ucv(agg.agg), ucv(dreq), uv(dagg)));
+  PetscCallCXX(hagg.resize(req.size()));
+  if (!req.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(hagg.data(), hagg.size()), dagg));
+  PetscCallCXX(exec().fence());
+  PetscCallCXX(root.resize(req.size()));
+  for (size_t t = 0; t < req.size(); t++) root[t] = hagg[t] >= 0 ? cstart + hagg[t] : -1;
+  PetscCallCXX(leaf.assign(gA.size(), -1));
   PetscCall(PetscSFCreate(comm, &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
+  PetscCall(PetscSFSetGraph(sf, (PetscInt)req.size(), (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, remote.data(), PETSC_COPY_VALUES));
+  PetscCall(PetscSFSetUp(sf));
   PetscCall(PetscSFBcastBegin(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
   PetscCall(PetscSFDestroy(&sf));
@@ -559,5 +554,4 @@ PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggre
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 } // namespace petsckp

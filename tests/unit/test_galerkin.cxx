@@ -386,10 +386,10 @@ TEST(Galerkin, TransposeMatchesReference)
       std::vector<Int> ref;
       CsrTranspose(A, Ap, perm);
       ExpectCsrEq(Ap, RefTranspose(h), 0.0);
-      for (Int c = 0; c < nc; c++)
-        for (Int i = 0; i < n; i++)
-          for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
-            if (h.colidx[k] == c) ref.push_back(k);
+      std::vector<std::vector<Int>> bycol(nc);
+      for (Int i = 0; i < n; i++)
+        for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) bycol[h.colidx[k]].push_back(k);
+      for (auto &b : bycol) ref.insert(ref.end(), b.begin(), b.end());
       EXPECT_EQ(ToHost(perm), ref);
     }
   }
@@ -1073,5 +1073,84 @@ TEST(Galerkin, GatherIntsMatchesReference)
     View<Int> out("out", n);
     GatherInts(ucv(dv), ucv(didx), uv(out));
     EXPECT_EQ(ToHost(out), ref);
+  }
+}
+
+TEST(Galerkin, ReplaceRowsSplitMatchesSerialReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int ncA = n / 2 + 7, nsplit = ncA / 3;
+    HostCsr   ha = RandomCsr(n, ncA, 131 + (unsigned)n);
+    /* the rows replaced: every fourth row and the last one; B with a few more columns than A (ghost columns that
+       occur in the replaced rows only) */
+    std::vector<Int> rows;
+    for (Int i = 0; i < n; i++)
+      if (i % 4 == 1 || i == n - 1) rows.push_back(i);
+    const Int k = (Int)rows.size();
+    HostCsr   hb = RandomCsr(k, ncA + 5, 137 + (unsigned)n, 12);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), D, O;
+    auto      drows = ToDevice(rows);
+    View<Int> used, dsrc, osrc;
+    ASSERT_TRUE(CsrReplaceRowsSplit(A, ucv(drows), B, nsplit, D, O, used, dsrc, osrc));
+    /* serial reference: the replaced matrix (its sources in [A.vals, B.vals]), then its split */
+    const Int           nnza = (Int)ha.colidx.size(), ncols = ncA + 5;
+    std::vector<Int>    from(n, -1), gu, rsd, rso;
+    std::vector<char>   occurs(ncols - nsplit, 0);
+    HostCsr             rd, ro;
+    std::vector<Scalar> all(ha.vals);
+    all.insert(all.end(), hb.vals.begin(), hb.vals.end());
+    for (Int r = 0; r < k; r++) from[rows[r]] = r;
+    auto entries = [&](Int i, std::vector<std::pair<Int, Int>> &e) { /* (column, source) of row i of the replaced matrix */
+      e.clear();
+      if (from[i] < 0)
+        for (Int q = ha.rowptr[i]; q < ha.rowptr[i + 1]; q++) e.push_back({ha.colidx[q], q});
+      else
+        for (Int q = hb.rowptr[from[i]]; q < hb.rowptr[from[i] + 1]; q++) e.push_back({hb.colidx[q], nnza + q});
+    };
+    std::vector<std::pair<Int, Int>> e;
+    for (Int i = 0; i < n; i++) {
+      entries(i, e);
+      for (auto &x : e)
+        if (x.first >= nsplit) occurs[x.first - nsplit] = 1;
+    }
+    for (Int g = 0; g < ncols - nsplit; g++)
+      if (occurs[g]) gu.push_back(g);
+    rd.nrows = ro.nrows = n, rd.ncols = nsplit, ro.ncols = (Int)gu.size();
+    rd.rowptr.push_back(0), ro.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      entries(i, e);
+      for (auto &x : e) {
+        if (x.first < nsplit) rd.colidx.push_back(x.first), rd.vals.push_back(all[x.second]), rsd.push_back(x.second);
+        else ro.colidx.push_back((Int)(std::lower_bound(gu.begin(), gu.end(), x.first - nsplit) - gu.begin())), ro.vals.push_back(all[x.second]), rso.push_back(x.second);
+      }
+      rd.rowptr.push_back((Int)rd.colidx.size()), ro.rowptr.push_back((Int)ro.colidx.size());
+    }
+    ExpectCsrEq(D, rd, 0.0);
+    ExpectCsrEq(O, ro, 0.0);
+    EXPECT_EQ(ToHost(used), gu);
+    EXPECT_EQ(ToHost(dsrc), rsd);
+    EXPECT_EQ(ToHost(osrc), rso);
+    /* numeric phase with new values of both */
+    Kokkos::deep_copy(A.vals, 3.0);
+    Kokkos::deep_copy(B.vals, -2.0);
+    const auto av = Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, A.nnz));
+    CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(dsrc), D);
+    CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(osrc), O);
+    std::vector<Scalar> vd, vo;
+    for (Int s : rsd) vd.push_back(s < nnza ? 3.0 : -2.0);
+    for (Int s : rso) vo.push_back(s < nnza ? 3.0 : -2.0);
+    EXPECT_EQ(ToHost(D.vals), vd);
+    EXPECT_EQ(ToHost(O.vals), vo);
+    /* rows not ascending, or not as many as B's rows: refused */
+    if (k >= 2) {
+      std::vector<Int> swapped(rows);
+      std::swap(swapped[0], swapped[1]);
+      auto      dsw = ToDevice(swapped);
+      View<Int> none("none", 0);
+      CsrMatrix Db, Ob;
+      EXPECT_FALSE(CsrReplaceRowsSplit(A, ucv(dsw), B, nsplit, Db, Ob, used, dsrc, osrc));
+      EXPECT_FALSE(CsrReplaceRowsSplit(A, ucv(none), B, nsplit, Db, Ob, used, dsrc, osrc));
+    }
   }
 }
