@@ -186,11 +186,13 @@ PetscErrorCode MGCoarseReplicaGatherInt(MPI_Comm comm, const MGCoarseReplica &R,
 
 /* The distributed device Galerkin product (section 1, kp_mg_dist.cxx), in the design of PETSc's MatPtAP() for MPIAIJ
    matrices: with P's local rows [Pd | Po] (local block, ghost block) and A's [Ad | Ao],
-   1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (a PetscSF
-      over the rows, then one over their entries; the numeric phase sends the values again);
+   1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (the owners
+      learn which rows are wanted by an exchange of O(ghost) indices; a PetscSF over those rows, then one over their
+      entries; the numeric phase sends the values again);
    2. AP = [Ad | Ao] [P_local; P_ghost] (from the two blocks of A, no copy of A) and C = P_local^T AP are formed on
       the device (kp_galerkin), in a compact column space of this rank: its coarse columns, then the ghost coarse
-      columns that occur (E, ascending);
+      columns that occur (E, ascending); the one transpose P_local^T also gives the distributed R = P^T (its leading
+      rows, and the rows of P's ghost columns sent to their owners as in step 3);
    3. the rows of C of the ghost coarse points (the contributions of this rank to rows owned by others, P_o^T A P) are
       sent to their owners (MGDistRows), who add them to their own rows and split the sum into a local and a ghost
       block. Only the rows that receive entries (O(surface) of them) are sorted and summed; the others are copied.
