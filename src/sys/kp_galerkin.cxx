@@ -606,6 +606,12 @@ void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out
     "petsckp::GatherValues", range((Int)idx.extent(0)), KOKKOS_LAMBDA(Int q) { out(q) = v(idx(q)); });
 }
 
+void GatherInts(UView<const Int> v, UView<const Int> idx, UView<Int> out)
+{
+  Kokkos::parallel_for(
+    "petsckp::GatherInts", range((Int)idx.extent(0)), KOKKOS_LAMBDA(Int q) { out(q) = v(idx(q)); });
+}
+
 void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols)
 {
   auto ci = A.colidx;
@@ -619,19 +625,7 @@ void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols)
 
 void CsrTransposePerm(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm)
 {
-  /* the transpose of a copy of A whose values are the entry indices (exact in floating point below 2^53) */
-  CsrMatrix I = A;
-  I.vals      = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose entry ids")), A.nnz);
-  auto iv     = I.vals;
-  Kokkos::parallel_for(
-    "petsckp::CsrTransposePermIds", range(A.nnz), KOKKOS_LAMBDA(Int k) { iv(k) = (Scalar)k; });
-  CsrTranspose(I, At, true);
-  perm    = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("transpose perm")), A.nnz);
-  auto p  = perm;
-  auto tv = At.vals;
-  Kokkos::parallel_for(
-    "petsckp::CsrTransposePermRead", range(A.nnz), KOKKOS_LAMBDA(Int q) { p(q) = (Int)tv(q); });
-  GatherValues(ucv(A.vals), ucv(perm), uv(At.vals));
+  CsrTranspose(A, At, perm);
 }
 
 bool CsrInterleaveRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &S, View<Int> &src)
@@ -743,21 +737,169 @@ bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &
   return true;
 }
 
-/* the identity aggregation of n points (each its own aggregate) */
-static void AggregationIdentity(Int n, Aggregation &P)
+bool CsrReplaceRowsSplit(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)
 {
-  View<Int> id(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("identity aggregation")), n);
-  Kokkos::parallel_for(
-    "petsckp::AggregationIdentity", range(n), KOKKOS_LAMBDA(Int i) { id(i) = i; });
-  AggregationCreate(n, n, ucv(id), P);
+  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  const Int ncols = A.ncols > B.ncols ? A.ncols : B.ncols, ng = ncols > nsplit ? ncols - nsplit : 0;
+  if (B.nrows != k || k > m) return false;
+  if (k > 0) {
+    Int bad = 0;
+    Kokkos::parallel_reduce(
+      "petsckp::CsrReplaceRowsSplitCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
+    if (bad) return false;
+  }
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace split source row")), m);
+  View<Int> drp("replace split local rowptr", m + 1), orp("replace split ghost rowptr", m + 1);
+  View<Int> gid("replace split ghost ids", ng + 1);
+  Kokkos::deep_copy(exec(), from, (Int)-1);
+  if (k > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
+  /* 1. the row lengths of both blocks and the ghost columns that occur (in the rows kept and the rows put in) */
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitCount", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        const Int b = r < 0 ? arp(i) : brp(r), e = r < 0 ? arp(i + 1) : brp(r + 1);
+        Int       d = 0;
+        for (Int q = b; q < e; q++) {
+          const Int c = r < 0 ? (Int)aci(q) : (Int)bci(q);
+          if (c < nsplit) d++;
+          else gid(c - nsplit) = 1; /* every writer writes 1 */
+        }
+        drp(i) = d;
+        orp(i) = (e - b) - d;
+      });
+  const Int nused = ExclusiveScan(gid, ng, "petsckp::CsrReplaceRowsSplitGhostScan");
+  used            = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split used ghosts")), nused);
+  auto u          = used;
+  if (ng > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitUsed", range(ng), KOKKOS_LAMBDA(Int g) {
+        if (gid(g + 1) > gid(g)) u(gid(g)) = g;
+      });
+  const Int nd = ExclusiveScan(drp, m, "petsckp::CsrReplaceRowsSplitScanLocal");
+  const Int no = ExclusiveScan(orp, m, "petsckp::CsrReplaceRowsSplitScanGhost");
+  /* 2. the two blocks */
+  CsrAllocate(D, m, nsplit, drp, nd, "split local");
+  CsrAllocate(O, m, nused, orp, no, "split ghost");
+  dsrc     = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split local source")), nd);
+  osrc     = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split ghost source")), no);
+  auto dci = D.colidx, oci = O.colidx;
+  auto ds = dsrc, os = osrc;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrReplaceRowsSplitFill", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int r = from(i);
+        const Int b = r < 0 ? arp(i) : brp(r), e = r < 0 ? arp(i + 1) : brp(r + 1);
+        Int       qd = drp(i), qo = orp(i);
+        for (Int q = b; q < e; q++) {
+          const Int c = r < 0 ? (Int)aci(q) : (Int)bci(q), src = r < 0 ? q : nnza + q;
+          if (c < nsplit) dci(qd) = (Ordinal)c, ds(qd++) = src;
+          else oci(qo) = (Ordinal)gid(c - nsplit), os(qo++) = src;
+        }
+      });
+  const auto av = Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, nnza));
+  CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(dsrc), D);
+  CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(osrc), O);
+  return true;
+}
+
+/* entry p before entry q of a row: by column, then by entry index (the order of the sum over a column) */
+template <class CI>
+KOKKOS_INLINE_FUNCTION bool EntryBefore(const CI &ci, Int p, Int q)
+{
+  return ci(p) < ci(q) || (ci(p) == ci(q) && p < q);
+}
+
+/* sorts the entry indices idx(b .. e-1) by (column, index), one thread: insertion for a short range (the merged rows
+   of a distributed product: a few dozen entries, nearly sorted), a heap sort otherwise */
+template <class IV, class CI>
+KOKKOS_INLINE_FUNCTION void SortEntriesByColumn(const IV &idx, const CI &ci, Int b, Int e)
+{
+  const Int m = e - b;
+  if (m <= 2 * kSortInsertionMax) {
+    for (Int q = b + 1; q < e; q++) {
+      const Int v = idx(q);
+      Int       t = q;
+      while (t > b && EntryBefore(ci, v, idx(t - 1))) idx(t) = idx(t - 1), t--;
+      idx(t) = v;
+    }
+    return;
+  }
+  for (Int root = m / 2 - 1; root >= 0; root--) /* max-heap of idx(b .. e-1) */
+    for (Int r = root;;) {
+      Int c = 2 * r + 1;
+      if (c >= m) break;
+      if (c + 1 < m && EntryBefore(ci, idx(b + c), idx(b + c + 1))) c++;
+      if (!EntryBefore(ci, idx(b + r), idx(b + c))) break;
+      const Int t = idx(b + r);
+      idx(b + r) = idx(b + c), idx(b + c) = t, r = c;
+    }
+  for (Int len = m - 1; len > 0; len--) {
+    Int t = idx(b);
+    idx(b) = idx(b + len), idx(b + len) = t;
+    for (Int r = 0;;) {
+      Int c = 2 * r + 1;
+      if (c >= len) break;
+      if (c + 1 < len && EntryBefore(ci, idx(b + c), idx(b + c + 1))) c++;
+      if (!EntryBefore(ci, idx(b + r), idx(b + c))) break;
+      t = idx(b + r), idx(b + r) = idx(b + c), idx(b + c) = t, r = c;
+    }
+  }
 }
 
 void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map)
 {
-  Aggregation Ir, Ic;
-  AggregationIdentity(S.nrows, Ir);
-  AggregationIdentity(S.ncols, Ic);
-  GalerkinAggregate(S, Ir, Ic, C, map);
+  /* row by row: the entry indices of a row sorted by (column, index) in place of the row's segment of perm, then one
+     coarse entry per distinct column, summed in ascending entry order: the map of GalerkinAggregate() with identity
+     aggregations, without its passes over the columns (O(S.nnz + S.nrows) work, whatever S.ncols) */
+  const Int m = S.nrows, nnz = S.nnz;
+  auto      srp = S.rowptr;
+  auto      sci = S.colidx;
+  View<Int> perm(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("sum duplicates perm")), nnz);
+  View<Int> crp("sum duplicates rowptr", m + 1);
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrSumDuplicatesSort", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int b = srp(i), e = srp(i + 1);
+        for (Int q = b; q < e; q++) perm(q) = q;
+        SortEntriesByColumn(perm, sci, b, e);
+        Int u = 0;
+        for (Int q = b; q < e; q++) u += (q == b || sci(perm(q)) != sci(perm(q - 1))) ? 1 : 0;
+        crp(i) = u;
+      });
+  const Int nnzc = ExclusiveScan(crp, m, "petsckp::CsrSumDuplicatesScan");
+  map.nnzf        = nnz;
+  map.nnzc        = nnzc;
+  map.nrows       = m;
+  map.ncols       = S.ncols;
+  map.fine2coarse = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin f2c")), nnz);
+  map.cptr        = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("galerkin cptr")), nnzc + 1);
+  map.perm        = perm;
+  CsrAllocate(C, m, S.ncols, crp, nnzc, "sum duplicates");
+  auto f2c = map.fine2coarse, cptr = map.cptr;
+  auto cc  = C.colidx;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrSumDuplicatesFill", range(m), KOKKOS_LAMBDA(Int i) {
+        const Int b = srp(i), e = srp(i + 1);
+        Int       ce = crp(i) - 1;
+        for (Int q = b; q < e; q++) {
+          const Int k = perm(q);
+          if (q == b || sci(k) != sci(perm(q - 1))) {
+            ce++;
+            cc(ce)   = sci(k);
+            cptr(ce) = q;
+          }
+          f2c(k) = ce;
+        }
+      });
+  Kokkos::parallel_for(
+    "petsckp::CsrSumDuplicatesLast", range(1), KOKKOS_LAMBDA(Int) { cptr(nnzc) = nnz; });
+  GalerkinAggregateNumeric(ucv(S.vals), map, C);
 }
 
 void CsrSplitColumns(const CsrMatrix &C, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)

@@ -160,6 +160,8 @@ void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, Vie
 
 /* out(q) = v(idx(q)) for q < idx.extent(0) */
 void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out);
+/* the same for integers, e.g. the composition of two source maps (the entries that a copy of a copy reads) */
+void GatherInts(UView<const Int> v, UView<const Int> idx, UView<Int> out);
 
 /* in place: columns c >= nfirst of A become nfirst + map(c - nfirst); A.ncols = ncols */
 void CsrRemapColumns(CsrMatrix &A, Int nfirst, UView<const Int> map, Int ncols);
@@ -184,6 +186,14 @@ Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows);
    with this src). With B = the merged rows (CsrSumDuplicates of a few rows), the rows of A that need no merge are copied
    as they are: the merge costs one pass over A and a sort over the merged rows only. */
 bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src);
+
+/* CsrReplaceRows and CsrSplitColumns (at nsplit) in one: D and O are the local and the ghost block of A with row
+   rows(r) replaced by row r of B, without forming that matrix (one pass over A's rows to count and flag the ghost
+   columns, one to fill); used as CsrSplitColumns gives it; dsrc / osrc the entries of the concatenated values
+   [A.vals(0 .. A.nnz-1), B.vals(0 .. B.nnz-1)] that the entries of D / O copy (the numeric phase is
+   CsrInterleaveRowsNumeric with these sources and D / O as the target). The columns: max(A.ncols, B.ncols). False
+   (nothing touched) under the conditions of CsrReplaceRows. */
+bool CsrReplaceRowsSplit(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc);
 
 /* C = S with the columns of every row sorted and duplicates summed (in ascending entry order: deterministic), map for
    the numeric phase GalerkinAggregateNumeric(S.vals, map, C) (the Galerkin product with identity aggregations) */

@@ -472,10 +472,7 @@ PetscErrorCode MGHierarchyAddLevelDevice(MGHierarchy &H, const CsrMatrix &Pd, co
   PetscCheck(Pd.nrows == F.Ad->m && Po.nrows == Pd.nrows && Po.ncols == (Int)gP.size(), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The blocks of the interpolation (%" PetscInt_FMT " and %" PetscInt_FMT " rows, %" PetscInt_FMT " ghost columns for %" PetscInt_FMT " ghost indices) do not fit the %" PetscInt_FMT " local rows of the operator", Pd.nrows, Po.nrows, Po.ncols, (PetscInt)gP.size(), F.Ad->m);
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkin, 0, 0, 0, 0));
   PetscCall(DeviceMatCreateFromCsr(H.comm, Pd, Po, (PetscInt)gP.size(), gP.data(), &F.Pd));
-  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
-  PetscCall(MGTransposeDist(H.comm, F.Pd, &F.Rd));
-  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
-  PetscCall(MGRapDistSetUp(H.comm, F.Ad, F.Pd, F.dist));
+  PetscCall(MGRapDistSetUp(H.comm, F.Ad, F.Pd, F.dist, &F.Rd)); /* R = P^T from the product's transpose */
   PetscCall(DeviceMatCreateFromCsr(H.comm, F.dist.merge.D, F.dist.merge.O, (PetscInt)F.dist.merge.garray.size(), F.dist.merge.garray.data(), &C.Ad));
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkin, 0, 0, 0, 0));

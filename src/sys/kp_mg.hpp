@@ -186,11 +186,13 @@ PetscErrorCode MGCoarseReplicaGatherInt(MPI_Comm comm, const MGCoarseReplica &R,
 
 /* The distributed device Galerkin product (section 1, kp_mg_dist.cxx), in the design of PETSc's MatPtAP() for MPIAIJ
    matrices: with P's local rows [Pd | Po] (local block, ghost block) and A's [Ad | Ao],
-   1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (a PetscSF
-      over the rows, then one over their entries; the numeric phase sends the values again);
+   1. the ghost rows of P (the rows of the fine points of A's ghost columns) are fetched from their owners (the owners
+      learn which rows are wanted by an exchange of O(ghost) indices; a PetscSF over those rows, then one over their
+      entries; the numeric phase sends the values again);
    2. AP = [Ad | Ao] [P_local; P_ghost] (from the two blocks of A, no copy of A) and C = P_local^T AP are formed on
       the device (kp_galerkin), in a compact column space of this rank: its coarse columns, then the ghost coarse
-      columns that occur (E, ascending);
+      columns that occur (E, ascending); the one transpose P_local^T also gives the distributed R = P^T (its leading
+      rows, and the rows of P's ghost columns sent to their owners as in step 3);
    3. the rows of C of the ghost coarse points (the contributions of this rank to rows owned by others, P_o^T A P) are
       sent to their owners (MGDistRows), who add them to their own rows and split the sum into a local and a ghost
       block. Only the rows that receive entries (O(surface) of them) are sorted and summed; the others are copied.
@@ -206,13 +208,13 @@ struct MGDistRows {
   PetscSF             sf = nullptr; /* leaves: the entries of Off; roots: the receive slots of this rank */
   std::vector<Scalar> hsend, hrecv; /* host staging of the values */
   View<Scalar>        drecv;
-  View<Int>           recvperm; /* the receive slot of each entry of Recv */
-  CsrMatrix           Recv;
   View<Int>           mrows;      /* the rows merged (sorted and summed): those that receive entries, O(surface) */
-  CsrMatrix           TopM, RecvM; /* their rows of Top and of Recv */
-  View<Int>           tsrc, rsrc;  /* the entries of Top / of Recv that TopM / RecvM copy */
-  CsrMatrix           S, Cm, Call; /* S = [TopM RecvM] row by row, Cm its sum, Call = Top with the rows of Cm */
-  View<Int>           ssrc, csrc, dsrc, osrc;
+  CsrMatrix           TopM, RecvM; /* their rows of Top, and their received entries (slot order within a row) */
+  View<Int>           recvperm;    /* the receive slot of each entry of RecvM */
+  View<Int>           tsrc;        /* the entries of Top that TopM copies */
+  CsrMatrix           S, Cm;      /* S = [TopM RecvM] row by row, Cm its sum */
+  View<Int>           ssrc;       /* the entries of [TopM, RecvM] that S copies */
+  View<Int>           dsrc, osrc; /* the entries of [Top, Cm] that D / O copy (Top with the rows of Cm, split: CsrReplaceRowsSplit) */
   GalerkinMap         smap;
   CsrMatrix           D, O;
   std::vector<PetscInt> garray;
@@ -227,7 +229,7 @@ struct MGRapDist {
   bool                 active = false;
   PetscSF              sfrow = nullptr, sfent = nullptr; /* ghost rows of P: over the rows, over their entries */
   CsrMatrix            Ploc, Poth, Pext, Rext, Cx, Top, Off;
-  View<Int>            reqsrc, rperm, topsrc, offsrc;
+  View<Int>            reqsrc, rperm, offsrc;
   View<Scalar>         dsend;
   std::vector<Scalar>  hsend, hrecv;
   GalerkinRap          rap;
@@ -235,8 +237,10 @@ struct MGRapDist {
 };
 
 /* C = P^T A P of distributed device matrices A (fine x fine) and P (fine x coarse), collective: the blocks of this
-   rank's rows of C in W.merge (D, O, garray); the numeric phase after new values of A or P (same patterns) */
-PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
+   rank's rows of C in W.merge (D, O, garray), and R = P^T as a distributed device matrix when R is not NULL (the
+   transpose of P's rows that the product forms anyway: the rows of P's ghost columns sent to their owners); the
+   numeric phase after new values of A or P (same patterns) */
+PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W, PetscKPDeviceMat *R = nullptr);
 PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W);
 /* The aggregation of A's ghost columns for a piecewise-constant P whose aggregates hold the rows of one rank each:
    garray the global coarse numbers (ascending) of the aggregates of the ghost columns' fine points (their owners
@@ -246,8 +250,6 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
    C = [P^T Ad P | P^T Ao Pg] is this rank's rows of P^T A P with no rows sent to other ranks. */
 PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray);
 PetscErrorCode MGRapDistReset(MGRapDist &W);
-/* R = P^T of a distributed device matrix (the ghost-column rows of P^T sent to their owners); collective */
-PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R);
 
 /* one level (section 1) */
 struct MGLevel {

@@ -153,25 +153,14 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
   const Int ng     = (Int)G.size();
   auto      ghosti = [&](PetscInt gcol) { return (Int)(std::lower_bound(G.begin(), G.end(), gcol) - G.begin()); };
 
-  /* 3. the received entries as rows of this rank (kept in slot order within a row: deterministic) */
-  std::vector<Int> recvrows; /* the rows that receive entries */
-  {
-    const Int        nloc = rend - rstart;
-    std::vector<Int> rp(nloc + 1, 0), ci(nrecv), perm(nrecv);
-    for (Int s = 0; s < nrecv; s++) rp[rootrow[s] - rstart + 1]++;
-    for (Int i = 0; i < nloc; i++) {
-      if (rp[i + 1] > 0) PetscCallCXX(recvrows.push_back(i));
-      rp[i + 1] += rp[i];
-    }
-    std::vector<Int> cur(rp.begin(), rp.end() - 1);
-    for (Int s = 0; s < nrecv; s++) {
-      const Int q = cur[rootrow[s] - rstart]++;
-      perm[q]     = s;
-      ci[q]       = rootcol[s] >= cstart && rootcol[s] < cend ? rootcol[s] - cstart : nlc + ghosti(rootcol[s]);
-    }
-    PetscCall(CsrFromHost(nloc, nlc + ng, rp, ci, nullptr, M.Recv));
-    PetscCall(IntsToDevice(perm, M.recvperm, "dist rows receive perm"));
-  }
+  /* 3. the received entries grouped by their rows, in slot order within a row (deterministic): O(received) on the
+        host, nothing over the local rows */
+  std::vector<std::pair<Int, Int>> rs(nrecv); /* (local row, receive slot) */
+  std::vector<Int>                 recvrows;  /* the rows that receive entries, ascending */
+  for (Int s = 0; s < nrecv; s++) rs[s] = std::make_pair((Int)(rootrow[s] - rstart), s);
+  std::sort(rs.begin(), rs.end());
+  for (Int s = 0; s < nrecv; s++)
+    if (s == 0 || rs[s].first != rs[s - 1].first) PetscCallCXX(recvrows.push_back(rs[s].first));
   /* 4. Top's ghost columns in the numbering of G, the sum of both, split into the local and the ghost block; only the
         rows that receive entries (and any row of Top with unsorted or repeated columns) are merged, O(surface) of
         them: the other rows of Top are copied as they are */
@@ -182,22 +171,35 @@ PetscErrorCode MGDistRowsSetUp(MPI_Comm comm, PetscLayout rowmap, PetscLayout co
     PetscCall(IntsToDevice(igmap, dmap, "dist rows ghost map"));
     PetscCallCXX(CsrRemapColumns(Top, nlc, ucv(dmap), nlc + ng));
   } else Top.ncols = nlc + ng;
-  M.Recv.ncols = nlc + ng;
   {
-    bool      ok;
-    View<Int> used, drr;
+    bool             ok;
+    Int              nm;
+    View<Int>        used, drr;
+    std::vector<Int> hm, rp(1, 0), ci, perm;
     PetscCall(IntsToDevice(recvrows, drr, "dist rows receiving"));
-    PetscCallCXX(CsrRowsToMerge(Top, ucv(drr), M.mrows));
+    PetscCallCXX(nm = CsrRowsToMerge(Top, ucv(drr), M.mrows));
+    PetscCallCXX(hm.resize(nm));
+    if (nm > 0) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hm.data(), nm), M.mrows));
+    /* the received entries of the merged rows (every receiving row is merged), their columns in the numbering of G */
+    for (Int r = 0, t = 0; r < nm; r++) {
+      while (t < nrecv && rs[t].first < hm[r]) t++;
+      for (; t < nrecv && rs[t].first == hm[r]; t++) {
+        const PetscInt c = rootcol[rs[t].second];
+        PetscCallCXX(ci.push_back(c >= cstart && c < cend ? (Int)(c - cstart) : nlc + ghosti(c)));
+        PetscCallCXX(perm.push_back(rs[t].second));
+      }
+      PetscCallCXX(rp.push_back((Int)ci.size()));
+    }
+    PetscCheck((Int)ci.size() == nrecv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Received rows missing among the merged rows");
+    PetscCall(CsrFromHost(nm, nlc + ng, rp, ci, nullptr, M.RecvM));
+    PetscCall(IntsToDevice(perm, M.recvperm, "dist rows receive perm"));
     PetscCallCXX(CsrExtractRows(Top, ucv(M.mrows), M.TopM, M.tsrc));
-    PetscCallCXX(CsrExtractRows(M.Recv, ucv(M.mrows), M.RecvM, M.rsrc));
     PetscCallCXX(ok = CsrInterleaveRows(M.TopM, M.RecvM, M.S, M.ssrc));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent rows of the distributed rows");
     M.S.ncols = nlc + ng;
     PetscCallCXX(CsrSumDuplicates(M.S, M.Cm, M.smap));
-    PetscCallCXX(ok = CsrReplaceRows(Top, ucv(M.mrows), M.Cm, M.Call, M.csrc));
+    PetscCallCXX(ok = CsrReplaceRowsSplit(Top, ucv(M.mrows), M.Cm, nlc, M.D, M.O, used, M.dsrc, M.osrc)); /* Top with the merged rows, split */
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent merged rows of the distributed rows");
-    M.Call.ncols = nlc + ng;
-    PetscCallCXX(CsrSplitColumns(M.Call, nlc, M.D, M.O, used, M.dsrc, M.osrc));
     std::vector<Int> hused(used.extent(0));
     if (!hused.empty()) PetscCallCXX(Kokkos::deep_copy(HostUView<Int>(hused.data(), hused.size()), used));
     PetscCallCXX(M.garray.resize(hused.size()));
@@ -217,13 +219,12 @@ PetscErrorCode MGDistRowsNumeric(MGDistRows &M, const CsrMatrix &Top, const CsrM
   PetscCall(PetscSFReduceBegin(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(M.sf, MPIU_SCALAR, M.hsend.data(), M.hrecv.data(), MPI_REPLACE));
   PetscCall(ValuesToDevice(M.hrecv, M.drecv));
-  PetscCallCXX(GatherValues(ucv(M.drecv), ucv(M.recvperm), uv(M.Recv.vals)));
-  PetscCallCXX(GatherValues(ucv(M.Recv.vals), ucv(M.rsrc), uv(M.RecvM.vals)));
+  PetscCallCXX(GatherValues(ucv(M.drecv), ucv(M.recvperm), uv(M.RecvM.vals)));
   PetscCallCXX(GatherValues(ucv(Top.vals), ucv(M.tsrc), uv(M.TopM.vals)));
   PetscCallCXX(CsrInterleaveRowsNumeric(ucv(M.TopM.vals), ucv(M.RecvM.vals), ucv(M.ssrc), M.S));
   PetscCallCXX(GalerkinAggregateNumeric(ucv(M.S.vals), M.smap, M.Cm));
-  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Cm.vals), ucv(M.csrc), M.Call));
-  PetscCallCXX(CsrSplitColumnsNumeric(M.Call, ucv(M.dsrc), ucv(M.osrc), M.D, M.O));
+  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Cm.vals), ucv(M.dsrc), M.D));
+  PetscCallCXX(CsrInterleaveRowsNumeric(Kokkos::subview(ucv(Top.vals), Kokkos::make_pair((Int)0, Top.nnz)), ucv(M.Cm.vals), ucv(M.osrc), M.O));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -278,22 +279,90 @@ PetscErrorCode MGRapDistReset(MGRapDist &W)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C = P^T A P of distributed device matrices A (fine x fine) and P (fine x coarse): the blocks of this rank's rows
-   of C (local block, ghost block, the ghost columns) in W.merge. Collective. */
-PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W)
+/* The rows of a layout that other ranks want (their ghost columns gcols, global indices, any order): the ascending list
+   req of this rank's wanted rows (local indices) and, for each entry of gcols, its owner and the position of the row
+   in the owner's list. Three small collectives over O(ghost) data (counts, the wanted indices, their positions back):
+   no array over the local rows, unlike the degrees of a PetscSF whose roots are all the rows. */
+static PetscErrorCode WantedRows(MPI_Comm comm, PetscLayout lay, const std::vector<PetscInt> &gcols, std::vector<Int> &req, std::vector<PetscSFNode> &remote)
 {
-  const CsrMatrix      &Ad = DeviceMatLocalCsr(A), &Pd = DeviceMatLocalCsr(P);
-  CsrMatrix             Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
-  const Int             mf = Ad.nrows, mc = Pd.ncols;
-  std::vector<PetscInt> gA, gP, E;
-  PetscLayout           flay = nullptr, clay = nullptr;
-  PetscInt              cstart, cend;
-  const PetscInt       *degree;
-  CsrMatrix             Preq;
-  std::vector<Int>      qrp, qci;
-  std::vector<PetscInt> rootinfo, leafinfo, rootcol, leafcol;
-  Int                   nleafent = 0;
-  bool                  ok;
+  PetscMPIInt              size;
+  const PetscInt          *ranges;
+  const size_t             ng = gcols.size();
+  std::vector<PetscMPIInt> owner(ng), scnt, rcnt, sdsp, rdsp;
+  std::vector<PetscInt>    sidx(ng), ridx, rpos, spos(ng);
+  std::vector<size_t>      slot(ng);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscLayoutGetRanges(lay, &ranges));
+  PetscCallCXX(scnt.assign(size, 0));
+  PetscCallCXX(rcnt.assign(size, 0));
+  PetscCallCXX(sdsp.assign(size + 1, 0));
+  PetscCallCXX(rdsp.assign(size + 1, 0));
+  for (size_t r = 0; r < ng; r++) {
+    PetscCall(PetscLayoutFindOwner(lay, gcols[r], &owner[r]));
+    scnt[owner[r]]++;
+  }
+  PetscCallMPI(MPI_Alltoall(scnt.data(), 1, MPI_INT, rcnt.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) sdsp[p + 1] = sdsp[p] + scnt[p], rdsp[p + 1] = rdsp[p] + rcnt[p];
+  {
+    std::vector<PetscMPIInt> run(sdsp.begin(), sdsp.end() - 1);
+    for (size_t r = 0; r < ng; r++) {
+      slot[r]       = (size_t)run[owner[r]]++;
+      sidx[slot[r]] = gcols[r] - ranges[owner[r]];
+    }
+  }
+  PetscCallCXX(ridx.resize(rdsp[size]));
+  PetscCallMPI(MPI_Alltoallv(sidx.data(), scnt.data(), sdsp.data(), MPIU_INT, ridx.data(), rcnt.data(), rdsp.data(), MPIU_INT, comm));
+  PetscCallCXX(req.assign(ridx.begin(), ridx.end()));
+  std::sort(req.begin(), req.end());
+  req.erase(std::unique(req.begin(), req.end()), req.end());
+  PetscCallCXX(rpos.resize(ridx.size()));
+  for (size_t k = 0; k < ridx.size(); k++) rpos[k] = (PetscInt)(std::lower_bound(req.begin(), req.end(), (Int)ridx[k]) - req.begin());
+  PetscCallMPI(MPI_Alltoallv(rpos.data(), rcnt.data(), rdsp.data(), MPIU_INT, spos.data(), scnt.data(), sdsp.data(), MPIU_INT, comm));
+  PetscCallCXX(remote.resize(ng));
+  for (size_t r = 0; r < ng; r++) remote[r].rank = owner[r], remote[r].index = spos[slot[r]];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the first nrows rows of A as a matrix that shares A's row offsets and values (colidx too unless copycols: then
+   a copy of the first entries, e.g. to renumber them in place); one host read of a row offset */
+static PetscErrorCode CsrLeadingRows(const CsrMatrix &A, Int nrows, bool copycols, CsrMatrix &B)
+{
+  Int nnz = 0;
+
+  PetscFunctionBegin;
+  if (nrows > 0) PetscCallCXX(Kokkos::deep_copy(nnz, Kokkos::subview(A.rowptr, nrows)));
+  B        = CsrMatrix();
+  B.nrows  = nrows;
+  B.ncols  = A.ncols;
+  B.nnz    = nnz;
+  B.rowptr = Kokkos::subview(A.rowptr, Kokkos::make_pair((Int)0, nrows + 1));
+  B.vals   = A.vals;
+  if (copycols) {
+    PetscCallCXX(B.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("leading rows colidx")), nnz));
+    if (nnz > 0) PetscCallCXX(Kokkos::deep_copy(exec(), B.colidx, Kokkos::subview(A.colidx, Kokkos::make_pair((Int)0, nnz))));
+  } else B.colidx = A.colidx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = P^T A P of distributed device matrices A (fine x fine) and P (fine x coarse): the blocks of this rank's rows
+   of C (local block, ghost block, the ghost columns) in W.merge; R = P^T as a distributed device matrix when R is not
+   NULL (the same transpose of P's rows as the product's). Collective. */
+PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W, PetscKPDeviceMat *R)
+{
+  const CsrMatrix         &Ad = DeviceMatLocalCsr(A), &Pd = DeviceMatLocalCsr(P);
+  CsrMatrix                Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
+  const Int                mf = Ad.nrows, mc = Pd.ncols;
+  std::vector<PetscInt>    gA, gP, E;
+  PetscLayout              flay = nullptr, clay = nullptr;
+  PetscInt                 cstart, cend;
+  CsrMatrix                Preq;
+  std::vector<Int>         qrp, qci, req;
+  std::vector<PetscInt>    rootinfo, leafinfo, rootcol, leafcol;
+  std::vector<PetscSFNode> rremote;
+  Int                      nleafent = 0;
+  bool                     ok;
 
   PetscFunctionBegin;
   PetscCall(MGRapDistReset(W));
@@ -307,25 +376,21 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscLayoutGetRange(clay, &cstart, &cend));
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
 
-  /* 1. the ghost rows of P: the owners learn which of their rows are wanted (the degrees of a PetscSF from A's ghost
-        columns to the fine rows), send their lengths and offsets, then the entries (global columns and values) */
+  /* 1. the ghost rows of P: the owners learn which of their rows are wanted (WantedRows: a PetscSF whose roots are
+        the wanted rows only), send their lengths and offsets, then the entries (global columns and values) */
+  PetscCall(WantedRows(comm, flay, gA, req, rremote));
   PetscCall(PetscSFCreate(comm, &W.sfrow));
-  PetscCall(PetscSFSetGraphLayout(W.sfrow, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
+  PetscCall(PetscSFSetGraph(W.sfrow, (PetscInt)req.size(), (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, rremote.data(), PETSC_COPY_VALUES));
   PetscCall(PetscSFSetUp(W.sfrow));
-  PetscCall(PetscSFComputeDegreeBegin(W.sfrow, &degree));
-  PetscCall(PetscSFComputeDegreeEnd(W.sfrow, &degree));
   PetscCallCXX(ok = CsrConcatColumns(Pd, Po, UView<const Int>(), mc + (Int)gP.size(), W.Ploc)); /* columns: local, then gP */
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of P have different numbers of rows");
   {
-    std::vector<Int> req;
-    View<Int>        dreq;
-    for (Int i = 0; i < mf; i++)
-      if (degree[i] > 0) PetscCallCXX(req.push_back(i));
+    View<Int> dreq;
     PetscCall(IntsToDevice(req, dreq, "ghost rows of P requested"));
     PetscCallCXX(CsrExtractRows(W.Ploc, ucv(dreq), Preq, W.reqsrc));
     PetscCall(CsrStructureToHost(Preq, qrp, qci));
-    PetscCallCXX(rootinfo.assign(2 * (size_t)mf, 0));
-    for (size_t r = 0; r < req.size(); r++) rootinfo[2 * req[r]] = qrp[r], rootinfo[2 * req[r] + 1] = qrp[r + 1] - qrp[r];
+    PetscCallCXX(rootinfo.assign(2 * req.size(), 0));
+    for (size_t r = 0; r < req.size(); r++) rootinfo[2 * r] = qrp[r], rootinfo[2 * r + 1] = qrp[r + 1] - qrp[r];
     PetscCallCXX(rootcol.resize(Preq.nnz));
     for (Int k = 0; k < Preq.nnz; k++) rootcol[k] = qci[k] < mc ? cstart + qci[k] : gP[qci[k] - mc];
   }
@@ -333,9 +398,7 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscSFBcastBegin(W.sfrow, MPIU_2INT, rootinfo.data(), leafinfo.data(), MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(W.sfrow, MPIU_2INT, rootinfo.data(), leafinfo.data(), MPI_REPLACE));
   {
-    const PetscSFNode       *rremote;
     std::vector<PetscSFNode> eremote;
-    PetscCall(PetscSFGetGraph(W.sfrow, NULL, NULL, NULL, &rremote));
     for (size_t r = 0; r < gA.size(); r++) nleafent += (Int)leafinfo[2 * r + 1];
     PetscCallCXX(eremote.resize(nleafent));
     for (size_t r = 0, q = 0; r < gA.size(); r++)
@@ -371,20 +434,39 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCallCXX(W.hrecv.assign(nleafent, 0.0));
   PetscCall(RapDistGhostValues(W));
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinGhostP, 0, 0, 0, 0));
+
+  /* 3. R_ext = P_local^T (the rows of this rank's coarse points, then those of E), once for the product and for R:
+        R's own rows are its leading rows, the rows of P's ghost columns are sent to their owners */
+  PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
+  PetscCallCXX(CsrTransposePerm(W.Ploc, W.Rext, W.rperm));
+  if (R) {
+    CsrMatrix        Rtop, Roff;
+    std::vector<Int> rows(gP.size());
+    View<Int>        drows, rsrc;
+    MGDistRows       M;
+    for (size_t j = 0; j < gP.size(); j++) rows[j] = mc + posE(gP[j]);
+    PetscCall(IntsToDevice(rows, drows, "ghost columns of P in E"));
+    PetscCall(CsrLeadingRows(W.Rext, mc, false, Rtop));
+    PetscCallCXX(CsrExtractRows(W.Rext, ucv(drows), Roff, rsrc));
+    PetscCall(MGDistRowsSetUp(comm, clay, flay, Rtop, std::vector<PetscInt>(), Roff, gP, M));
+    PetscCall(DeviceMatCreateFromCsr(comm, M.D, M.O, (PetscInt)M.garray.size(), M.garray.data(), R));
+    PetscCall(MGDistRowsReset(M));
+  }
+  PetscCallCXX(exec().fence());
+  PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
   PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
   W.Pext.ncols = mc + nE;
   Ao.ncols = (Int)gA.size();
-  PetscCallCXX(CsrTransposePerm(W.Ploc, W.Rext, W.rperm));
   PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, Ad, Ao, W.Pext, W.rap, W.Cx)); /* A P = [Ad | Ao] [P_local; P_ghost] */
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x (%" PetscInt_FMT " + %" PetscInt_FMT "), P %" PetscInt_FMT " x %" PetscInt_FMT ")", Ad.nrows, Ad.ncols, Ao.ncols, W.Pext.nrows, W.Pext.ncols);
 
-  /* 3. this rank's rows of C and the rows of its ghost coarse points, sent to their owners */
+  /* 4. this rank's rows of C (the leading rows of C_ext: its values, its own copy of the columns that the merge
+        renumbers) and the rows of its ghost coarse points, sent to their owners */
   {
-    View<Int> it, io;
-    PetscCall(IotaView(0, mc, it));
+    View<Int> io;
+    PetscCall(CsrLeadingRows(W.Cx, mc, true, W.Top));
     PetscCall(IotaView(mc, mc + nE, io));
-    PetscCallCXX(CsrExtractRows(W.Cx, ucv(it), W.Top, W.topsrc));
     PetscCallCXX(CsrExtractRows(W.Cx, ucv(io), W.Off, W.offsrc));
   }
   PetscCallCXX(exec().fence());
@@ -398,7 +480,7 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* new values of C (same patterns: new values of A, or of P, e.g. truncated) */
+/* new values of C (same patterns: new values of A, or of P, e.g. truncated); W.Top shares the values of W.Cx */
 PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W)
 {
   CsrMatrix Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
@@ -411,7 +493,6 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
   PetscCallCXX(CsrConcatRowsNumeric(W.Ploc, W.Poth, W.Pext));
   PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.rperm), uv(W.Rext.vals)));
   PetscCallCXX(GalerkinRapNumeric(W.Rext, DeviceMatLocalCsr(A), Ao, W.Pext, W.rap, W.Cx));
-  PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.topsrc), uv(W.Top.vals)));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.offsrc), uv(W.Off.vals)));
   PetscCall(MGDistRowsNumeric(W.merge, W.Top, W.Off));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -419,13 +500,14 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
 
 PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggregation &agg, Aggregation &Pg, std::vector<PetscInt> &garray)
 {
-  const Int             mf = DeviceMatLocalCsr(A).nrows;
-  std::vector<PetscInt> gA, leaf;
-  std::vector<Int>      pos;
-  PetscLayout           flay = nullptr;
-  PetscSF               sf   = nullptr;
-  PetscInt              cstart = 0, nagg = agg.nagg;
-  View<Int>             dpos;
+  const Int                mf = DeviceMatLocalCsr(A).nrows;
+  std::vector<PetscInt>    gA, root, leaf;
+  std::vector<Int>         req, hagg, pos;
+  std::vector<PetscSFNode> remote;
+  PetscLayout              flay = nullptr;
+  PetscSF                  sf   = nullptr;
+  PetscInt                 cstart = 0, nagg = agg.nagg;
+  View<Int>                dpos, dreq, dagg;
 
   PetscFunctionBegin;
   PetscCheck(agg.n == mf, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The aggregation has %" PetscInt_FMT " fine rows, the operator %" PetscInt_FMT " local rows", agg.n, mf);
@@ -436,27 +518,24 @@ PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggre
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
     if (rank == 0) cstart = 0; /* MPI_Exscan leaves rank 0's result undefined */
   }
-  /* the global coarse number of each local fine row's aggregate (-1: none), read by the ranks that hold the row as a
-     ghost column: formed where the aggregation lives, and broadcast from there (the star forest packs the roots that
-     other ranks read, so that only the ghost entries reach the host, not the mf local rows) */
-  View<PetscInt> root(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost aggregation roots")), mf);
-  {
-    auto          a  = agg.agg;
-    auto          rt = root;
-    const PetscInt c0 = cstart;
-    Kokkos::parallel_for(
-      "petsckp::MGGhostAggregationRoots", range(mf), KOKKOS_LAMBDA(Int i) { rt(i) = a(i) >= 0 ? c0 + (PetscInt)a(i) : -1; });
-    PetscCallCXX(exec().fence());
-  }
-  PetscCallCXX(leaf.assign(gA.size(), -1));
+  /* the global coarse number of the aggregate (-1: none) of each local fine row that other ranks hold as a ghost
+     column: gathered on the device for those rows only (WantedRows), O(ghost) to the host */
   PetscCall(PetscLayoutCreateFromSizes(comm, mf, PETSC_DECIDE, 1, &flay));
+  PetscCall(WantedRows(comm, flay, gA, req, remote));
+  PetscCall(IntsToDevice(req, dreq, "wanted rows of the aggregation"));
+  PetscCallCXX(dagg = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("aggregates of the wanted rows")), req.size()));
+  PetscCallCXX(GatherInts(ucv(agg.agg), ucv(dreq), uv(dagg)));
+  PetscCallCXX(hagg.resize(req.size()));
+  if (!req.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), HostUView<Int>(hagg.data(), hagg.size()), dagg));
+  PetscCallCXX(exec().fence());
+  PetscCallCXX(root.resize(req.size()));
+  for (size_t t = 0; t < req.size(); t++) root[t] = hagg[t] >= 0 ? cstart + hagg[t] : -1;
+  PetscCallCXX(leaf.assign(gA.size(), -1));
   PetscCall(PetscSFCreate(comm, &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, flay, (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, gA.data()));
-  {
-    const PetscMemType rtype = kDeviceExec ? PETSC_MEMTYPE_DEVICE : PETSC_MEMTYPE_HOST;
-    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_INT, rtype, root.data(), PETSC_MEMTYPE_HOST, leaf.data(), MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
-  }
+  PetscCall(PetscSFSetGraph(sf, (PetscInt)req.size(), (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, remote.data(), PETSC_COPY_VALUES));
+  PetscCall(PetscSFSetUp(sf));
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, root.data(), leaf.data(), MPI_REPLACE));
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscLayoutDestroy(&flay));
   /* the ghost aggregates in ascending global order, and each ghost column's position among them */
@@ -473,32 +552,6 @@ PetscErrorCode MGGhostAggregation(MPI_Comm comm, PetscKPDeviceMat A, const Aggre
     PetscCallCXX(bad = AggregationCreate((Int)pos.size(), (Int)garray.size(), ucv(dpos), Pg));
     PetscCheck(bad == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The ghost aggregation has %" PetscInt_FMT " entries out of range", bad);
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* R = P^T of a distributed device matrix P (fine x coarse) as a distributed device matrix (coarse x fine): the local
-   block Pd^T and the rows Po^T of the ghost coarse points sent to their owners. Collective. */
-PetscErrorCode MGTransposeDist(MPI_Comm comm, PetscKPDeviceMat P, PetscKPDeviceMat *R)
-{
-  const CsrMatrix      &Pd = DeviceMatLocalCsr(P);
-  CsrMatrix             Top, Off, Po = DeviceMatGhostCsr(P);
-  std::vector<PetscInt> gP;
-  PetscLayout           flay = nullptr, clay = nullptr;
-  MGDistRows            M;
-
-  PetscFunctionBegin;
-  PetscCall(DeviceMatGhosts(P, gP));
-  if (!P->mpi) Po = CsrMatrix(), Po.nrows = Pd.nrows, Po.rowptr = View<Int>("empty rowptr", Pd.nrows + 1);
-  PetscCall(PetscLayoutCreateFromSizes(comm, Pd.nrows, PETSC_DECIDE, 1, &flay));
-  PetscCall(PetscLayoutCreateFromSizes(comm, Pd.ncols, PETSC_DECIDE, 1, &clay));
-  PetscCallCXX(CsrTranspose(Pd, Top));
-  Po.ncols = (Int)gP.size();
-  PetscCallCXX(CsrTranspose(Po, Off));
-  PetscCall(MGDistRowsSetUp(comm, clay, flay, Top, std::vector<PetscInt>(), Off, gP, M));
-  PetscCall(DeviceMatCreateFromCsr(comm, M.D, M.O, (PetscInt)M.garray.size(), M.garray.data(), R));
-  PetscCall(MGDistRowsReset(M));
-  PetscCall(PetscLayoutDestroy(&flay));
-  PetscCall(PetscLayoutDestroy(&clay));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace petsckp

@@ -65,6 +65,9 @@ Int CsrFirstNonFiniteRow(const CsrMatrix &A);
    scheduling on the GPU (for few, long rows such as the transposed deflation space Z^T, where sorting a row of N/d
    entries in one thread would dominate the setup). */
 void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted = true);
+/* the sorted transpose with perm(q) = the entry of A that entry q of At copies (At.vals(q) = A.vals(perm(q))): the
+   numeric phase of a transpose whose pattern stays is GatherValues(A.vals, perm, At.vals) (kp_galerkin) */
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm);
 /* A.vals(k) = left(i) * vals0(k) * right(j) for entry k = (i, j) of A, like MatDiagonalScale() but from kept values
    vals0 (A.nnz entries, not aliasing A.vals), so that a scaling by a 0/1 mask can be undone; an empty left / right
    view stands for ones. right has A.ncols entries (the ghost values for an off-process block). E.g. the truncation

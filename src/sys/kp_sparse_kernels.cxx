@@ -179,7 +179,8 @@ void CsrDiagonal(const CsrMatrix &A, UView<Scalar> d)
     });
 }
 
-void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
+/* At = A^T; perm (when not NULL) receives the entry of A that each entry of At copies */
+static void CsrTransposeImpl(const CsrMatrix &A, CsrMatrix &At, bool sorted, View<Int> *perm)
 {
   const Int m = A.nrows, n = A.ncols, nnz = A.nnz;
   auto      rowptr = A.rowptr;
@@ -219,6 +220,17 @@ void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
       tc(q) = (Ordinal)rowof(src(q));
       tv(q) = vals(src(q));
     });
+  if (perm) *perm = src;
+}
+
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, bool sorted)
+{
+  CsrTransposeImpl(A, At, sorted, nullptr);
+}
+
+void CsrTranspose(const CsrMatrix &A, CsrMatrix &At, View<Int> &perm)
+{
+  CsrTransposeImpl(A, At, true, &perm);
 }
 
 void CsrScaleValues(const CsrMatrix &A, UView<const Scalar> vals0, UView<const Scalar> left, UView<const Scalar> right)

@@ -380,6 +380,17 @@ TEST(Galerkin, TransposeMatchesReference)
       CsrMatrix Att; /* (A^T)^T = A exactly */
       CsrTranspose(At, Att);
       ExpectCsrEq(Att, h, 0.0);
+      /* the transpose with its entry permutation: the entries of each column of A in row order */
+      CsrMatrix        Ap;
+      View<Int>        perm;
+      std::vector<Int> ref;
+      CsrTranspose(A, Ap, perm);
+      ExpectCsrEq(Ap, RefTranspose(h), 0.0);
+      std::vector<std::vector<Int>> bycol(nc);
+      for (Int i = 0; i < n; i++)
+        for (Int k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) bycol[h.colidx[k]].push_back(k);
+      for (auto &b : bycol) ref.insert(ref.end(), b.begin(), b.end());
+      EXPECT_EQ(ToHost(perm), ref);
     }
   }
 }
@@ -962,6 +973,184 @@ TEST(Galerkin, DistributedBlocksMatchReference)
       auto ci = ToHost(Sum.colidx);
       for (size_t k = 0; k < ci.size(); k++) ASSERT_EQ((Int)ci[k], hs.colidx[k] < nsplit ? hs.colidx[k] : nsplit + 3 * (hs.colidx[k] - nsplit));
       EXPECT_EQ(Sum.ncols, nsplit + 3 * (ncA - nsplit));
+    }
+  }
+}
+
+namespace
+{
+/* rows of random length (some longer than the insertion sort's range) with many repeated columns */
+HostCsr RowsWithDuplicates(Int nrows, Int ncols, unsigned seed)
+{
+  std::mt19937 g(seed);
+  HostCsr      S;
+  S.nrows = nrows, S.ncols = ncols;
+  S.rowptr.push_back(0);
+  for (Int i = 0; i < nrows; i++) {
+    const Int len = ncols == 0 ? 0 : (i % 17 == 5 ? 40 + (Int)(g() % 60) : (Int)(g() % 12));
+    const Int span = 1 + (Int)(g() % (unsigned)std::max<Int>(1, std::min<Int>(ncols, 9)));
+    const Int base = ncols == 0 ? 0 : (Int)(g() % (unsigned)ncols);
+    for (Int k = 0; k < len; k++) S.colidx.push_back((Int)((base + g() % (unsigned)span) % ncols)), S.vals.push_back((Scalar)(g() % 1000) / 7.0 - 60.0);
+    S.rowptr.push_back((Int)S.colidx.size());
+  }
+  return S;
+}
+} // namespace
+
+TEST(Galerkin, SumDuplicatesMatchesSerialOrderAndIdentityAggregation)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int     nc = n == 0 ? 0 : 3 * n + 11; /* more columns than rows, as the merged rows of a transpose */
+    const HostCsr hs = RowsWithDuplicates(n, nc, 97 + (unsigned)n);
+    CsrMatrix     S = MakeDeviceCsr(hs), C;
+    GalerkinMap   map;
+    CsrSumDuplicates(S, C, map);
+    /* serial reference: the entries of a row by (column, entry index), one entry per column summed in that order */
+    HostCsr          ref;
+    std::vector<Int> rperm, rcptr, rf2c(hs.colidx.size());
+    ref.nrows = n, ref.ncols = nc;
+    ref.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      std::vector<Int> e;
+      for (Int k = hs.rowptr[i]; k < hs.rowptr[i + 1]; k++) e.push_back(k);
+      std::stable_sort(e.begin(), e.end(), [&](Int a, Int b) { return hs.colidx[a] < hs.colidx[b]; });
+      for (size_t q = 0; q < e.size(); q++) {
+        if (q == 0 || hs.colidx[e[q]] != hs.colidx[e[q - 1]]) {
+          rcptr.push_back((Int)rperm.size());
+          ref.colidx.push_back(hs.colidx[e[q]]);
+          ref.vals.push_back(0.0);
+        }
+        ref.vals.back() += hs.vals[e[q]];
+        rf2c[e[q]] = (Int)ref.colidx.size() - 1;
+        rperm.push_back(e[q]);
+      }
+      ref.rowptr.push_back((Int)ref.colidx.size());
+    }
+    rcptr.push_back((Int)rperm.size());
+    ExpectCsrEq(C, ref, 0.0);
+    EXPECT_EQ(ToHost(C.vals), ref.vals); /* the same bits: the same order of summation */
+    EXPECT_EQ(ToHost(map.perm), rperm);
+    EXPECT_EQ(ToHost(map.cptr), rcptr);
+    EXPECT_EQ(ToHost(map.fine2coarse), rf2c);
+    /* the map of the aggregation product with identity aggregations (the former implementation): the same */
+    {
+      std::vector<Int> ir(n), ic(nc);
+      for (Int i = 0; i < n; i++) ir[i] = i;
+      for (Int j = 0; j < nc; j++) ic[j] = j;
+      auto        dir = ToDevice(ir), dic = ToDevice(ic);
+      Aggregation Ir, Ic;
+      ASSERT_EQ(AggregationCreate(n, n, ucv(dir), Ir), 0);
+      ASSERT_EQ(AggregationCreate(nc, nc, ucv(dic), Ic), 0);
+      CsrMatrix   Ca;
+      GalerkinMap amap;
+      ASSERT_TRUE(GalerkinAggregate(S, Ir, Ic, Ca, amap));
+      EXPECT_EQ(ToHost(Ca.rowptr), ToHost(C.rowptr));
+      EXPECT_EQ(ToHost(Ca.colidx), ToHost(C.colidx));
+      EXPECT_EQ(ToHost(Ca.vals), ToHost(C.vals));
+      EXPECT_EQ(ToHost(amap.perm), ToHost(map.perm));
+      EXPECT_EQ(ToHost(amap.cptr), ToHost(map.cptr));
+    }
+    /* numeric phase: new values on the same pattern */
+    Kokkos::deep_copy(S.vals, 0.25);
+    GalerkinAggregateNumeric(ucv(S.vals), map, C);
+    std::vector<Scalar> rv(ref.colidx.size(), 0.0);
+    for (size_t e = 0; e + 1 < rcptr.size(); e++)
+      for (Int q = rcptr[e]; q < rcptr[e + 1]; q++) rv[e] += 0.25;
+    EXPECT_EQ(ToHost(C.vals), rv);
+  }
+}
+
+TEST(Galerkin, GatherIntsMatchesReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    std::mt19937     g(101 + (unsigned)n);
+    std::vector<Int> v(n + 3), idx(n), ref(n);
+    for (auto &x : v) x = (Int)(g() % 100000) - 5000;
+    for (Int q = 0; q < n; q++) idx[q] = (Int)(g() % (unsigned)(n + 3)), ref[q] = v[idx[q]];
+    auto      dv = ToDevice(v), didx = ToDevice(idx);
+    View<Int> out("out", n);
+    GatherInts(ucv(dv), ucv(didx), uv(out));
+    EXPECT_EQ(ToHost(out), ref);
+  }
+}
+
+TEST(Galerkin, ReplaceRowsSplitMatchesSerialReference)
+{
+  for (const Int n : Sizes()) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    const Int ncA = n / 2 + 7, nsplit = ncA / 3;
+    HostCsr   ha = RandomCsr(n, ncA, 131 + (unsigned)n);
+    /* the rows replaced: every fourth row and the last one; B with a few more columns than A (ghost columns that
+       occur in the replaced rows only) */
+    std::vector<Int> rows;
+    for (Int i = 0; i < n; i++)
+      if (i % 4 == 1 || i == n - 1) rows.push_back(i);
+    const Int k = (Int)rows.size();
+    HostCsr   hb = RandomCsr(k, ncA + 5, 137 + (unsigned)n, 12);
+    CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb), D, O;
+    auto      drows = ToDevice(rows);
+    View<Int> used, dsrc, osrc;
+    ASSERT_TRUE(CsrReplaceRowsSplit(A, ucv(drows), B, nsplit, D, O, used, dsrc, osrc));
+    /* serial reference: the replaced matrix (its sources in [A.vals, B.vals]), then its split */
+    const Int           nnza = (Int)ha.colidx.size(), ncols = ncA + 5;
+    std::vector<Int>    from(n, -1), gu, rsd, rso;
+    std::vector<char>   occurs(ncols - nsplit, 0);
+    HostCsr             rd, ro;
+    std::vector<Scalar> all(ha.vals);
+    all.insert(all.end(), hb.vals.begin(), hb.vals.end());
+    for (Int r = 0; r < k; r++) from[rows[r]] = r;
+    auto entries = [&](Int i, std::vector<std::pair<Int, Int>> &e) { /* (column, source) of row i of the replaced matrix */
+      e.clear();
+      if (from[i] < 0)
+        for (Int q = ha.rowptr[i]; q < ha.rowptr[i + 1]; q++) e.push_back({ha.colidx[q], q});
+      else
+        for (Int q = hb.rowptr[from[i]]; q < hb.rowptr[from[i] + 1]; q++) e.push_back({hb.colidx[q], nnza + q});
+    };
+    std::vector<std::pair<Int, Int>> e;
+    for (Int i = 0; i < n; i++) {
+      entries(i, e);
+      for (auto &x : e)
+        if (x.first >= nsplit) occurs[x.first - nsplit] = 1;
+    }
+    for (Int g = 0; g < ncols - nsplit; g++)
+      if (occurs[g]) gu.push_back(g);
+    rd.nrows = ro.nrows = n, rd.ncols = nsplit, ro.ncols = (Int)gu.size();
+    rd.rowptr.push_back(0), ro.rowptr.push_back(0);
+    for (Int i = 0; i < n; i++) {
+      entries(i, e);
+      for (auto &x : e) {
+        if (x.first < nsplit) rd.colidx.push_back(x.first), rd.vals.push_back(all[x.second]), rsd.push_back(x.second);
+        else ro.colidx.push_back((Int)(std::lower_bound(gu.begin(), gu.end(), x.first - nsplit) - gu.begin())), ro.vals.push_back(all[x.second]), rso.push_back(x.second);
+      }
+      rd.rowptr.push_back((Int)rd.colidx.size()), ro.rowptr.push_back((Int)ro.colidx.size());
+    }
+    ExpectCsrEq(D, rd, 0.0);
+    ExpectCsrEq(O, ro, 0.0);
+    EXPECT_EQ(ToHost(used), gu);
+    EXPECT_EQ(ToHost(dsrc), rsd);
+    EXPECT_EQ(ToHost(osrc), rso);
+    /* numeric phase with new values of both */
+    Kokkos::deep_copy(A.vals, 3.0);
+    Kokkos::deep_copy(B.vals, -2.0);
+    const auto av = Kokkos::subview(ucv(A.vals), Kokkos::make_pair((Int)0, A.nnz));
+    CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(dsrc), D);
+    CsrInterleaveRowsNumeric(av, ucv(B.vals), ucv(osrc), O);
+    std::vector<Scalar> vd, vo;
+    for (Int s : rsd) vd.push_back(s < nnza ? 3.0 : -2.0);
+    for (Int s : rso) vo.push_back(s < nnza ? 3.0 : -2.0);
+    EXPECT_EQ(ToHost(D.vals), vd);
+    EXPECT_EQ(ToHost(O.vals), vo);
+    /* rows not ascending, or not as many as B's rows: refused */
+    if (k >= 2) {
+      std::vector<Int> swapped(rows);
+      std::swap(swapped[0], swapped[1]);
+      auto      dsw = ToDevice(swapped);
+      View<Int> none("none", 0);
+      CsrMatrix Db, Ob;
+      EXPECT_FALSE(CsrReplaceRowsSplit(A, ucv(dsw), B, nsplit, Db, Ob, used, dsrc, osrc));
+      EXPECT_FALSE(CsrReplaceRowsSplit(A, ucv(none), B, nsplit, Db, Ob, used, dsrc, osrc));
     }
   }
 }
