@@ -253,6 +253,36 @@ static PetscErrorCode Solve(KSP ksp, Mat A, Vec b, Vec x0, Vec x, PetscInt *its,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the solver of the example on A: KSPDCG + PCNEUMANN unless the options say otherwise, with the DMDA's blocks as a user
+   deflation space when user_blocks[0] > 0 */
+static PetscErrorCode CreateSolver(DM da, const AppCtx *ctx, Mat A, const PetscInt user_blocks[3], KSP *ksp)
+{
+  PC pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetDM(*ksp, da));
+  PetscCall(PetscKPKSPSetDMActive(*ksp, PETSC_FALSE));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPDCG));
+  PetscCall(KSPSetNormType(*ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(*ksp, 1e-6, PETSC_DEFAULT, 1e30, 20000));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, PCNEUMANN));
+  PetscCall(KSPSetFromOptions(*ksp));
+  if (user_blocks[0] > 0) {
+    Mat       Z;
+    PetscBool isdcg;
+    PetscCall(PetscObjectTypeCompare((PetscObject)*ksp, KSPDCG, &isdcg));
+    PetscCheck(isdcg, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-user_blocks needs -ksp_type dcg");
+    PetscCheck(user_blocks[0] <= ctx->n && user_blocks[1] >= 1 && user_blocks[1] <= ctx->n && user_blocks[2] >= 1 && user_blocks[2] <= ctx->n, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-user_blocks must be in [1, n]");
+    PetscCall(CreateBlockSpace(da, ctx, user_blocks, &Z));
+    PetscCall(KSPDCGSetDeflationSpace(*ksp, Z));
+    PetscCall(MatDestroy(&Z));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* warmup iterations of the solver the options choose, on a copy of A (so that nothing cached on the matrix, such as
    the device copy and the deflation factor, serves the timed solve), with no monitor or view: every kernel the timed
    solve launches has been launched once in the process */
@@ -261,29 +291,14 @@ static PetscErrorCode WarmUp(DM da, const AppCtx *ctx, Mat A, Vec b, Vec x0, con
   KSP kw;
   Mat Aw;
   Vec xw;
-  PC  pc;
 
   PetscFunctionBeginUser;
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Aw));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &kw));
-  PetscCall(KSPSetDM(kw, da));
-  PetscCall(PetscKPKSPSetDMActive(kw, PETSC_FALSE));
-  PetscCall(KSPSetOperators(kw, Aw, Aw));
-  PetscCall(KSPSetType(kw, KSPDCG));
-  PetscCall(KSPSetNormType(kw, KSP_NORM_UNPRECONDITIONED));
-  PetscCall(KSPGetPC(kw, &pc));
-  PetscCall(PCSetType(pc, PCNEUMANN));
-  PetscCall(KSPSetFromOptions(kw));
+  PetscCall(CreateSolver(da, ctx, Aw, user_blocks, &kw));
   PetscCall(KSPMonitorCancel(kw));
   PetscCall(KSPSetOptionsPrefix(kw, "warmup_")); /* after KSPSetFromOptions: KSPSolve's -ksp_view, -ksp_converged_reason stay silent */
   PetscCall(KSPSetTolerances(kw, 1e-30, PETSC_DEFAULT, 1e30, warmup));
   PetscCall(KSPSetErrorIfNotConverged(kw, PETSC_FALSE));
-  if (user_blocks[0] > 0) {
-    Mat Z;
-    PetscCall(CreateBlockSpace(da, ctx, user_blocks, &Z));
-    PetscCall(KSPDCGSetDeflationSpace(kw, Z));
-    PetscCall(MatDestroy(&Z));
-  }
   PetscCall(VecDuplicate(x0, &xw));
   PetscCall(VecCopy(x0, xw));
   PetscCall(KSPSetInitialGuessNonzero(kw, PETSC_TRUE));
@@ -418,29 +433,7 @@ int main(int argc, char **argv)
   if (zero_guess) PetscCall(VecSet(x0, 0.0));
   else PetscCall(FillRandom(da, &ctx, ctx.seed + 1000, x0)); /* random x0, as in the paper */
 
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetDM(ksp, da));
-  PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPDCG));
-  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-  PetscCall(KSPSetTolerances(ksp, 1e-6, PETSC_DEFAULT, 1e30, 20000));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCNEUMANN));
-  }
-  PetscCall(KSPSetFromOptions(ksp));
-  if (user_blocks[0] > 0) {
-    Mat       Z;
-    PetscBool isdcg;
-    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPDCG, &isdcg));
-    PetscCheck(isdcg, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-user_blocks needs -ksp_type dcg");
-    PetscCheck(user_blocks[0] <= ctx.n && user_blocks[1] >= 1 && user_blocks[1] <= ctx.n && user_blocks[2] >= 1 && user_blocks[2] <= ctx.n, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-user_blocks must be in [1, n]");
-    PetscCall(CreateBlockSpace(da, &ctx, user_blocks, &Z));
-    PetscCall(KSPDCGSetDeflationSpace(ksp, Z));
-    PetscCall(MatDestroy(&Z));
-  }
+  PetscCall(CreateSolver(da, &ctx, A, user_blocks, &ksp));
   if (warmup > 0) PetscCall(WarmUp(da, &ctx, A, b, x0, user_blocks, warmup));
   PetscCall(Solve(ksp, A, b, x0, x, &its, &relres, &reason));
   PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
