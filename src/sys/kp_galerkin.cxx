@@ -693,25 +693,36 @@ Int CsrRowsToMerge(const CsrMatrix &A, UView<const Int> extra, View<Int> &rows)
   return n;
 }
 
-bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src)
+/* the checks of CsrReplaceRows / CsrReplaceRowsSplit (B has one row per entry of rows; rows ascending, without
+   repetition, in range: a host read of one count) and from(i) = the row of B that replaces row i of the m rows, -1
+   for none; false (nothing made) when a check fails */
+static bool ReplaceRowsMap(Int m, UView<const Int> rows, const CsrMatrix &B, View<Int> &from)
 {
-  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  const Int k = (Int)rows.extent(0);
   if (B.nrows != k || k > m) return false;
   if (k > 0) {
-    /* rows ascending, without repetition, in range (a host read of one count) */
     Int bad = 0;
     Kokkos::parallel_reduce(
       "petsckp::CsrReplaceRowsCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
     if (bad) return false;
   }
-  auto      arp = A.rowptr, brp = B.rowptr;
-  auto      aci = A.colidx, bci = B.colidx;
-  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source row")), m);
-  View<Int> crp("replace rows rowptr", m + 1);
+  from = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace rows source row")), m);
   Kokkos::deep_copy(exec(), from, (Int)-1);
+  auto f = from;
   if (k > 0)
     Kokkos::parallel_for(
-      "petsckp::CsrReplaceRowsMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
+      "petsckp::CsrReplaceRowsMap", range(k), KOKKOS_LAMBDA(Int r) { f(rows(r)) = r; });
+  return true;
+}
+
+bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, CsrMatrix &C, View<Int> &src)
+{
+  const Int m = A.nrows, nnza = A.nnz;
+  View<Int> from;
+  if (!ReplaceRowsMap(m, rows, B, from)) return false;
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  View<Int> crp("replace rows rowptr", m + 1);
   if (m > 0)
     Kokkos::parallel_for(
       "petsckp::CsrReplaceRowsCount", range(m), KOKKOS_LAMBDA(Int i) {
@@ -739,24 +750,14 @@ bool CsrReplaceRows(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &
 
 bool CsrReplaceRowsSplit(const CsrMatrix &A, UView<const Int> rows, const CsrMatrix &B, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)
 {
-  const Int m = A.nrows, k = (Int)rows.extent(0), nnza = A.nnz;
+  const Int m = A.nrows, nnza = A.nnz;
   const Int ncols = A.ncols > B.ncols ? A.ncols : B.ncols, ng = ncols > nsplit ? ncols - nsplit : 0;
-  if (B.nrows != k || k > m) return false;
-  if (k > 0) {
-    Int bad = 0;
-    Kokkos::parallel_reduce(
-      "petsckp::CsrReplaceRowsSplitCheck", range(k), KOKKOS_LAMBDA(Int r, Int & b) { b += (rows(r) < 0 || rows(r) >= m || (r > 0 && rows(r) <= rows(r - 1))) ? 1 : 0; }, bad);
-    if (bad) return false;
-  }
+  View<Int> from;
+  if (!ReplaceRowsMap(m, rows, B, from)) return false;
   auto      arp = A.rowptr, brp = B.rowptr;
   auto      aci = A.colidx, bci = B.colidx;
-  View<Int> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("replace split source row")), m);
   View<Int> drp("replace split local rowptr", m + 1), orp("replace split ghost rowptr", m + 1);
   View<Int> gid("replace split ghost ids", ng + 1);
-  Kokkos::deep_copy(exec(), from, (Int)-1);
-  if (k > 0)
-    Kokkos::parallel_for(
-      "petsckp::CsrReplaceRowsSplitMap", range(k), KOKKOS_LAMBDA(Int r) { from(rows(r)) = r; });
   /* 1. the row lengths of both blocks and the ghost columns that occur (in the rows kept and the rows put in) */
   if (m > 0)
     Kokkos::parallel_for(
