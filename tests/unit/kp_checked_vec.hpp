@@ -13,8 +13,6 @@
 #include <cstring>
 #include "petsckp_compat.h"
 
-PETSC_EXTERN PetscErrorCode VecCreate_Seq(Vec);
-PETSC_EXTERN PetscErrorCode VecCreate_MPI(Vec);
 
 namespace kptest
 {
@@ -184,7 +182,7 @@ PetscErrorCode Create(Vec v)
   static const char name[] = {MPI ? 'm' : 's', MPI ? 'p' : 'e', MPI ? 'i' : 'q', 'c', 'h', 'e', 'c', 'k', 'e', 'd', K, 0};
 
   PetscFunctionBegin;
-  PetscCall(MPI ? VecCreate_MPI(v) : VecCreate_Seq(v));
+  PetscCall(VecSetType(v, MPI ? VECMPI : VECSEQ)); /* VecCreate_Seq/_MPI are not exported by recent PETSc */
   Ops(MPI) = *v->ops;
   PetscCall(PetscObjectChangeTypeName((PetscObject)v, name));
   Wrap(v);
