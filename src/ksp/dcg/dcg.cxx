@@ -785,8 +785,17 @@ static PetscErrorCode KSPDCGStepPipelined(KSP ksp, Mat Amat, KSPDCGState *st, KS
   PetscCall(KSPDCGMonitorProjection(ksp, i, drift, st->r2norm, reproject));
   beta  = st->first ? 0.0 : gamma / st->gamma_old;
   denom = st->first ? delta : delta - beta * gamma / st->alpha_old; /* (p, P A p) with p = u + beta p_old */
-  if (PetscRealPart(delta) <= 0 || PetscRealPart(denom) <= 0) {
-    PetscCall(KSPDCGBreakdown(ksp, i, PetscRealPart(delta) <= 0 ? delta : denom, uw, step, restart));
+  if (PetscRealPart(delta) <= 0) { /* (u, P A u), formed directly: may show an operator that is not SPD */
+    PetscCall(KSPDCGBreakdown(ksp, i, delta, uw, step, restart));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (PetscRealPart(denom) <= 0) {
+    /* (p, P A p) = delta - beta gamma / alpha_old holds only as far as the recurrences keep r_hat orthogonal to the
+       previous direction: a re-projection r_hat <- P r_hat, or rounding at high contrast, can leave it nonpositive
+       with (u, P A u) > 0. That says nothing about the operator: restart from the true residual */
+    PetscCall(PetscInfo(ksp, "DCG: iteration %" PetscInt_FMT ": the single-reduction recurrence gives (p, P A p) = %g <= 0 with (u, P A u) = %g > 0 (rounding, or a re-projection of r_hat); restarting from the true residual\n", i, (double)PetscRealPart(denom), (double)PetscRealPart(delta)));
+    *restart = PETSC_TRUE;
+    *step    = KSPDCG_STEP_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (reproject && st->last_reproject == i - 1) {
