@@ -920,7 +920,7 @@ void TeamLevelC(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, c
   const Int L = S.n[S.dim - 1], T = (L + C - 1) / C;
   ChunkCoefficients(S, C, T);
   const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last, S.toeplitz ? S.toep_last : ToeplitzFactor()};
-  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1));
+  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1), S.toeplitz && S.toep_last.on && S.toeplitz_split);
 }
 
 template <class Rhs>
@@ -966,19 +966,47 @@ void TridiagLevel(Solver &S, const Level &lv, Int nsys, Work &w, const RhsLevel 
   CountFailures(st, nsys, fail);
 }
 
-/* the right-hand sides G of a level (not fused into the solves): interleaved (last dimension) or in problem order */
+/* the right-hand sides G of a level (not fused into the solves): interleaved (last dimension) or in problem order.
+   In problem order a thread forms those of up to kRhsModes modes of one block at one p: it reads the block's <= q + 1
+   right-hand side values at p once for all of them (per mode they would be read again, from the cache at best: q + 1
+   reads a written value); consecutive threads take consecutive p, so that reads and writes are coalesced. */
+constexpr Int kRhsModes = 8;
+
 void RhsForm(const Level &lv, Int q, Int n, Int L, Int nb, bool back, bool interleaved, const Scalar *X, const Scalar *E, Scalar *G)
 {
   const Int  nmodes = lv.nmodes, nsys = nb * nmodes, nblk = lv.nblk, Q1 = q + 1;
   const auto W = lv.W;
-  const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow;
+  const auto mblk = lv.mblk, bnr = lv.bnr, brow = lv.brow, bm0 = lv.bm0;
+  if (interleaved) {
+    Kokkos::parallel_for(
+      "petsckp::pscr::RhsForm", range(nsys * L), KOKKOS_LAMBDA(Int t) {
+        const Int s = t % nsys, p = t / nsys, b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk);
+        Scalar    g = 0;
+        if (back) g = W(l * Q1 + q - 1) * E[((b * nblk + blk) * 2) * L + p] + W(l * Q1 + q) * E[((b * nblk + blk) * 2 + 1) * L + p];
+        for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[((size_t)b * n + brow(blk * Q1 + u)) * L + p];
+        G[t] = g;
+      });
+    return;
+  }
+  const Int ng = (std::max<Int>(lv.maxm, 1) + kRhsModes - 1) / kRhsModes; /* groups of the largest block */
   Kokkos::parallel_for(
-    "petsckp::pscr::RhsForm", range(nsys * L), KOKKOS_LAMBDA(Int t) {
-      const Int s = interleaved ? t % nsys : t / L, p = interleaved ? t / nsys : t % L, b = s / nmodes, l = s % nmodes, blk = mblk(l), nr = bnr(blk);
-      Scalar    g = 0;
-      if (back) g = W(l * Q1 + q - 1) * E[((b * nblk + blk) * 2) * L + p] + W(l * Q1 + q) * E[((b * nblk + blk) * 2 + 1) * L + p];
-      for (Int u = 0; u < nr; u++) g += W(l * Q1 + u) * X[((size_t)b * n + brow(blk * Q1 + u)) * L + p];
-      G[t] = g;
+    "petsckp::pscr::RhsFormGrouped", range(L * ng * nblk * nb), KOKKOS_LAMBDA(Int t) {
+      const Int p = t % L, g = (t / L) % ng, blk = (t / (L * ng)) % nblk, b = t / (L * ng * nblk);
+      const Int m0 = bm0(blk) + g * kRhsModes, m1 = m0 + kRhsModes < bm0(blk + 1) ? m0 + kRhsModes : bm0(blk + 1);
+      if (m0 >= m1) return;
+      const Int nr = bnr(blk);
+      Scalar    v[kMaxRadix + 1];
+      KP_UNROLL
+      for (int u = 0; u < kMaxRadix - 1; u++) v[u] = u < nr ? X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] : Scalar(0);
+      v[kMaxRadix - 1] = back ? E[((b * nblk + blk) * 2) * L + p] : Scalar(0);
+      v[kMaxRadix]     = back ? E[((b * nblk + blk) * 2 + 1) * L + p] : Scalar(0);
+      for (Int l = m0; l < m1; l++) {
+        Scalar gl = back ? W(l * Q1 + q - 1) * v[kMaxRadix - 1] + W(l * Q1 + q) * v[kMaxRadix] : Scalar(0);
+        KP_UNROLL
+        for (int u = 0; u < kMaxRadix - 1; u++)
+          if (u < nr) gl += W(l * Q1 + u) * v[u];
+        G[((size_t)b * nmodes + l) * L + p] = gl;
+      }
     });
 }
 

@@ -123,6 +123,7 @@ struct Solver {
   bool                      moff_last = false; /* the last M has off-diagonals */
   ToeplitzFactor            toep_last;         /* the last factor, when interior-Toeplitz */
   bool                      toeplitz = true;   /* the recurrences for interior-Toeplitz shifted systems (toep_last.on) */
+  bool                      toeplitz_split = true; /* the stored path's team solves: the recurrences' systems by a kernel of their own (kp_tridiag SolveTeamC, split) */
   TridiagOptions            topt;
   size_t                    work_bytes = 0;
   View<Int>                 fail;      /* failed shifted solves of an application (device counter) */
