@@ -835,11 +835,11 @@ void SolveTeamLaunch(const TridiagShape &sh, const ChunkCoef &coef, const RhsMak
       const Int          s  = m.league_rank();
       const auto         cs = coef.at(s); /* what the rows of system s share (its shift, its offset) once */
       const ToeplitzRows tp = ToeplitzOf(cs);
-      if constexpr (Which == TeamSplit::Toeplitz) {
-        if (!tp.Usable(n)) return; /* the same for the whole team */
-      } else if constexpr (Which == TeamSplit::General) {
-        if (tp.Usable(n)) return;
-      }
+      /* (plain ifs on the constant Which: nvcc's extended lambdas may not first capture a variable inside if constexpr;
+         the branches not taken are removed all the same) */
+      const bool usable = tp.Usable(n);
+      if (Which == TeamSplit::Toeplitz && !usable) return; /* the same for the whole team */
+      if (Which == TeamSplit::General && usable) return;
       char        *base = (char *)m.team_scratch(kDeviceExec ? 0 : 1).get_shmem(bytes);
       TeamScratch  sc;
       TeamChunk<C> mine;
@@ -853,8 +853,8 @@ void SolveTeamLaunch(const TridiagShape &sh, const ChunkCoef &coef, const RhsMak
         TeamLoad<C>(m, n, T, [&](Int t, int j) -> Scalar & { return chunk(t).y[j]; }, g, sc.pub);
       }
       Int fail;
-      if constexpr (Which == TeamSplit::Toeplitz) fail = TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, 0);
-      else if constexpr (Which == TeamSplit::General) fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
+      if (Which == TeamSplit::Toeplitz) fail = TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, 0);
+      else if (Which == TeamSplit::General) fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
       else fail = TeamSolve<C>(m, n, T, chunk, cf, tp, sc, pivtol, 0);
       m.team_barrier();
       TeamStore<C>(m, n, T, [&](Int t, int j) { return chunk(t).y[j]; }, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
