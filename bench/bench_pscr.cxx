@@ -15,8 +15,7 @@
    4, 8: rows a thread of the fused kernels), -team_modes G (modes a team), -tridiag auto|team|thomas|partition|pcr
    (the stored path's tridiagonal solver), -tridiag_rows C (1, 2, 4, 8, 16: rows a thread of the team solver),
    -toeplitz 0 (the general team solver also where the last factor is interior-Toeplitz, e.g. the uniform mesh),
-   -toeplitz_split 0 (the stored path's recurrences and general solver in one kernel, not two launches), -fuse_rhs 0
-   (the stored path's right-hand sides formed by a kernel of their own, several modes a thread, not inside the solves).
+   -fuse_rhs 1 (the stored path's right-hand sides formed inside the team solves, not by a kernel of their own).
 
    Reported: eigen setup time (host), apply time (min and median over reps, device synchronised), the relative
    residual || f - A u || / || f || and the normwise backward error || f - A u || / (|| A ||_inf || u ||), Mdof/s, the
@@ -209,7 +208,7 @@ static void CufftPoisson(Int dim, Int m, Int reps, double &tplan, double &tmin, 
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1, team = 1, team_rows = 0, team_modes = 0, tridiag_rows = -1, toeplitz = 1, toeplitz_split = 1, fuse_rhs = 1;
+  PetscInt  dim = 2, n = 255, q = 4, reps = 10, fftn = -1, team = 1, team_rows = 0, team_modes = 0, tridiag_rows = -1, toeplitz = 1, fuse_rhs = 0;
   char      out[PETSC_MAX_PATH_LEN] = "", mesh[32] = "uniform", mass[32] = "", tridiag[32] = "auto", rhs[32] = "sawtooth", summary[32] = "";
   PetscBool flg;
 
@@ -231,7 +230,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-team_modes", &team_modes, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-tridiag_rows", &tridiag_rows, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-toeplitz", &toeplitz, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-toeplitz_split", &toeplitz_split, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-fuse_rhs", &fuse_rhs, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-summary", summary, sizeof(summary), &flg));
   PetscCheck(!flg || !strcmp(summary, "pscr") || !strcmp(summary, "cufft"), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-summary %s: use pscr or cufft", summary);
@@ -257,7 +255,6 @@ int main(int argc, char **argv)
     S.team_modes       = team_modes;
     S.topt.team_rows   = tridiag_rows;
     S.toeplitz         = toeplitz != 0;
-    S.toeplitz_split   = toeplitz_split != 0;
     S.fuse_rhs         = fuse_rhs != 0;
     S.topt.alg         = stri == "team" ? TridiagAlgorithm::Team : stri == "thomas" ? TridiagAlgorithm::Thomas : stri == "partition" ? TridiagAlgorithm::Partition : stri == "pcr" ? TridiagAlgorithm::PCRThomas : TridiagAlgorithm::Auto;
     DevFactor DF[3];
@@ -308,8 +305,7 @@ int main(int argc, char **argv)
     if (rnd) problem += ", random f";
     if (!team) problem += ", -team 0";
     if (!toeplitz) problem += ", -toeplitz 0";
-    if (!toeplitz_split) problem += ", -toeplitz_split 0";
-    if (!fuse_rhs) problem += ", -fuse_rhs 0";
+    if (fuse_rhs) problem += ", -fuse_rhs 1";
     if (team_rows) problem += ", -team_rows " + std::to_string(team_rows);
     if (team_modes) problem += ", -team_modes " + std::to_string(team_modes);
     if (stri != "auto") problem += ", -tridiag " + stri;

@@ -814,72 +814,47 @@ struct RhsBatch {
   KOKKOS_INLINE_FUNCTION RhsBatchOne<Rhs> at(Int s) const { return {f, sh, s}; }
 };
 
-/* which systems a launch of the team solver takes: every system (each by the recurrences where they apply, otherwise by
-   the general solver), only those the recurrences solve (ToeplitzRows::Usable), or only the others */
-enum class TeamSplit { All, Toeplitz, General };
-
-/* one launch of the team solver over the systems of sh that `Which` selects (a team whose system is not selected leaves
-   at once). MinBlocks: the teams of 512 threads the kernel's registers must leave room for on a multiprocessor (1: up
-   to 128 registers a thread, 2: up to 64) */
-template <int C, int MinBlocks, TeamSplit Which, class ChunkCoef, class RhsMaker>
-void SolveTeamLaunch(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol, UView<Int> nfail)
+/* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
+   g(l) (built once per team), coef.at(s) its coefficients as cs(t, j, a, b, c): those of row t C + j (a = 0 on row 0,
+   c = 0 on row n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
+   nfail (may be empty): nfail(0) counts the failed systems. Loads and stores are staged through team scratch memory
+   so that they are coalesced in the row index (Contiguous layout). Systems of no rows: status 0, nothing solved. */
+template <int C, class ChunkCoef, class RhsMaker>
+void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol, UView<Int> nfail = UView<Int>())
 {
-  using Policy           = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, MinBlocks>>;
+  using Policy           = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<512, 1>>;
   const Int    n         = sh.n, T = (n + C - 1) / C, ns = TeamScalars<C>(T);
   const size_t bytes     = TeamScratch::Bytes(T, ns) + (kDeviceExec ? 0 : (size_t)T * sizeof(TeamChunk<C>));
   const bool   hasStatus = status.extent(0) > 0, hasCount = nfail.extent(0) > 0;
-  Policy       pol(exec(), sh.nsys, kDeviceExec ? T : 1);
+  if (sh.nsys <= 0) return;
+  if (n <= 0) { /* a team of no threads on a GPU would never run: the status is set here */
+    if (hasStatus) Kokkos::deep_copy(exec(), status, (Int)0);
+    return;
+  }
+  Policy pol(exec(), sh.nsys, kDeviceExec ? T : 1);
   pol.set_scratch_size(kDeviceExec ? 0 : 1, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
-    Which == TeamSplit::Toeplitz ? "petsckp::TridiagTeamToeplitz" : (Which == TeamSplit::General ? "petsckp::TridiagTeamGeneral" : "petsckp::TridiagTeam"), pol, KOKKOS_LAMBDA(const typename Policy::member_type &m) {
-      const Int          s  = m.league_rank();
-      const auto         cs = coef.at(s); /* what the rows of system s share (its shift, its offset) once */
-      const ToeplitzRows tp = ToeplitzOf(cs);
-      /* (plain ifs on the constant Which: nvcc's extended lambdas may not first capture a variable inside if constexpr;
-         the branches not taken are removed all the same) */
-      const bool usable = tp.Usable(n);
-      if (Which == TeamSplit::Toeplitz && !usable) return; /* the same for the whole team */
-      if (Which == TeamSplit::General && usable) return;
+    "petsckp::TridiagTeam", pol, KOKKOS_LAMBDA(const typename Policy::member_type &m) {
+      const Int    s    = m.league_rank();
       char        *base = (char *)m.team_scratch(kDeviceExec ? 0 : 1).get_shmem(bytes);
       TeamScratch  sc;
       TeamChunk<C> mine;
       sc.Carve(base, T, ns);
       TeamChunk<C> *all   = kDeviceExec ? &mine : (TeamChunk<C> *)(base + TeamScratch::Bytes(T, ns));
       auto          chunk = [&](Int t) -> TeamChunk<C> & { return all[kDeviceExec ? 0 : t]; };
+      const auto    cs    = coef.at(s); /* what the rows of system s share (its shift, its offset) once */
       auto          cf    = [&](Int t, Int j, Scalar &a, Scalar &b, Scalar &c) { cs(t, j, a, b, c); };
       if (m.team_rank() == 0) sc.flag[0] = sc.flag[1] = sc.flag[2] = 0;
       {
         const auto g = rhs.at(s);
         TeamLoad<C>(m, n, T, [&](Int t, int j) -> Scalar & { return chunk(t).y[j]; }, g, sc.pub);
       }
-      Int fail;
-      if (Which == TeamSplit::Toeplitz) fail = TeamToeplitzSolve<C>(m, n, T, chunk, tp, sc, 0);
-      else if (Which == TeamSplit::General) fail = TeamChunkSolve<C>(m, n, T, chunk, cf, sc, pivtol, 0);
-      else fail = TeamSolve<C>(m, n, T, chunk, cf, tp, sc, pivtol, 0);
+      const Int fail = TeamSolve<C>(m, n, T, chunk, cf, ToeplitzOf(cs), sc, pivtol, 0);
       m.team_barrier();
       TeamStore<C>(m, n, T, [&](Int t, int j) { return chunk(t).y[j]; }, [&](Int l, Scalar v) { x(sh.index(s, l)) = v; }, sc.pub);
       if (hasStatus && m.team_rank() == 0) status(s) = fail;
       if (fail && hasCount && m.team_rank() == 0) Kokkos::atomic_add(&nfail(0), (Int)1);
     });
-}
-
-/* One team per system s of sh (T = ceil(n / C) threads on a GPU): rhs.at(s) gives the system's right-hand side as
-   g(l) (built once per team), coef.at(s) its coefficients as cs(t, j, a, b, c): those of row t C + j (a = 0 on row 0,
-   c = 0 on row n - 1), x the solution in the batch layout, status(s) = 0 or 1 + a row with an unacceptable pivot (may be empty);
-   nfail (may be empty): nfail(0) counts the failed systems. Loads and stores are staged through team scratch memory
-   so that they are coalesced in the row index (Contiguous layout).
-   split (for accessors with toeplitz(), where some systems may take the recurrences): two launches, the systems of the
-   recurrences first, by a kernel that holds only them (up to 64 registers a thread for C <= 8: two teams of 512
-   threads a multiprocessor, where the general solver's registers leave room for one, so that one team's barriers
-   and loads overlap the other's work), then the others by the general solver (its teams of the first systems leave at
-   once). Without split one kernel holds both solvers. */
-template <int C, class ChunkCoef, class RhsMaker>
-void SolveTeamC(const TridiagShape &sh, const ChunkCoef &coef, const RhsMaker &rhs, UView<Scalar> x, UView<Int> status, Real pivtol, UView<Int> nfail = UView<Int>(), bool split = false)
-{
-  if (split) {
-    SolveTeamLaunch<C, C <= 8 ? 2 : 1, TeamSplit::Toeplitz>(sh, coef, rhs, x, status, pivtol, nfail);
-    SolveTeamLaunch<C, 1, TeamSplit::General>(sh, coef, rhs, x, status, pivtol, nfail);
-  } else SolveTeamLaunch<C, 1, TeamSplit::All>(sh, coef, rhs, x, status, pivtol, nfail);
 }
 
 /* the rows per thread of the team solver for n rows (0: too long for one team of at most 512 threads) */

@@ -1485,17 +1485,15 @@ TEST(PSCR, ToeplitzRecurrencesUniformFactors)
           /* the recurrences as accurate as the general solver (where r is close to 1 they are not taken) */
           EXPECT_LE(r[0], 10 * r[1] + 1e-14) << "recurrences " << r[0] << ", general solver " << r[1];
           EXPECT_LE(r[0], 1e-9);
-          /* the stored path: the recurrences' systems by a launch of their own or with the general solver's, the
-             right-hand sides inside the solves or formed apart */
+          /* the stored path, the right-hand sides formed apart or inside the solves */
           S.toeplitz = true;
           S.team     = false;
-          for (int v = 0; v < 4; v++) {
-            S.toeplitz_split = v % 2 == 0;
-            S.fuse_rhs       = v < 2;
-            Int          nf  = 0;
-            const double rs  = SolveResidual(S, F, c, 9, &nf);
+          for (bool fuse : {false, true}) {
+            S.fuse_rhs      = fuse;
+            Int          nf = 0;
+            const double rs = SolveResidual(S, F, c, 9, &nf);
             EXPECT_EQ(nf, 0);
-            EXPECT_LE(rs, 10 * r[1] + 1e-14) << "stored path, split " << S.toeplitz_split << ", fused right-hand sides " << S.fuse_rhs;
+            EXPECT_LE(rs, 10 * r[1] + 1e-14) << "stored path, fused right-hand sides " << fuse;
           }
         }
 }

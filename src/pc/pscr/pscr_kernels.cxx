@@ -920,7 +920,7 @@ void TeamLevelC(Solver &S, const Level &lv, Int nsys, Work &w, const Rhs &rhs, c
   const Int L = S.n[S.dim - 1], T = (L + C - 1) / C;
   ChunkCoefficients(S, C, T);
   const ChunkShifted coef{S.chunked[0], S.chunked[1], S.chunked[2], S.chunked[3], S.chunked[4], S.chunked[5], lv.lambda, shifts, T, lv.nmodes, S.moff_last, S.toeplitz ? S.toep_last : ToeplitzFactor()};
-  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1), S.toeplitz && S.toep_last.on && S.toeplitz_split);
+  tridiag_detail::SolveTeamC<C>({nsys, L, TridiagLayout::Contiguous}, coef, rhs, UView<Scalar>(w.G.data(), (size_t)nsys * L), UView<Int>(), S.topt.pivtol, UView<Int>(fail.data(), 1));
 }
 
 template <class Rhs>
@@ -1033,21 +1033,30 @@ void Sums(const Solver &S, const Level &lv, Int n, Int L, Int nb, bool back, boo
         const Int p = t % L, g = (t / L) % gpb, blk = (t / (L * gpb)) % nblk, b = t / (L * gpb * nblk);
         const Int m0 = bm0(blk) + g * Gm, m1 = m0 + Gm < bm0(blk + 1) ? m0 + Gm : bm0(blk + 1), nr = back ? bnr(blk) : 2;
         if (m0 >= m1) return;
-        Scalar acc[kMaxRadix + 1];
-        for (Int u = 0; u < nr; u++) acc[u] = 0;
-        for (Int l = m0; l < m1; l++) {
-          const Scalar y = G[gidx(b, l, p)];
-          if (back)
-            for (Int u = 0; u < nr; u++) acc[u] += W(l * Q1 + u) * y;
-          else {
+        /* the accumulators at compile-time positions (registers: a run-time index would put them in local memory) */
+        Scalar acc[kMaxRadix - 1];
+        KP_UNROLL
+        for (int u = 0; u < kMaxRadix - 1; u++) acc[u] = 0;
+        if (back) {
+          for (Int l = m0; l < m1; l++) {
+            const Scalar y = G[gidx(b, l, p)];
+            KP_UNROLL
+            for (int u = 0; u < kMaxRadix - 1; u++)
+              if (u < nr) acc[u] += W(l * Q1 + u) * y;
+          }
+        } else {
+          for (Int l = m0; l < m1; l++) {
+            const Scalar y = G[gidx(b, l, p)];
             acc[0] += W(l * Q1 + q - 1) * y;
             acc[1] += W(l * Q1 + q) * y;
           }
         }
-        if (back && gpb == 1)
-          for (Int u = 0; u < nr; u++) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = acc[u];
-        else
-          for (Int u = 0; u < nr; u++) P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = acc[u];
+        KP_UNROLL
+        for (int u = 0; u < kMaxRadix - 1; u++) {
+          if (u >= nr) continue;
+          if (back && gpb == 1) X[((size_t)b * n + brow(blk * Q1 + u)) * L + p] = acc[u];
+          else P[((((size_t)b * nblk + blk) * gpb + g) * NO + u) * L + p] = acc[u];
+        }
       });
   } else {
     /* a team per (p, block, group) reducing over the group's modes */
