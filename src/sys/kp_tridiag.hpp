@@ -64,7 +64,7 @@ struct TridiagOptions {
   TridiagAlgorithm alg       = TridiagAlgorithm::Auto;
   Int              pcr_steps = -1; /* PCR-Thomas: number of PCR steps (-1: chosen from nsys and n) */
   Int              chunks    = -1; /* partition method: chunks per system (-1: chosen from nsys and n; at most n/2) */
-  Int              team_rows = -1; /* Team: rows per thread, 1, 2, 4, 8 or 16 (-1: 8, or more for long systems) */
+  Int              team_rows = -1; /* Team: rows per thread, 1, 2, 4, 8 or 16 (-1: 8, 16 above 2048 rows on a GPU) */
   Real             pivtol    = 0;  /* relative pivot threshold; 0: only exactly zero / non-finite pivots fail */
 };
 
