@@ -833,7 +833,8 @@ static PetscErrorCode PCView_PSCR(PC pc, PetscViewer viewer)
    block's right-hand side rows in registers, forms each mode's right-hand side, solves the shifted tridiagonal system
    (A_last + (lambda + c) M_last) by the partition method in registers with cyclic reduction of the separators in
    shared memory, and accumulates the weighted sums, so the solutions of the shifted systems never go through memory;
-   for longer systems the same team solver stores them and a second kernel sums them. When A_last and M_last are
+   for longer systems a kernel forms the right-hand sides (a block's rows read once for 8 of its modes), the team
+   solver (16 rows a thread above 2048 rows) solves them in place and a third kernel sums them. When A_last and M_last are
    constant on their interior rows (a uniform mesh, whatever its ends), a shifted system is solved instead by two
    first-order recurrences (its symbol factors as kappa (1 - r z)(1 - r / z), |r| < 1) and a fit of its two end rows,
    each recurrence a pass over a thread's rows and a scan over the threads: no division per row and 3 barriers
