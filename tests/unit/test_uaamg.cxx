@@ -2,8 +2,9 @@
    plain serial references: bounding box, depth rules, cell ids, decoupled rows, reach, the level-L Galerkin product in
    stencil format (against a serial sum and against kp_galerkin's GalerkinAggregate), tree coarsening, transfers,
    stencil SpMV and conversions, colouring validity, the coloured Gauss-Seidel smoothers (against serial Gauss-Seidel
-   in the colour-permuted order) and the Jacobi variants. Point clouds are jittered lattices in [0,1]^d, DoFs in random
-   order, with an SPD M-matrix coupling lattice neighbours. */
+   in the colour-permuted order), the Jacobi variants, and the aggregation of rows by the cells that hold them (against
+   a sort and unique, and against the aggregation over every cell of the grid). Point clouds are jittered lattices in
+   [0,1]^d, DoFs in random order, with an SPD M-matrix coupling lattice neighbours. */
 #include "kp_test.hpp"
 #include "kp_segsort.hpp"
 #include "pc/uaamg/uaamg_kernels.hpp"
@@ -1483,15 +1484,13 @@ TEST_P(UAAMGBookkeeping, CellsParentsColours)
   g.dim = 3, g.n[0] = 8, g.n[1] = 4, g.n[2] = 2, g.r[0] = 1, g.r[1] = 2, g.r[2] = 1;
   const Int ncells = std::max<Int>(n, 1) * g.ncells();
   g.n[2] *= std::max<Int>(n, 1); /* ncells cells */
-  /* a compaction: every cell kept with probability 1/2, in order */
-  std::vector<Int> newid(ncells, -1), cellof;
+  /* the cells of a level's aggregates: every cell kept with probability 1/2, in order */
+  std::vector<Int> cellof;
   for (Int c = 0; c < ncells; c++)
-    if (gen() % 2) newid[c] = (Int)cellof.size(), cellof.push_back(c);
+    if (gen() % 2) cellof.push_back(c);
   const Int m  = (Int)cellof.size();
-  auto      dn = ToDevice(newid);
-  View<Int> dc("cellof", m), dp("parent", m), dk("colour", m);
-  CellsOfAggregates(UView<const Int>(dn.data(), ncells), UView<Int>(dc.data(), m));
-  EXPECT_EQ(ToHost(dc), cellof);
+  auto      dc = ToDevice(cellof);
+  View<Int> dp("parent", m), dk("colour", m);
   ParentCells(g, UView<const Int>(dc.data(), m), UView<Int>(dp.data(), m));
   CellColours(g, UView<const Int>(dc.data(), m), UView<Int>(dk.data(), m));
   auto             par = ToHost(dp), col = ToHost(dk);
@@ -1502,6 +1501,50 @@ TEST_P(UAAMGBookkeeping, CellsParentsColours)
     const Int p = (t[0] >> 1) + gc.n[0] * ((t[1] >> 1) + gc.n[1] * (t[2] >> 1));
     ASSERT_EQ(par[a], p) << a;
     ASSERT_EQ(col[a], t[0] % 2 + 2 * (t[1] % 3 + 3 * (t[2] % 2))) << a;
+  }
+}
+
+/* CompactCells against a serial sort and unique, and CellAggregation against AggregationCreate over every cell of the
+   grid followed by AggregationCompact (the same aggregates, members and numbering): cell ids from a dense range (a few
+   rows per cell), a sparse one (most cells empty) and a wide one (a few rows of a large grid), about one row in 7 in
+   no cell */
+TEST_P(UAAMGBookkeeping, CompactCellsAndCellAggregation)
+{
+  const Int n = GetParam();
+  for (int kind = 0; kind < 3; kind++) {
+    const Int        ncells = kind == 0 ? std::max<Int>(n / 8, 1) : kind == 1 ? 5 * n + 3 : (Int)1 << 28;
+    std::mt19937     gen(11 + (unsigned)n + 1000u * (unsigned)kind);
+    std::vector<Int> cell(n);
+    for (auto &c : cell) c = gen() % 7 == 3 ? -1 : (Int)(gen() % (std::uint64_t)ncells);
+    std::vector<Int> ref;
+    for (Int c : cell)
+      if (c >= 0) ref.push_back(c);
+    std::sort(ref.begin(), ref.end());
+    ref.erase(std::unique(ref.begin(), ref.end()), ref.end());
+    std::vector<Int> refid(n);
+    for (Int i = 0; i < n; i++) refid[i] = cell[i] < 0 ? -1 : (Int)(std::lower_bound(ref.begin(), ref.end(), cell[i]) - ref.begin());
+    auto      dcell = ToDevice(cell);
+    View<Int> id("id", n), cells;
+    EXPECT_EQ(CompactCells(ucv(dcell), uv(id), cells), (Int)ref.size()) << "n " << n << " kind " << kind;
+    EXPECT_EQ(ToHost(id), refid) << "n " << n << " kind " << kind;
+    EXPECT_EQ(ToHost(cells), ref) << "n " << n << " kind " << kind;
+
+    Aggregation P;
+    View<Int>   cellof;
+    EXPECT_EQ(CellAggregation(ucv(dcell), P, cellof), 0);
+    EXPECT_EQ(ToHost(cellof), ref) << "n " << n << " kind " << kind;
+    if (kind == 2) continue; /* no aggregation over every cell of that grid */
+    Aggregation Q;
+    View<Int>   newid("newid", ncells);
+    EXPECT_EQ(AggregationCreate(n, ncells, ucv(dcell), Q), 0);
+    EXPECT_EQ(AggregationCompact(Q, uv(newid)), (Int)ref.size());
+    EXPECT_EQ(P.n, Q.n);
+    EXPECT_EQ(P.nagg, Q.nagg);
+    EXPECT_EQ(ToHost(P.agg), ToHost(Q.agg)) << "n " << n << " kind " << kind;
+    EXPECT_EQ(ToHost(P.ptr), ToHost(Q.ptr)) << "n " << n << " kind " << kind;
+    EXPECT_EQ(ToHost(P.rows), ToHost(Q.rows)) << "n " << n << " kind " << kind;
+    auto hnew = ToHost(newid);
+    for (Int a = 0; a < (Int)ref.size(); a++) EXPECT_EQ(hnew[ref[a]], a);
   }
 }
 

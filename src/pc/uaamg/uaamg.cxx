@@ -134,7 +134,13 @@ struct PC_UAAMG {
   ua::AuxGrid             aux;
   Int                     reach[3] = {0, 0, 0};
   View<Int>               cell; /* level-L cell of every local fine row (-1: in no aggregate) */
-  Aggregation             aggfull; /* fine rows -> all cells of the level-L grid (empty ones included) */
+  Aggregation             aggfull; /* fine rows -> their aggregates: every cell of the level-L grid (empty ones included)
+                                      for the stencil levels, the nonempty cells of this process for the CSR levels, the
+                                      leaves of the adaptive tree */
+  View<Int>               aggcell; /* CSR levels of the uniform tree: the level-L cell of every fine aggregate */
+  ColourPartition         blockcolours;   /* CSR levels: the fine aggregates by colour (the parity of their cells, or the
+                                             graph colouring of level 1 on the adaptive tree) */
+  std::vector<Int>        blockcolourids; /* CSR levels: the colours of fine aggregates present on some process */
   ua::FineBlocks          B;
   PetscInt                nagg = 0, nempty = 0, nmembers = 0, minsize = 0, maxsize = 0, ndecoupled = 0; /* global */
   PetscInt                nexact = 0, nfailed = 0;                                                      /* global */
@@ -288,13 +294,15 @@ static PetscErrorCode FineGhosts(PC_UAAMG *ua, Vec x, DeviceVec &gv)
 }
 
 /* the paper's fine-level smoother: coloured block Gauss-Seidel with the level-L aggregates as blocks; under MPI
-   each colour after a ghost exchange (blocks split by the partition are smoothed as independent pieces) */
+   each colour after a ghost exchange (blocks split by the partition are smoothed as independent pieces). The blocks of
+   one colour are the cells of that colour of the level-L grid (stencil levels), or the listed aggregates of this
+   process (CSR levels: no loop over the cells of the whole grid) */
 static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nsweeps, bool backward)
 {
   MGLevel         &L  = ua->H.levels[0];
   const CsrMatrix &Ad = DeviceMatLocalCsr(L.Ad), &Ao = DeviceMatGhostCsr(L.Ad);
-  const bool       adapt = ua->adaptive; /* blocks coloured by the graph colouring of level 1 */
-  const Int        nc = adapt ? (Int)ua->lev[1].colourids.size() : ua->lev[0].grid.ncolours();
+  const bool       listed = !ua->stencil; /* the blocks are the aggregates of this process, coloured by blockcolours */
+  const Int        nc = listed ? (Int)ua->blockcolourids.size() : ua->lev[0].grid.ncolours();
   const ua::Sweep  dir = backward ? ua::Sweep::Backward : ua::Sweep::Forward;
 
   PetscFunctionBegin;
@@ -303,7 +311,7 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
       DeviceVec bv, xv;
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
-      if (adapt) PetscCallCXX(ua::FineBlockGaussSeidel(ua->lev[1].colours, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
+      if (listed) PetscCallCXX(ua::FineBlockGaussSeidel(ua->blockcolours, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
       else PetscCallCXX(ua::FineBlockGaussSeidel(ua->lev[0].grid, ua->aggfull, ua->B, Ad, Ao, UView<const Scalar>(), dir, ua->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
@@ -321,7 +329,7 @@ static PetscErrorCode FineBlockSweeps(PC_UAAMG *ua, Vec b, Vec x, PetscInt nswee
       PetscCall(bv.Get(b, Access::Read));
       PetscCall(xv.Get(x, Access::ReadWrite));
       if (loose) PetscCallCXX(ua::FineLooseUpdate(ua->B, Ad, Ao, gv.cview(), ua->omega, bv.cview(), xv.view()));
-      else if (adapt) PetscCallCXX(ua::FineBlockGaussSeidelColour(ua->lev[1].colours, ua->aggfull, ua->B, Ad, Ao, gv.cview(), ua->lev[1].colourids[k], dir, ua->omega, bv.cview(), xv.view()));
+      else if (listed) PetscCallCXX(ua::FineBlockGaussSeidelColour(ua->blockcolours, ua->aggfull, ua->B, Ad, Ao, gv.cview(), ua->blockcolourids[k], dir, ua->omega, bv.cview(), xv.view()));
       else PetscCallCXX(ua::FineBlockGaussSeidelColour(ua->lev[0].grid, ua->aggfull, ua->B, Ad, Ao, gv.cview(), k, dir, ua->omega, bv.cview(), xv.view()));
       PetscCall(xv.Restore());
       PetscCall(bv.Restore());
@@ -385,8 +393,8 @@ public:
       for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::StencilGaussSeidel(G.S, sd, ua_->omega, bv.cview(), xv.view()));
     } else {
       const CsrMatrix &Ad = DeviceMatLocalCsr(Hierarchy().levels[0].Ad);
-      if (ua_->adaptive) {
-        const ColourPartition &C = lev_[1].colours;
+      if (!ua_->stencil) {
+        const ColourPartition &C = ua_->blockcolours;
         PetscCallCXX(ua::FineBlockGaussSeidelFromZero(C, ua_->aggfull, ua_->B, Ad, ua_->omega, bv.cview(), xv.view()));
         for (PetscInt s = 1; s < nsweeps; s++) PetscCallCXX(ua::FineBlockGaussSeidel(C, ua_->aggfull, ua_->B, Ad, CsrMatrix(), UView<const Scalar>(), ua::Sweep::Forward, ua_->omega, bv.cview(), xv.view()));
       } else {
@@ -622,6 +630,9 @@ static PetscErrorCode PCReset_UAAMG(PC pc)
   PetscCall(MGHierarchyReset(ua->H));
   PetscCallCXX(ua->cell = View<Int>());
   PetscCallCXX(ua->aggfull = Aggregation());
+  PetscCallCXX(ua->aggcell = View<Int>());
+  PetscCallCXX(ua->blockcolours = ColourPartition());
+  PetscCallCXX(ua->blockcolourids.clear());
   PetscCallCXX(ua->B = ua::FineBlocks());
   ua->stencil = false;
   ua->source  = CoordSource::None;
@@ -877,14 +888,16 @@ static PetscErrorCode UAAMGAdaptiveLevels(PC pc)
 }
 
 /* the coarse levels in CSR storage (any number of processes): the aggregates of a level are its nonempty cells on
-   this process (aggregates never cross processes), the next level merges the 2^d children of a parent cell */
+   this process (aggregates never cross processes), the next level merges the 2^d children of a parent cell. Every
+   array is over the rows and aggregates of this process: the cells of a level are those of its aggregates (cellof),
+   the next level's aggregates the distinct parents of these cells (CellAggregation), never an array over the cells of
+   the grid, which under MPI grows with the global problem. */
 static PetscErrorCode UAAMGCsrLevels(PC pc, bool *replicate)
 {
-  PC_UAAMG   *ua   = (PC_UAAMG *)pc->data;
-  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
-  Aggregation agg;
-  View<Int>   newid;
-  Int         n  = ua->H.levels[0].nlocal;
+  PC_UAAMG   *ua     = (PC_UAAMG *)pc->data;
+  MPI_Comm    comm   = PetscObjectComm((PetscObject)pc);
+  Aggregation agg    = ua->aggfull; /* level 1: the fine aggregates, the nonempty level-L cells of this process */
+  View<Int>   cellof = ua->aggcell;
   PetscInt    Nprev;
   PetscMPIInt size;
 
@@ -896,22 +909,17 @@ static PetscErrorCode UAAMGCsrLevels(PC pc, bool *replicate)
   }
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MatGetSize(pc->pmat, &Nprev, NULL));
-  /* level 1: the nonempty level-L cells of this process */
   ua::StencilGrid grid = ua->lev[0].grid;
-  PetscCallCXX(AggregationCreate(n, grid.ncells(), ucv(ua->cell), agg)); /* its own copy: compacted below */
-  PetscCallCXX(newid = View<Int>("uaamg newid", grid.ncells()));
   for (;;) {
     const PetscInt nlev = (PetscInt)ua->lev.size();
-    Int            nc;
+    const Int      nc   = agg.nagg;
     PetscInt       Nc;
-    PetscCallCXX(nc = AggregationCompact(agg, UView<Int>(newid.data(), newid.extent(0))));
     PetscCall(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
     if (Nc >= Nprev || Nc == 0) break; /* no coarsening left */
     UAAMGLevel G;
-    G.kind = LevelKind::Csr;
-    G.grid = grid;
-    PetscCallCXX(G.cellof = View<Int>("uaamg cellof", nc));
-    PetscCallCXX(ua::CellsOfAggregates(ucv(newid), UView<Int>(G.cellof.data(), nc)));
+    G.kind   = LevelKind::Csr;
+    G.grid   = grid;
+    G.cellof = cellof;
     PetscCall(UAAMGGalerkinLevel(pc, agg, nc));
     PetscCallCXX(ua->lev.push_back(G));
     Nprev = Nc;
@@ -920,13 +928,13 @@ static PetscErrorCode UAAMGCsrLevels(PC pc, bool *replicate)
       *replicate = true;
       break;
     }
-    /* the next level: parents of the cells of this level's aggregates */
-    ua::StencilGrid gc = ua::StencilGridCoarsen(grid);
-    View<Int>       parent("uaamg parent", nc);
-    PetscCallCXX(ua::ParentCells(grid, ucv(ua->lev.back().cellof), UView<Int>(parent.data(), nc)));
-    PetscCallCXX(AggregationCreate(nc, gc.ncells(), ucv(parent), agg));
-    PetscCallCXX(newid = View<Int>("uaamg newid", gc.ncells()));
-    grid = gc;
+    /* the next level: the parents of the cells of this level's aggregates */
+    View<Int> parent("uaamg parent", nc);
+    Int       nout;
+    PetscCallCXX(ua::ParentCells(grid, ucv(cellof), uv(parent)));
+    PetscCallCXX(nout = ua::CellAggregation(ucv(parent), agg, cellof));
+    PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " parent cells of level %" PetscInt_FMT " out of range", (PetscInt)nout, nlev);
+    grid = ua::StencilGridCoarsen(grid);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -943,7 +951,6 @@ static PetscErrorCode UAAMGReplicatedLevels(PC pc)
   const UAAMGLevel &Gk   = ua->lev.back();
   std::vector<Int>  lcell, gcell;
   Aggregation       agg;
-  View<Int>         newid;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_UAAMG_Galerkin, pc, 0, 0, 0));
@@ -968,18 +975,17 @@ static PetscErrorCode UAAMGReplicatedLevels(PC pc)
   while ((PetscInt)ua->lev.size() + (PetscInt)ua->rlev.size() - 1 < ua->max_levels && grid.ncells() > 1) {
     const Int       nf = (Int)ua->rlev.back().cellof.extent(0);
     ua::StencilGrid gc = ua::StencilGridCoarsen(grid);
-    View<Int>       parent("uaamg parent", nf);
-    Int             nc;
-    PetscCallCXX(ua::ParentCells(grid, ucv(ua->rlev.back().cellof), UView<Int>(parent.data(), nf)));
-    PetscCallCXX(AggregationCreate(nf, gc.ncells(), ucv(parent), agg));
-    PetscCallCXX(newid = View<Int>("uaamg newid", gc.ncells()));
-    PetscCallCXX(nc = AggregationCompact(agg, UView<Int>(newid.data(), newid.extent(0))));
+    View<Int>       parent("uaamg parent", nf), cellof;
+    Int             nc, nout;
+    PetscCallCXX(ua::ParentCells(grid, ucv(ua->rlev.back().cellof), uv(parent)));
+    PetscCallCXX(nout = ua::CellAggregation(ucv(parent), agg, cellof)); /* the distinct parents, ascending */
+    PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " parent cells of a replicated level out of range", (PetscInt)nout);
+    nc = agg.nagg;
     if (nc >= Nprev || nc == 0) break; /* no coarsening left */
     UAAMGLevel G;
-    G.kind = LevelKind::Csr;
-    G.grid = gc;
-    PetscCallCXX(G.cellof = View<Int>("uaamg cellof", nc));
-    PetscCallCXX(ua::CellsOfAggregates(ucv(newid), UView<Int>(G.cellof.data(), nc)));
+    G.kind   = LevelKind::Csr;
+    G.grid   = gc;
+    G.cellof = cellof;
     PetscCall(MGHierarchyAddLevelAggregation(T, agg));
     PetscCallCXX(ua->rlev.push_back(G));
     Nprev = nc;
@@ -1180,24 +1186,25 @@ static PetscErrorCode UAAMGAdaptiveColours(PC pc, PetscInt l)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the parity colours of the cells of a CSR level's aggregates (the uniform tree): rows of one colour are never coupled */
-static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, UAAMGLevel &G)
+/* the parity colours of the cells cellof of grid, the cells of the aggregates of a CSR level of the uniform tree (level
+   l; l = 0: the fine aggregates, the blocks of the fine smoother): C = the aggregates by colour, ids = the colours
+   present on some process. Aggregates of one colour are never coupled. */
+static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, const ua::StencilGrid &grid, const View<Int> &cellof, ColourPartition &C, std::vector<Int> &ids)
 {
-  const Int        m = (Int)G.cellof.extent(0), ncol = G.grid.ncolours();
+  const Int        m = (Int)cellof.extent(0), ncol = grid.ncolours();
   View<Int>        colour("uaamg colour", m);
   std::vector<Int> cnt(ncol);
   Int              nout;
 
   PetscFunctionBegin;
-  PetscCallCXX(ua::CellColours(G.grid, ucv(G.cellof), UView<Int>(colour.data(), m)));
-  PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), ncol, G.colours));
+  PetscCallCXX(ua::CellColours(grid, ucv(cellof), UView<Int>(colour.data(), m)));
+  PetscCallCXX(nout = ColourPartitionCreate(m, ucv(colour), ncol, C));
   PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " aggregates of level %" PetscInt_FMT " have no colour", (PetscInt)nout, l);
-  for (Int c = 0; c < ncol; c++) cnt[c] = G.colours.hoffsets(c + 1) - G.colours.hoffsets(c);
+  for (Int c = 0; c < ncol; c++) cnt[c] = C.hoffsets(c + 1) - C.hoffsets(c);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt.data(), (PetscMPIInt)ncol, MPIU_INT, MPI_SUM, comm));
-  G.colourids.clear();
+  ids.clear();
   for (Int c = 0; c < ncol; c++)
-    if (cnt[c]) G.colourids.push_back(c);
-  G.ncolours = (PetscInt)G.colourids.size();
+    if (cnt[c]) ids.push_back(c);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1292,11 +1299,27 @@ static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
     UAAMGLevel &G = ua->lev[l];
     if (G.kind != LevelKind::Csr) continue;
     if (ua->adaptive) PetscCall(UAAMGAdaptiveColours(pc, l));
-    else if (!(ua->H.replicated && l == nl - 1)) PetscCall(UAAMGCellColours(comm, l, G)); /* (H's coarsest level is smoothed as the replicated level 0) */
+    else if (!(ua->H.replicated && l == nl - 1)) { /* (H's coarsest level is smoothed as the replicated level 0) */
+      PetscCall(UAAMGCellColours(comm, l, G.grid, G.cellof, G.colours, G.colourids));
+      G.ncolours = (PetscInt)G.colourids.size();
+    }
+  }
+  if (nl > 1 && !ua->stencil && !refresh) {
+    /* the colours of the fine blocks: those of level 1, whose rows are the fine aggregates (on the uniform tree the
+       parity of their cells, level 1's grid being the level-L grid), or, when level 1 is smoothed as the first
+       replicated level, the parity colours of their cells here */
+    if (ua->adaptive || !(ua->H.replicated && nl == 2)) {
+      ua->blockcolours   = ua->lev[1].colours;
+      ua->blockcolourids = ua->lev[1].colourids;
+    } else PetscCall(UAAMGCellColours(comm, 0, ua->lev[0].grid, ua->aggcell, ua->blockcolours, ua->blockcolourids));
   }
   for (size_t l = 0; l < ua->rlev.size() && !refresh; l++) {
-    if (l == 0) PetscCall(UAAMGReplicatedColours(pc, ua->rlev[0]));
-    else PetscCall(UAAMGCellColours(PETSC_COMM_SELF, nl - 1 + (PetscInt)l, ua->rlev[l]));
+    UAAMGLevel &G = ua->rlev[l];
+    if (l == 0) PetscCall(UAAMGReplicatedColours(pc, G));
+    else {
+      PetscCall(UAAMGCellColours(PETSC_COMM_SELF, nl - 1 + (PetscInt)l, G.grid, G.cellof, G.colours, G.colourids));
+      G.ncolours = (PetscInt)G.colourids.size();
+    }
   }
   PetscCall(UAAMGDiagonals(pc, ua->H, ua->lev));
   if (ua->H.replicated) PetscCall(UAAMGDiagonals(pc, ua->H.replicated->T, ua->rlev));
@@ -1402,13 +1425,17 @@ static PetscErrorCode PCSetUp_UAAMG(PC pc)
       const Int            n0 = ua->H.levels[0].nlocal;
       Int                  nout = 0;
       ua::AggregateStats   st;
-      PetscInt             v[3];
-      if (!ua->adaptive) PetscCallCXX(nout = AggregationCreate(n0, F.grid.ncells(), ucv(ua->cell), ua->aggfull)); /* else the leaves of the adaptive tree */
+      PetscInt             v[2];
+      /* the stencil levels hold every cell of the grid; the CSR levels the nonempty cells of this process only (their
+         number follows the local rows, where the grid's follows the global problem); the adaptive tree its leaves */
+      if (ua->adaptive) { /* aggfull: the leaves */
+      } else if (ua->stencil) PetscCallCXX(nout = AggregationCreate(n0, F.grid.ncells(), UView<const Int>(ua->cell.data(), n0), ua->aggfull));
+      else PetscCallCXX(nout = ua::CellAggregation(UView<const Int>(ua->cell.data(), n0), ua->aggfull, ua->aggcell));
       PetscCheck(nout == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCUAAMG: %" PetscInt_FMT " cell ids outside the grid", (PetscInt)nout);
       PetscCallCXX(st = ua::AggregateSizes(ua->aggfull));
-      v[0] = st.nagg - st.nempty, v[1] = st.nmembers, v[2] = st.nempty;
-      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 3, MPIU_INT, MPI_SUM, comm));
-      ua->nagg = v[0], ua->nmembers = v[1], ua->nempty = size == 1 && !ua->adaptive ? v[2] : -1;
+      v[0] = st.nagg - st.nempty, v[1] = st.nmembers;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_SUM, comm));
+      ua->nagg = v[0], ua->nmembers = v[1], ua->nempty = size == 1 && !ua->adaptive ? (PetscInt)F.grid.ncells() - v[0] : -1;
       PetscCall(MPIU_Allreduce(&st.maxsize, &ua->maxsize, 1, MPIU_INT, MPI_MAX, comm));
       v[0] = st.nagg > st.nempty ? st.minsize : PETSC_MAX_INT;
       PetscCall(MPIU_Allreduce(v, &ua->minsize, 1, MPIU_INT, MPI_MIN, comm));

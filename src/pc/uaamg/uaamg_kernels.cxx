@@ -1332,14 +1332,31 @@ void IntsFromScalars(UView<const Scalar> s, UView<Int> v)
     });
 }
 
-void CellsOfAggregates(UView<const Int> newid, UView<Int> cellof)
+Int CompactCells(UView<const Int> cell, UView<Int> id, View<Int> &cells)
 {
-  const Int n = (Int)newid.extent(0);
-  if (n == 0) return;
+  const Int n = (Int)cell.extent(0);
+  if (n == 0) {
+    cells = View<Int>("uaamg cells", 0);
+    return 0;
+  }
+  View<std::uint64_t> key(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg cell keys")), n);
+  View<std::uint64_t> uniq;
   Kokkos::parallel_for(
-    "petsckp::uaamg::CellsOfAggregates", range(n), KOKKOS_LAMBDA(const Int c) {
-      if (newid(c) >= 0) cellof(newid(c)) = c;
-    });
+    "petsckp::uaamg::CellKeys", range(n), KOKKOS_LAMBDA(const Int i) { key(i) = cell(i) >= 0 ? (std::uint64_t)cell(i) : kNoKey; });
+  const Int m = KeyCompact(ucv(key), id, &uniq); /* a sort of n keys of log2(largest cell) bits */
+  cells       = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg cells")), m);
+  auto c      = cells;
+  Kokkos::parallel_for(
+    "petsckp::uaamg::CellsOfKeys", range(m), KOKKOS_LAMBDA(const Int a) { c(a) = (Int)uniq(a); });
+  return m;
+}
+
+Int CellAggregation(UView<const Int> cell, Aggregation &P, View<Int> &cellof)
+{
+  const Int n = (Int)cell.extent(0);
+  View<Int> id(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("uaamg cell aggregate")), n);
+  const Int m = CompactCells(cell, uv(id), cellof);
+  return AggregationCreate(n, m, ucv(id), P);
 }
 
 void ParentCells(const StencilGrid &g, UView<const Int> cellof, UView<Int> parent)

@@ -18,9 +18,11 @@
    cell, points outside a user box to the nearest cell); a degenerate axis gives t_a = 0. Rows flagged as decoupled
    (DecoupledRows: no nonzero off-diagonal entry, e.g. Dirichlet rows kept in the matrix) and DoFs with a non-finite
    coordinate get -1: they are in no aggregate, P has a zero row there, and the fine smoother updates them by
-   Jacobi. The aggregates and their inverse map are kp_galerkin's Aggregation (AggregationCreate on the cell
-   ids, one aggregate per cell, empty cells included); AggRestrict / AggProlong are the fine <-> level-L transfers
-   of Sec. 4.3.
+   Jacobi. The aggregates and their inverse map are kp_galerkin's Aggregation: for the stencil levels
+   AggregationCreate on the cell ids, one aggregate per cell, empty cells included; for the levels stored as CSR
+   CellAggregation, one aggregate per cell that holds a row of the process, numbered in ascending cell order (its
+   arrays follow the local rows, where the grid follows the global problem). AggRestrict / AggProlong are the
+   fine <-> level-L transfers of Sec. 4.3.
 
    Reach (Sec. 4.4's 9/27-point claim, made precise). The paper asserts that A_L has a 9-point (27-point) stencil;
    that holds only when no fine edge a_ij joins cells more than one cell apart in an axis, which fails on graded
@@ -470,9 +472,17 @@ void RealsFromScalars(UView<const Scalar> s, UView<Real> x);
 /* v(i) = (Int) s(i), for integer values carried in Scalar vectors (cell ids through a ghost exchange); s must hold
    integers */
 void IntsFromScalars(UView<const Scalar> s, UView<Int> v);
-/* For a compacted aggregation (AggregationCompact with newid over the cells of a grid): cellof(newid(c)) = c for every
-   cell c with newid(c) >= 0 (cellof has the compacted count of entries) */
-void CellsOfAggregates(UView<const Int> newid, UView<Int> cellof);
+/* The cells that hold a row: cells = the distinct values c >= 0 of cell (one per row, -1: none), ascending, and
+   id(i) = the position of cell(i) in cells (-1 where cell(i) < 0); returns their number. A radix sort of the cell ids
+   (kp_segsort's KeyCompact), so that work and memory follow the number of rows, not the number of cells of the grid
+   (a process of an MPI run holds a small part of the auxiliary grid). The numbering is the one AggregationCompact
+   gives the nonempty cells when the aggregation spans every cell of the grid. */
+Int CompactCells(UView<const Int> cell, UView<Int> id, View<Int> &cells);
+/* P = the aggregation of the rows by their cells (cell.extent(0) rows, -1: in no aggregate) with one aggregate per
+   nonempty cell, numbered by CompactCells, and cellof(J) = the cell of aggregate J: what AggregationCreate over every
+   cell of the grid followed by AggregationCompact gives, without an array over the grid. Returns AggregationCreate's
+   count of entries out of range (0). */
+Int CellAggregation(UView<const Int> cell, Aggregation &P, View<Int> &cellof);
 /* parent(a) = g.parent(cellof(a)): the cell on StencilGridCoarsen(g) of every aggregate of a level whose aggregates
    sit in the cells cellof of g */
 void ParentCells(const StencilGrid &g, UView<const Int> cellof, UView<Int> parent);
