@@ -667,4 +667,12 @@ int main(int argc, char **argv)
     filter: grep "deflat\|coarse solve\|E: \|type: dcg\|check"
     output_file: output/bubbly_3d_dcg_view_pipelined.out
 
+  # the single-reduction recurrence's (p, P A p) turns nonpositive after a re-projection of the deflated residual
+  # (iteration 98 here): DCG restarts from the true residual and converges; it must not call the SPD operator indefinite
+  test:
+    suffix: 3d_pipelined_recurrence_restart
+    args: -dim 3 -n 96 -geometry bubble8 -contrast 1e-6 -ksp_dcg_blocks 8,8,8 -pc_neumann_terms 2 -ksp_dcg_pipelined -ksp_rtol 1e-8
+    filter: grep "check"
+    output_file: output/bubbly_3d_pipelined_recurrence_restart.out
+
 TEST*/
