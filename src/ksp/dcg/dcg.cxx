@@ -1402,7 +1402,10 @@ static PetscErrorCode KSPView_DCG(KSP ksp, PetscViewer viewer)
      (p = M^-1 r_hat; a residual replacement in the sense of van der Vorst and Ye). A breakdown (p, P A p) <= 0
      although (p, A p) > 0 (rounding, not an indefinite A) and a drift that returns one iteration after a
      re-projection lead to the same restart; a clearly negative (p, P A p) (below -sqrt(eps) (p, A p): for a
-     symmetric positive definite A it is a Schur complement, >= 0 up to rounding) is an A that is not SPD;
+     symmetric positive definite A it is a Schur complement, >= 0 up to rounding) is an A that is not SPD. In the
+     single-reduction iteration (p, P A p) comes from a recurrence, delta - beta gamma / alpha_old, which a
+     re-projection of r_hat or rounding can make nonpositive for an SPD A: that restarts from the true residual, and
+     only (u, P A u), formed directly, can show an A that is not SPD;
    - stops with `KSP_DIVERGED_BREAKDOWN` when a restart finds the true residual norm not below half that of the
      previous restart (or of the start): the attainable accuracy of the deflation is reached (`-info` says why);
      an indefinite A still gives `KSP_DIVERGED_INDEFINITE_MAT`;
