@@ -125,8 +125,9 @@ void EdgeRowSums(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghos
    fastest), Po the ghost block with nghost columns, the column of a coarse point outside the block being
    ghostid(box index) in the box cxs-1 .. cxs+cxm per direction (cxm+2 points per direction, x fastest; see
    ProlongationGhostBox). Columns ascend in every row of Pd (and of Po when ghostid ascends with the box index).
-   One kernel over the rows: the row offsets of both blocks follow from 1D prefix sums of the stencils' lengths
-   (O(xm[0] + xm[1] + xm[2]) on the host, copied to the device), without a count pass and a scan. */
+   One kernel over the rows: the row offsets of both blocks follow from 1D prefix sums of the stencils' lengths, and
+   the columns and weights from the 1D stencils, all tabulated per direction (O(xm[0] + xm[1] + xm[2]) on the host,
+   copied to the device), without a count pass and a scan. */
 void StructuredProlongation(const Int M[3], const bool constantedge[3], const Int xs[3], const Int xm[3], const Int cxs[3], const Int cxm[3], UView<const Int> ghostid, Int nghost, CsrMatrix &Pd, CsrMatrix &Po);
 /* the coarse index range [lo, hi] (hi < lo: none) that the interpolation reaches from fine points s .. e-1 of a line of
    M points */
