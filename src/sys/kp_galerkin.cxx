@@ -514,29 +514,6 @@ Int FlagCount(UView<const Int> flag)
 /* ---------------------------------------------------------------------------------------------------------------- */
 /* building blocks of the distributed Galerkin product */
 
-bool CsrConcatColumns(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, Int ncols, CsrMatrix &C)
-{
-  if (A.nrows != B.nrows) return false;
-  const Int  m = A.nrows, shift = A.ncols;
-  const bool mapped = bmap.extent(0) > 0;
-  auto       arp = A.rowptr, brp = B.rowptr;
-  auto       aci = A.colidx, bci = B.colidx;
-  View<Int>  crp("concat rowptr", m + 1);
-  Kokkos::parallel_for(
-    "petsckp::CsrConcatColumnsCount", range(m), KOKKOS_LAMBDA(Int i) { crp(i) = (arp(i + 1) - arp(i)) + (brp(i + 1) - brp(i)); });
-  const Int nnz = ExclusiveScan(crp, m, "petsckp::CsrConcatColumnsScan");
-  CsrAllocate(C, m, ncols, crp, nnz, "concat");
-  auto cci = C.colidx;
-  Kokkos::parallel_for(
-    "petsckp::CsrConcatColumnsFill", range(m), KOKKOS_LAMBDA(Int i) {
-      Int q = crp(i);
-      for (Int k = arp(i); k < arp(i + 1); k++) cci(q++) = aci(k);
-      for (Int k = brp(i); k < brp(i + 1); k++) cci(q++) = (Ordinal)(shift + (mapped ? bmap(bci(k)) : (Int)bci(k)));
-    });
-  CsrConcatColumnsNumeric(A, B, C);
-  return true;
-}
-
 void CsrConcatColumnsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
 {
   auto arp = A.rowptr, brp = B.rowptr, crp = C.rowptr;
@@ -547,33 +524,6 @@ void CsrConcatColumnsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &
       for (Int k = arp(i); k < arp(i + 1); k++) cv(q++) = av(k);
       for (Int k = brp(i); k < brp(i + 1); k++) cv(q++) = bv(k);
     });
-}
-
-void CsrConcatRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
-{
-  const Int ma = A.nrows, mb = B.nrows, nnza = A.nnz;
-  auto      arp = A.rowptr, brp = B.rowptr;
-  auto      aci = A.colidx, bci = B.colidx;
-  View<Int> crp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("concat rows rowptr")), ma + mb + 1);
-  Kokkos::parallel_for(
-    "petsckp::CsrConcatRowsPtr", range(ma + mb + 1), KOKKOS_LAMBDA(Int i) {
-      if (i < ma) crp(i) = arp(i);
-      else if (mb > 0 || i > ma) crp(i) = nnza + brp(i - ma);
-      else crp(i) = nnza; /* i == ma and B has no rows */
-    });
-  CsrAllocate(C, ma + mb, A.ncols > B.ncols ? A.ncols : B.ncols, crp, A.nnz + B.nnz, "concat rows");
-  auto cci = C.colidx;
-  Kokkos::parallel_for(
-    "petsckp::CsrConcatRowsFill", range(A.nnz + B.nnz), KOKKOS_LAMBDA(Int k) { cci(k) = k < nnza ? aci(k) : bci(k - nnza); });
-  CsrConcatRowsNumeric(A, B, C);
-}
-
-void CsrConcatRowsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C)
-{
-  const Int nnza = A.nnz;
-  auto      av = A.vals, bv = B.vals, cv = C.vals;
-  Kokkos::parallel_for(
-    "petsckp::CsrConcatRowsNumeric", range(A.nnz + B.nnz), KOKKOS_LAMBDA(Int k) { cv(k) = k < nnza ? av(k) : bv(k - nnza); });
 }
 
 void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, View<Int> &src)
@@ -598,6 +548,92 @@ void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, Vie
       }
     });
   GatherValues(ucv(A.vals), ucv(src), uv(B.vals));
+}
+
+bool CsrExtractRows(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> rows, CsrMatrix &E, View<Int> &src)
+{
+  if (A.nrows != B.nrows) return false;
+  const Int k = (Int)rows.extent(0), shift = A.ncols;
+  auto      arp = A.rowptr, brp = B.rowptr;
+  auto      aci = A.colidx, bci = B.colidx;
+  auto      av = A.vals, bv = B.vals;
+  View<Int> erp("extract rowptr", k + 1);
+  Kokkos::parallel_for(
+    "petsckp::CsrExtractRowsConcatCount", range(k), KOKKOS_LAMBDA(Int r) {
+      const Int i = rows(r);
+      erp(r)      = (arp(i + 1) - arp(i)) + (brp(i + 1) - brp(i));
+    });
+  const Int nnz = ExclusiveScan(erp, k, "petsckp::CsrExtractRowsConcatScan");
+  CsrAllocate(E, k, A.ncols + B.ncols, erp, nnz, "extract");
+  src      = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("extract source")), nnz);
+  auto eci = E.colidx;
+  auto ev  = E.vals;
+  auto s   = src;
+  Kokkos::parallel_for(
+    "petsckp::CsrExtractRowsConcatFill", range(k), KOKKOS_LAMBDA(Int r) {
+      const Int i = rows(r), c = arp(i) + brp(i); /* row i of [A | B] starts at entry c */
+      Int       q = erp(r);
+      for (Int e = arp(i); e < arp(i + 1); e++, q++) eci(q) = aci(e), ev(q) = av(e), s(q) = c + (e - arp(i));
+      for (Int e = brp(i); e < brp(i + 1); e++, q++) eci(q) = (Ordinal)(shift + bci(e)), ev(q) = bv(e), s(q) = c + (arp(i + 1) - arp(i)) + (e - brp(i));
+    });
+  return true;
+}
+
+bool CsrConcatBlocks(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, const CsrMatrix &G, Int ncols, CsrMatrix &C)
+{
+  if (A.nrows != B.nrows) return false;
+  const Int  m = A.nrows, mg = G.nrows, shift = A.ncols, nlead = A.nnz + B.nnz;
+  const bool mapped = bmap.extent(0) > 0;
+  auto       arp = A.rowptr, brp = B.rowptr, grp = G.rowptr;
+  auto       aci = A.colidx, bci = B.colidx, gci = G.colidx;
+  View<Int>  crp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("concat blocks rowptr")), m + mg + 1);
+  /* the row offsets without a scan: row i < m of [A | B] starts at A.rowptr(i) + B.rowptr(i), row r of G at nlead +
+     G.rowptr(r) */
+  Kokkos::parallel_for(
+    "petsckp::CsrConcatBlocksPtr", range(m + mg + 1), KOKKOS_LAMBDA(Int i) {
+      if (i < m) crp(i) = arp(i) + brp(i);
+      else if (mg > 0) crp(i) = nlead + grp(i - m);
+      else crp(i) = nlead; /* i == m and G has no rows */
+    });
+  CsrAllocate(C, m + mg, ncols, crp, nlead + G.nnz, "concat blocks");
+  auto cci = C.colidx;
+  if (m > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrConcatBlocksFill", range(m), KOKKOS_LAMBDA(Int i) {
+        Int q = arp(i) + brp(i);
+        for (Int k = arp(i); k < arp(i + 1); k++) cci(q++) = aci(k);
+        for (Int k = brp(i); k < brp(i + 1); k++) cci(q++) = (Ordinal)(shift + (mapped ? bmap(bci(k)) : (Int)bci(k)));
+      });
+  if (G.nnz > 0)
+    Kokkos::parallel_for(
+      "petsckp::CsrConcatBlocksFillRows", range(G.nnz), KOKKOS_LAMBDA(Int k) { cci(nlead + k) = gci(k); });
+  CsrConcatBlocksNumeric(A, B, G, C);
+  return true;
+}
+
+void CsrConcatBlocksNumeric(const CsrMatrix &A, const CsrMatrix &B, const CsrMatrix &G, CsrMatrix &C)
+{
+  const Int nlead = A.nnz + B.nnz;
+  CsrMatrix L = CsrLeadingRowsShared(C, A.nrows, nlead);
+
+  CsrConcatColumnsNumeric(A, B, L);
+  if (G.nnz > 0) {
+    auto gv = G.vals, cv = C.vals;
+    Kokkos::parallel_for(
+      "petsckp::CsrConcatBlocksNumericRows", range(G.nnz), KOKKOS_LAMBDA(Int k) { cv(nlead + k) = gv(k); });
+  }
+}
+
+CsrMatrix CsrLeadingRowsShared(const CsrMatrix &A, Int nrows, Int nnz)
+{
+  CsrMatrix B;
+  B.nrows  = nrows;
+  B.ncols  = A.ncols;
+  B.nnz    = nnz;
+  B.rowptr = Kokkos::subview(A.rowptr, Kokkos::make_pair((Int)0, nrows + 1));
+  B.colidx = A.colidx;
+  B.vals   = A.vals;
+  return B;
 }
 
 void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out)

@@ -143,20 +143,27 @@ namespace petsckp
    is the caller's; these kernels only reshape device CSR matrices, and each has a numeric phase that refreshes the
    values on the same pattern. */
 
-/* C = [A | B]: row i of C holds the entries of row i of A, then those of row i of B with their columns moved to
-   A.ncols + bmap(c) (bmap empty: A.ncols + c); C has ncols columns. Requires A.nrows == B.nrows (false otherwise,
-   C untouched). Column order within a row is kept (not sorted). */
-bool CsrConcatColumns(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, Int ncols, CsrMatrix &C);
-/* the values of C = [A | B] on the pattern of CsrConcatColumns */
+/* C = [[A | B]; G]: row i < A.nrows holds the entries of row i of A, then those of row i of B with their columns moved
+   to A.ncols + bmap(c) (bmap empty: A.ncols + c); then come the rows of G (columns as they are). C has ncols columns;
+   the values are copied. Requires A.nrows == B.nrows (false otherwise, C untouched). Column order within a row is
+   kept (not sorted). One pass: the row offsets are those of A and B added (row i of [A | B] starts at entry
+   A.rowptr(i) + B.rowptr(i)), without a scan; the leading A.nrows rows of C are [A | B] (CsrLeadingRowsShared with
+   A.nnz + B.nnz entries). */
+bool CsrConcatBlocks(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> bmap, const CsrMatrix &G, Int ncols, CsrMatrix &C);
+/* the values of C = [[A | B]; G] on the pattern of CsrConcatBlocks */
+void CsrConcatBlocksNumeric(const CsrMatrix &A, const CsrMatrix &B, const CsrMatrix &G, CsrMatrix &C);
+/* the values of C = [A | B] (e.g. the leading rows of a CsrConcatBlocks) */
 void CsrConcatColumnsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
-
-/* C = [A; B]: the rows of B after those of A, C.ncols = max(A.ncols, B.ncols); the values copied (the numeric phase is
-   the same call's copy of the values: CsrConcatRowsNumeric) */
-void CsrConcatRows(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
-void CsrConcatRowsNumeric(const CsrMatrix &A, const CsrMatrix &B, CsrMatrix &C);
+/* the first nrows rows of A (nnz entries: A.rowptr(nrows), which the caller knows) sharing A's views, no copy */
+CsrMatrix CsrLeadingRowsShared(const CsrMatrix &A, Int nrows, Int nnz);
 
 /* B = the rows rows(0..k-1) of A (in that order), with src(q) the entry of A that entry q of B copies; values copied */
 void CsrExtractRows(const CsrMatrix &A, UView<const Int> rows, CsrMatrix &B, View<Int> &src);
+
+/* The same for the rows of [A | B] (the leading rows of CsrConcatBlocks without a map) without forming it: E = those rows (B's columns
+   moved to A.ncols + c), src(q) the entry of [A | B] that entry q of E copies (row i of [A | B] starts at entry
+   A.rowptr(i) + B.rowptr(i)). Requires A.nrows == B.nrows (false otherwise, E untouched). */
+bool CsrExtractRows(const CsrMatrix &A, const CsrMatrix &B, UView<const Int> rows, CsrMatrix &E, View<Int> &src);
 
 /* out(q) = v(idx(q)) for q < idx.extent(0) */
 void GatherValues(UView<const Scalar> v, UView<const Int> idx, UView<Scalar> out);

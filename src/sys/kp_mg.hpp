@@ -228,7 +228,7 @@ PetscErrorCode MGDistRowsReset(MGDistRows &M);
 struct MGRapDist {
   bool                 active = false;
   PetscSF              sfrow = nullptr, sfent = nullptr; /* ghost rows of P: over the rows, over their entries */
-  CsrMatrix            Ploc, Poth, Pext, Rext, Cx, Top, Off;
+  CsrMatrix            Pext, Ploc, Rext, Cx, Top, Off; /* P_ext = [P_local; P_ghost], P_local its leading rows (shared) */
   View<Int>            reqsrc, rperm, offsrc;
   View<Scalar>         dsend;
   std::vector<Scalar>  hsend, hrecv;

@@ -68,10 +68,10 @@ static PetscErrorCode ValuesToHost(const View<Scalar> &d, Int n, std::vector<Sca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ValuesToDevice(const std::vector<Scalar> &h, const View<Scalar> &d)
+static PetscErrorCode ValuesToDevice(const std::vector<Scalar> &h, const View<Scalar> &d, Int offset = 0)
 {
   PetscFunctionBegin;
-  if (!h.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(d, Kokkos::make_pair((Int)0, (Int)h.size())), HostUView<const Scalar>(h.data(), h.size())));
+  if (!h.empty()) PetscCallCXX(Kokkos::deep_copy(exec(), Kokkos::subview(d, Kokkos::make_pair(offset, offset + (Int)h.size())), HostUView<const Scalar>(h.data(), h.size())));
   PetscCallCXX(exec().fence());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -265,7 +265,7 @@ static PetscErrorCode RapDistGhostValues(MGRapDist &W)
   PetscCall(ValuesToHost(W.dsend, (Int)W.dsend.extent(0), W.hsend));
   PetscCall(PetscSFBcastBegin(W.sfent, MPIU_SCALAR, W.hsend.data(), W.hrecv.data(), MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(W.sfent, MPIU_SCALAR, W.hsend.data(), W.hrecv.data(), MPI_REPLACE));
-  PetscCall(ValuesToDevice(W.hrecv, W.Poth.vals));
+  PetscCall(ValuesToDevice(W.hrecv, W.Pext.vals, W.Ploc.nnz)); /* the ghost rows: the rows of P_ext after P_local */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -333,16 +333,11 @@ static PetscErrorCode CsrLeadingRows(const CsrMatrix &A, Int nrows, bool copycol
 
   PetscFunctionBegin;
   if (nrows > 0) PetscCallCXX(Kokkos::deep_copy(nnz, Kokkos::subview(A.rowptr, nrows)));
-  B        = CsrMatrix();
-  B.nrows  = nrows;
-  B.ncols  = A.ncols;
-  B.nnz    = nnz;
-  B.rowptr = Kokkos::subview(A.rowptr, Kokkos::make_pair((Int)0, nrows + 1));
-  B.vals   = A.vals;
+  PetscCallCXX(B = CsrLeadingRowsShared(A, nrows, nnz));
   if (copycols) {
     PetscCallCXX(B.colidx = View<Ordinal>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("leading rows colidx")), nnz));
     if (nnz > 0) PetscCallCXX(Kokkos::deep_copy(exec(), B.colidx, Kokkos::subview(A.colidx, Kokkos::make_pair((Int)0, nnz))));
-  } else B.colidx = A.colidx;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -382,12 +377,11 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscSFCreate(comm, &W.sfrow));
   PetscCall(PetscSFSetGraph(W.sfrow, (PetscInt)req.size(), (PetscInt)gA.size(), NULL, PETSC_COPY_VALUES, rremote.data(), PETSC_COPY_VALUES));
   PetscCall(PetscSFSetUp(W.sfrow));
-  PetscCallCXX(ok = CsrConcatColumns(Pd, Po, UView<const Int>(), mc + (Int)gP.size(), W.Ploc)); /* columns: local, then gP */
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of P have different numbers of rows");
   {
     View<Int> dreq;
     PetscCall(IntsToDevice(req, dreq, "ghost rows of P requested"));
-    PetscCallCXX(CsrExtractRows(W.Ploc, ucv(dreq), Preq, W.reqsrc));
+    PetscCallCXX(ok = CsrExtractRows(Pd, Po, ucv(dreq), Preq, W.reqsrc)); /* rows of [Pd | Po]: columns local, then mc + gP's */
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of P have different numbers of rows");
     PetscCall(CsrStructureToHost(Preq, qrp, qci));
     PetscCallCXX(rootinfo.assign(2 * req.size(), 0));
     for (size_t r = 0; r < req.size(); r++) rootinfo[2 * r] = qrp[r], rootinfo[2 * r + 1] = qrp[r + 1] - qrp[r];
@@ -412,7 +406,8 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCall(PetscSFBcastEnd(W.sfent, MPIU_INT, rootcol.data(), leafcol.data(), MPI_REPLACE));
 
   /* 2. the compact coarse column space of this rank: its columns, then E = the ghost columns of P and of the ghost
-        rows (ascending); P_local and P_ghost in it, AP = [Ad | Ao] [P_local; P_ghost], C = P_local^T AP */
+        rows (ascending); P_ext = [P_local; P_ghost] in it, P_local = [Pd | Po] its leading rows, formed in one pass;
+        AP = [Ad | Ao] P_ext, C = P_local^T AP */
   PetscCallCXX(E.assign(gP.begin(), gP.end()));
   for (PetscInt c : leafcol)
     if (c < cstart || c >= cend) PetscCallCXX(E.push_back(c));
@@ -423,12 +418,15 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   {
     std::vector<Int> pmap(gP.size()), orp(gA.size() + 1, 0), oci(nleafent);
     View<Int>        dmap;
+    CsrMatrix        Poth;
     for (size_t j = 0; j < gP.size(); j++) pmap[j] = posE(gP[j]);
     PetscCall(IntsToDevice(pmap, dmap, "ghost columns of P"));
-    PetscCallCXX(CsrRemapColumns(W.Ploc, mc, ucv(dmap), mc + nE));
     for (size_t r = 0; r < gA.size(); r++) orp[r + 1] = orp[r] + (Int)leafinfo[2 * r + 1];
     for (Int k = 0; k < nleafent; k++) oci[k] = leafcol[k] >= cstart && leafcol[k] < cend ? leafcol[k] - cstart : mc + posE(leafcol[k]);
-    PetscCall(CsrFromHost((Int)gA.size(), mc + nE, orp, oci, nullptr, W.Poth));
+    PetscCall(CsrFromHost((Int)gA.size(), mc + nE, orp, oci, nullptr, Poth)); /* the values: RapDistGhostValues, into P_ext */
+    PetscCallCXX(ok = CsrConcatBlocks(Pd, Po, ucv(dmap), Poth, mc + nE, W.Pext));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks of P have different numbers of rows");
+    W.Ploc = CsrLeadingRowsShared(W.Pext, mf, Pd.nnz + Po.nnz);
   }
   PetscCallCXX(W.dsend = View<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("ghost rows of P send")), W.reqsrc.extent(0)));
   PetscCallCXX(W.hrecv.assign(nleafent, 0.0));
@@ -455,8 +453,6 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscCallCXX(exec().fence());
   PetscCall(PetscLogEventEnd(PETSCKP_MGGalerkinTranspose, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(PETSCKP_MGGalerkinLocal, 0, 0, 0, 0));
-  PetscCallCXX(CsrConcatRows(W.Ploc, W.Poth, W.Pext));
-  W.Pext.ncols = mc + nE;
   Ao.ncols = (Int)gA.size();
   PetscCallCXX(ok = GalerkinRapSymbolic(W.Rext, Ad, Ao, W.Pext, W.rap, W.Cx)); /* A P = [Ad | Ao] [P_local; P_ghost] */
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sizes of R, A and P do not chain in the distributed Galerkin product (A %" PetscInt_FMT " x (%" PetscInt_FMT " + %" PetscInt_FMT "), P %" PetscInt_FMT " x %" PetscInt_FMT ")", Ad.nrows, Ad.ncols, Ao.ncols, W.Pext.nrows, W.Pext.ncols);
@@ -480,7 +476,8 @@ PetscErrorCode MGRapDistSetUp(MPI_Comm comm, PetscKPDeviceMat A, PetscKPDeviceMa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* new values of C (same patterns: new values of A, or of P, e.g. truncated); W.Top shares the values of W.Cx */
+/* new values of C (same patterns: new values of A, or of P, e.g. truncated); W.Top shares the values of W.Cx, W.Ploc
+   those of W.Pext */
 PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDist &W)
 {
   CsrMatrix Ao = DeviceMatGhostCsr(A), Po = DeviceMatGhostCsr(P);
@@ -488,9 +485,8 @@ PetscErrorCode MGRapDistNumeric(PetscKPDeviceMat A, PetscKPDeviceMat P, MGRapDis
   PetscFunctionBegin;
   if (!P->mpi) Po = CsrMatrix(), Po.nrows = P->m, Po.rowptr = View<Int>("empty rowptr", P->m + 1);
   if (!A->mpi) Ao = CsrMatrix(), Ao.nrows = A->m, Ao.rowptr = View<Int>("empty rowptr", A->m + 1);
-  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(P), Po, W.Ploc));
-  PetscCall(RapDistGhostValues(W));
-  PetscCallCXX(CsrConcatRowsNumeric(W.Ploc, W.Poth, W.Pext));
+  PetscCallCXX(CsrConcatColumnsNumeric(DeviceMatLocalCsr(P), Po, W.Ploc)); /* the leading rows of P_ext */
+  PetscCall(RapDistGhostValues(W));                                          /* its ghost rows */
   PetscCallCXX(GatherValues(ucv(W.Ploc.vals), ucv(W.rperm), uv(W.Rext.vals)));
   PetscCallCXX(GalerkinRapNumeric(W.Rext, DeviceMatLocalCsr(A), Ao, W.Pext, W.rap, W.Cx));
   PetscCallCXX(GatherValues(ucv(W.Cx.vals), ucv(W.offsrc), uv(W.Off.vals)));

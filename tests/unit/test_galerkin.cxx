@@ -777,54 +777,92 @@ TEST(Galerkin, DistributedBlocksMatchReference)
     HostCsr   ha = RandomCsr(n, ncA, 71 + (unsigned)n), hb = RandomCsr(n, ncB, 73 + (unsigned)n, 4);
     CsrMatrix A = MakeDeviceCsr(ha), B = MakeDeviceCsr(hb);
 
-    /* [A | B] with and without a map of B's columns, and its numeric phase */
+    /* [[A | B]; G] with and without a map of B's columns, its numeric phase, and its leading rows [A | B] */
     std::vector<Int> bmap(ncB);
     for (Int c = 0; c < ncB; c++) bmap[c] = 2 * c + 1;
     auto      dmap = ToDevice(bmap);
-    CsrMatrix C, Cm;
-    ASSERT_TRUE(CsrConcatColumns(A, B, UView<const Int>(), ncA + ncB, C));
-    ExpectCsrEq(C, RefConcatColumns(ha, hb, {}, ncA + ncB), 0.0);
-    ASSERT_TRUE(CsrConcatColumns(A, B, ucv(dmap), ncA + 2 * ncB, Cm));
-    ExpectCsrEq(Cm, RefConcatColumns(ha, hb, bmap, ncA + 2 * ncB), 0.0);
-    Kokkos::deep_copy(A.vals, 2.0);
-    CsrConcatColumnsNumeric(A, B, Cm);
-    {
-      HostCsr ha2 = ha;
-      for (auto &v : ha2.vals) v = 2.0;
-      ExpectCsrEq(Cm, RefConcatColumns(ha2, hb, bmap, ncA + 2 * ncB), 0.0);
-    }
-    A = MakeDeviceCsr(ha);
-    CsrMatrix Bad = MakeDeviceCsr(RandomCsr(n + 1, 3, 5));
-    EXPECT_FALSE(CsrConcatColumns(A, Bad, UView<const Int>(), ncA + 3, C));
-
-    /* [A; B] (rows), the rows extracted again */
-    CsrMatrix S;
-    CsrConcatRows(A, B, S);
-    {
-      HostCsr ref = ha;
-      ref.ncols   = std::max(ncA, ncB);
-      ref.nrows   = 2 * n;
-      for (Int i = 0; i < hb.nrows; i++) {
-        for (Int k = hb.rowptr[i]; k < hb.rowptr[i + 1]; k++) ref.colidx.push_back(hb.colidx[k]), ref.vals.push_back(hb.vals[k]);
+    HostCsr   hg   = RandomCsr(n / 3 + (n % 2), ncA + 2 * ncB, 79 + (unsigned)n, 5);
+    CsrMatrix G    = MakeDeviceCsr(hg), C, Cm;
+    auto      refBlocks = [&](const HostCsr &a, const HostCsr &b, const std::vector<Int> &map, Int ncols) {
+      HostCsr ref = RefConcatColumns(a, b, map, ncols);
+      ref.nrows += hg.nrows;
+      for (Int r = 0; r < hg.nrows; r++) {
+        for (Int k = hg.rowptr[r]; k < hg.rowptr[r + 1]; k++) ref.colidx.push_back(hg.colidx[k]), ref.vals.push_back(hg.vals[k]);
         ref.rowptr.push_back((Int)ref.colidx.size());
       }
-      ExpectCsrEq(S, ref, 0.0);
-      std::vector<Int> rows;
-      for (Int i = 2 * n - 1; i >= 0; i -= 3) rows.push_back(i);
-      auto      drows = ToDevice(rows);
-      CsrMatrix X;
-      View<Int> src;
+      return ref;
+    };
+    ASSERT_TRUE(CsrConcatBlocks(A, B, UView<const Int>(), CsrMatrix(), ncA + ncB, C)); /* no rows below: [A | B] */
+    ExpectCsrEq(C, RefConcatColumns(ha, hb, {}, ncA + ncB), 0.0);
+    ASSERT_TRUE(CsrConcatBlocks(A, B, ucv(dmap), G, ncA + 2 * ncB, Cm));
+    ExpectCsrEq(Cm, refBlocks(ha, hb, bmap, ncA + 2 * ncB), 0.0);
+    {
+      const CsrMatrix L   = CsrLeadingRowsShared(Cm, n, A.nnz + B.nnz);
+      const HostCsr   ref = RefConcatColumns(ha, hb, bmap, ncA + 2 * ncB);
+      auto            ci = ToHost(L.colidx);
+      auto            va = ToHost(L.vals);
+      EXPECT_EQ(L.nrows, n);
+      EXPECT_EQ(L.nnz, (Int)ref.colidx.size());
+      EXPECT_EQ(ToHost(L.rowptr), ref.rowptr);
+      EXPECT_EQ(std::vector<Int>(ci.begin(), ci.begin() + L.nnz), ref.colidx);
+      EXPECT_EQ(std::vector<Scalar>(va.begin(), va.begin() + L.nnz), ref.vals);
+    }
+    Kokkos::deep_copy(A.vals, 2.0);
+    Kokkos::deep_copy(G.vals, 3.0);
+    CsrConcatBlocksNumeric(A, B, G, Cm);
+    {
+      HostCsr ha2 = ha, hg2 = hg;
+      for (auto &v : ha2.vals) v = 2.0;
+      for (auto &v : hg2.vals) v = 3.0;
+      std::swap(hg, hg2);
+      ExpectCsrEq(Cm, refBlocks(ha2, hb, bmap, ncA + 2 * ncB), 0.0);
+      std::swap(hg, hg2);
+    }
+    A = MakeDeviceCsr(ha);
+    G = MakeDeviceCsr(hg);
+    /* the numeric phase of the leading rows alone writes the leading values of C */
+    {
+      Kokkos::deep_copy(A.vals, 5.0);
+      CsrMatrix L = CsrLeadingRowsShared(Cm, n, A.nnz + B.nnz);
+      CsrConcatColumnsNumeric(A, B, L);
+      HostCsr ha5 = ha;
+      for (auto &v : ha5.vals) v = 5.0;
+      HostCsr ref = refBlocks(ha5, hb, bmap, ncA + 2 * ncB);
+      for (Int k = A.nnz + B.nnz; k < (Int)ref.vals.size(); k++) ref.vals[k] = 3.0; /* G's values of the last call */
+      ExpectCsrEq(Cm, ref, 0.0);
+      A = MakeDeviceCsr(ha);
+    }
+    CsrMatrix Bad = MakeDeviceCsr(RandomCsr(n + 1, 3, 5));
+    EXPECT_FALSE(CsrConcatBlocks(A, Bad, UView<const Int>(), G, ncA + 3, C));
+
+    /* rows extracted from a matrix, and from [A | B] without forming it (the same rows, sources in [A | B]) */
+    {
+      HostCsr          ref = refBlocks(ha, hb, {}, ncA + ncB);
+      CsrMatrix        S   = MakeDeviceCsr(ref);
+      std::vector<Int> rows, rows2;
+      for (Int i = ref.nrows - 1; i >= 0; i -= 3) rows.push_back(i);
+      for (Int i = n - 1; i >= 0; i -= 2) rows2.push_back(i);
+      auto      drows = ToDevice(rows), drows2 = ToDevice(rows2);
+      CsrMatrix X, X2;
+      View<Int> src, src2;
       CsrExtractRows(S, ucv(drows), X, src);
-      HostCsr rx;
-      rx.nrows = (Int)rows.size(), rx.ncols = ref.ncols;
-      rx.rowptr.push_back(0);
-      std::vector<Int> rsrc;
-      for (Int r : rows) {
-        for (Int k = ref.rowptr[r]; k < ref.rowptr[r + 1]; k++) rx.colidx.push_back(ref.colidx[k]), rx.vals.push_back(ref.vals[k]), rsrc.push_back(k);
-        rx.rowptr.push_back((Int)rx.colidx.size());
-      }
-      ExpectCsrEq(X, rx, 0.0);
+      auto refRows = [&](const std::vector<Int> &rr, std::vector<Int> &rsrc) {
+        HostCsr rx;
+        rx.nrows = (Int)rr.size(), rx.ncols = ref.ncols;
+        rx.rowptr.push_back(0);
+        for (Int r : rr) {
+          for (Int k = ref.rowptr[r]; k < ref.rowptr[r + 1]; k++) rx.colidx.push_back(ref.colidx[k]), rx.vals.push_back(ref.vals[k]), rsrc.push_back(k);
+          rx.rowptr.push_back((Int)rx.colidx.size());
+        }
+        return rx;
+      };
+      std::vector<Int> rsrc, rsrc2;
+      ExpectCsrEq(X, refRows(rows, rsrc), 0.0);
       EXPECT_EQ(ToHost(src), rsrc);
+      ASSERT_TRUE(CsrExtractRows(A, B, ucv(drows2), X2, src2));
+      ExpectCsrEq(X2, refRows(rows2, rsrc2), 0.0);
+      EXPECT_EQ(ToHost(src2), rsrc2);
+      EXPECT_FALSE(CsrExtractRows(A, Bad, ucv(drows2), X2, src2));
     }
 
     /* the transpose with its permutation */

@@ -552,7 +552,8 @@ TEST(Psormg, StructuredProlongationMatchesStencils)
 
 /* the rows of the interpolation of one process's block of a distributed grid (local block Pd, ghost block Po with the
    ghost columns numbered in the order of the ghost box, as PCPSORMG numbers them) against the rows of the whole grid's
-   interpolation: blocks of 2 x 2 (x 2) processes with the coarse ranges of CoarseRange1D, and blocks with no point */
+   interpolation (checked against the host stencils above): blocks of 2 x 2 (x 2) processes with the coarse ranges of
+   CoarseRange1D, and blocks with no point; the same values to the bit, columns ascending in each block */
 TEST(Psormg, StructuredProlongationBlocksMatchWholeGrid)
 {
   const Int grids[][3] = {{1, 1, 1}, {13, 1, 1}, {597, 1, 1}, {13, 8, 1}, {24, 25, 1}, {9, 8, 7}, {317, 316, 1}, {47, 46, 45}};

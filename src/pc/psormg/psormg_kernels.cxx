@@ -221,37 +221,10 @@ BoundsInfo CheckBounds(UView<const Scalar> lo, UView<const Scalar> up)
 
 void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatrix &P)
 {
-  const Int  M0 = M[0], M1 = M[1], M2 = M[2];
-  const Int  C0 = CoarseSize1D(M0), C1 = CoarseSize1D(M1), C2 = CoarseSize1D(M2);
-  const Int  n = M0 * M1 * M2, nc = C0 * C1 * C2;
-  const bool e0 = constantedge[0], e1 = constantedge[1], e2 = constantedge[2];
-  View<Int>  rp("prolongation rowptr", n + 1);
+  const Int zero[3] = {0, 0, 0}, C[3] = {CoarseSize1D(M[0]), CoarseSize1D(M[1]), CoarseSize1D(M[2])};
+  CsrMatrix Po;
 
-  Kokkos::parallel_for(
-    "petsckp::psormg::ProlongationCount", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i = t % M0, j = (t / M0) % M1, k = t / (M0 * M1);
-      Int       I[2], J[2], K[2];
-      Real      w[2];
-      rp(t) = Prolong1D(i, M0, I, w, e0) * Prolong1D(j, M1, J, w, e1) * Prolong1D(k, M2, K, w, e2);
-    });
-  const Int nnz = ExclusiveScan(rp, n, "petsckp::psormg::ProlongationScan");
-  CsrAllocate(P, n, nc, rp, nnz, "prolongation");
-  auto ci = P.colidx;
-  auto va = P.vals;
-  Kokkos::parallel_for(
-    "petsckp::psormg::ProlongationFill", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i = t % M0, j = (t / M0) % M1, k = t / (M0 * M1);
-      Int       I[2], J[2], K[2];
-      Real      wi[2], wj[2], wk[2];
-      const Int ni = Prolong1D(i, M0, I, wi, e0), nj = Prolong1D(j, M1, J, wj, e1), nk = Prolong1D(k, M2, K, wk, e2);
-      Int       q = rp(t);
-      for (Int c = 0; c < nk; c++) /* k slowest: columns ascend */
-        for (Int b = 0; b < nj; b++)
-          for (Int a = 0; a < ni; a++, q++) {
-            ci(q) = (Ordinal)(I[a] + C0 * (J[b] + C1 * K[c]));
-            va(q) = wi[a] * wj[b] * wk[c];
-          }
-    });
+  StructuredProlongation(M, constantedge, zero, M, zero, C, UView<const Int>(), 0, P, Po); /* every coarse point is local */
 }
 
 void EdgeRowSums(const CsrMatrix &A, const Int M[3], int d, Real sums[3])
@@ -316,57 +289,89 @@ void EdgeRowSums(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghos
   for (int w = 0; w < 3; w++) sums[w] = s[w];
 }
 
-/* the column of coarse point (I, J, K) in the blocks of StructuredProlongation: its local column (>= 0) in the block
-   c .. c+n-1, or -1 - its ghost column from the box c-1 .. c+n (b0 x b1 x ... points) */
-KOKKOS_INLINE_FUNCTION Int ProlongColumn(Int I, Int J, Int K, Int c0, Int c1, Int c2, Int n0, Int n1, Int n2, Int b0, Int b1, const UView<const Int> &ghostid)
+/* The rows of P are tensor products of the 1D stencils (Prolong1D), and so are their lengths: a row of fine point
+   (i, j, k) has L0(i) L1(j) L2(k) entries, l0(i) l1(j) l2(k) of them local (a coarse point is local when it is inside
+   the coarse block in every direction), L_d and l_d the stencil's points in direction d and those inside the block.
+   With the rows in natural order (x fastest), the entries of the rows before (i, j, k) number
+     S2(k) T1 T0 + L2(k) S1(j) T0 + L2(k) L1(j) S0(i),   S_d(x) = sum_{x' < x} L_d(x'), T_d = S_d(m_d),
+   and likewise for the local entries: the row offsets of both blocks come from 1D prefix sums, without a scan.
+   A column is a sum over the directions too: of the stencil point's offsets in the coarse block (its coordinate in
+   the block times the block's stride; -N - 1 outside the block, N = the block's points, so that a sum with one of
+   them is negative) or in the ghost box. Everything per direction is tabulated on the host (O(m_0 + m_1 + m_2)), so a
+   row costs a few table reads and its entries. */
+namespace
 {
-  if (I >= c0 && I < c0 + n0 && J >= c1 && J < c1 + n1 && K >= c2 && K < c2 + n2) return (I - c0) + n0 * ((J - c1) + n1 * (K - c2));
-  return -1 - ghostid((I - c0 + 1) + b0 * ((J - c1 + 1) + b1 * (K - c2 + 1)));
+constexpr int kProlongInts = 8; /* per fine coordinate: L, l, S, s, local offsets [2], box offsets [2] */
 }
 
 void StructuredProlongation(const Int M[3], const bool constantedge[3], const Int xs[3], const Int xm[3], const Int cxs[3], const Int cxm[3], UView<const Int> ghostid, Int nghost, CsrMatrix &Pd, CsrMatrix &Po)
 {
-  const Int  M0 = M[0], M1 = M[1], M2 = M[2];
-  const Int  x0 = xs[0], x1 = xs[1], x2 = xs[2], m0 = xm[0], m1 = xm[1], m2 = xm[2];
-  const Int  c0 = cxs[0], c1 = cxs[1], c2 = cxs[2], n0 = cxm[0], n1 = cxm[1], n2 = cxm[2];
-  const Int  b0 = n0 + 2, b1 = n1 + 2; /* the ghost box: cxs - 1 .. cxs + cxm per direction */
-  const Int  n = m0 * m1 * m2;
-  const bool e0 = constantedge[0], e1 = constantedge[1], e2 = constantedge[2];
-  View<Int>  drp("prolongation local rowptr", n + 1), orp("prolongation ghost rowptr", n + 1);
+  const Int        m0 = xm[0], m1 = xm[1], m2 = xm[2];
+  const Int        n = m0 * m1 * m2, nblock = cxm[0] * cxm[1] * cxm[2];
+  const Int        o1 = m0 + 1, o2 = o1 + m1 + 1, ntab = o2 + m2 + 1; /* the table of direction d starts at o_d */
+  const Int        lstride[3] = {1, cxm[0], cxm[0] * cxm[1]}, bstride[3] = {1, cxm[0] + 2, (cxm[0] + 2) * (cxm[1] + 2)};
+  std::vector<Int> hi((size_t)kProlongInts * ntab, 0);
+  std::vector<Real> hw(2 * (size_t)ntab, 0.0);
+  Int              T[3], t[3];
 
-  Kokkos::parallel_for(
-    "petsckp::psormg::ProlongationLocalCount", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i = x0 + t % m0, j = x1 + (t / m0) % m1, k = x2 + t / (m0 * m1);
-      Int       I[2], J[2], K[2];
+  for (int d = 0; d < 3; d++) { /* O(m_d) per direction, on the host */
+    const Int off = d == 0 ? 0 : (d == 1 ? o1 : o2), c = cxs[d], nc = cxm[d];
+    Int       S = 0, s = 0;
+    for (Int x = 0; x <= xm[d]; x++) {
+      Int *e = &hi[(size_t)kProlongInts * (off + x)];
+      e[2] = S, e[3] = s;
+      if (x == xm[d]) break;
+      Int       J[2];
       Real      w[2];
-      const Int ni = Prolong1D(i, M0, I, w, e0), nj = Prolong1D(j, M1, J, w, e1), nk = Prolong1D(k, M2, K, w, e2);
-      Int       li = 0, lj = 0, lk = 0; /* the stencil points inside the coarse block, per direction */
-      for (Int a = 0; a < ni; a++) li += I[a] >= c0 && I[a] < c0 + n0;
-      for (Int b = 0; b < nj; b++) lj += J[b] >= c1 && J[b] < c1 + n1;
-      for (Int c = 0; c < nk; c++) lk += K[c] >= c2 && K[c] < c2 + n2;
-      drp(t) = li * lj * lk; /* a coarse point is local when it is inside the block in every direction */
-      orp(t) = ni * nj * nk - li * lj * lk;
-    });
-  const Int nd = ExclusiveScan(drp, n, "petsckp::psormg::ProlongationLocalScan");
-  const Int no = ExclusiveScan(orp, n, "petsckp::psormg::ProlongationGhostScan");
-  CsrAllocate(Pd, n, n0 * n1 * n2, drp, nd, "prolongation local");
+      const Int len = Prolong1D(xs[d] + x, M[d], J, w, constantedge[d]);
+      Int       loc = 0;
+      for (Int a = 0; a < len; a++) {
+        const bool in = J[a] >= c && J[a] < c + nc;
+        loc += in;
+        e[4 + a] = in ? lstride[d] * (J[a] - c) : -nblock - 1;
+        e[6 + a] = bstride[d] * (J[a] - c + 1);
+        hw[2 * (size_t)(off + x) + a] = w[a];
+      }
+      e[0] = len, e[1] = loc;
+      S += len, s += loc;
+    }
+    T[d] = S, t[d] = s;
+  }
+  const Int nd = n > 0 ? t[0] * t[1] * t[2] : 0, no = n > 0 ? T[0] * T[1] * T[2] - nd : 0;
+  View<Int>  itab(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation tables")), kProlongInts * ntab);
+  View<Real> wtab(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation weights")), 2 * ntab);
+  Kokkos::deep_copy(exec(), itab, HostUView<const Int>(hi.data(), hi.size()));
+  Kokkos::deep_copy(exec(), wtab, HostUView<const Real>(hw.data(), hw.size()));
+  exec().fence(); /* hi and hw are freed on return */
+  View<Int> drp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation local rowptr")), n + 1);
+  View<Int> orp(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("prolongation ghost rowptr")), n + 1);
+  CsrAllocate(Pd, n, nblock, drp, nd, "prolongation local");
   CsrAllocate(Po, n, nghost, orp, no, "prolongation ghost");
-  auto dci = Pd.colidx, oci = Po.colidx;
-  auto dva = Pd.vals, ova = Po.vals;
+  if (n == 0) {
+    Kokkos::deep_copy(exec(), drp, (Int)0);
+    Kokkos::deep_copy(exec(), orp, (Int)0);
+    return;
+  }
+  auto      dci = Pd.colidx, oci = Po.colidx;
+  auto      dva = Pd.vals, ova = Po.vals;
+  const Int T0 = T[0], T01 = T[0] * T[1], t0 = t[0], t01 = t[0] * t[1];
   Kokkos::parallel_for(
-    "petsckp::psormg::ProlongationLocalFill", range(n), KOKKOS_LAMBDA(Int t) {
-      const Int i = x0 + t % m0, j = x1 + (t / m0) % m1, k = x2 + t / (m0 * m1);
-      Int       I[2], J[2], K[2];
-      Real      wi[2], wj[2], wk[2];
-      const Int ni = Prolong1D(i, M0, I, wi, e0), nj = Prolong1D(j, M1, J, wj, e1), nk = Prolong1D(k, M2, K, wk, e2);
-      Int       qd = drp(t), qo = orp(t);
-      for (Int c = 0; c < nk; c++) /* k slowest: columns ascend */
-        for (Int b = 0; b < nj; b++)
-          for (Int a = 0; a < ni; a++) {
-            const Int col = ProlongColumn(I[a], J[b], K[c], c0, c1, c2, n0, n1, n2, b0, b1, ghostid);
-            const Real v  = wi[a] * wj[b] * wk[c];
+    "petsckp::psormg::Prolongation", range(n), KOKKOS_LAMBDA(Int r) {
+      const Int   i = r % m0, q = r / m0, j = q % m1, k = q / m1; /* the block's coordinates */
+      const Int  *ei = &itab(kProlongInts * i), *ej = &itab(kProlongInts * (o1 + j)), *ek = &itab(kProlongInts * (o2 + k));
+      const Real *wi = &wtab(2 * i), *wj = &wtab(2 * (o1 + j)), *wk = &wtab(2 * (o2 + k));
+      /* the row offsets: the entries (all, and local) of the rows before this one */
+      Int qd = ek[3] * t01 + ek[1] * (ej[3] * t0 + ej[1] * ei[3]);
+      Int qo = ek[2] * T01 + ek[0] * (ej[2] * T0 + ej[0] * ei[2]) - qd;
+      drp(r) = qd, orp(r) = qo;
+      if (r == n - 1) drp(n) = nd, orp(n) = no;
+      for (Int c = 0; c < ek[0]; c++) /* k slowest: columns ascend */
+        for (Int b = 0; b < ej[0]; b++)
+          for (Int a = 0; a < ei[0]; a++) {
+            const Real v   = wi[a] * wj[b] * wk[c];
+            const Int  col = ei[4 + a] + ej[4 + b] + ek[4 + c];
             if (col >= 0) dci(qd) = (Ordinal)col, dva(qd++) = v;
-            else oci(qo) = (Ordinal)(-1 - col), ova(qo++) = v;
+            else oci(qo) = (Ordinal)ghostid(ei[6 + a] + ej[6 + b] + ek[6 + c]), ova(qo++) = v;
           }
     });
 }

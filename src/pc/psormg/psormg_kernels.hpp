@@ -106,7 +106,8 @@ KOKKOS_INLINE_FUNCTION Int Prolong1D(Int i, Int M, Int J[2], Real w[2], bool con
 
 /* The interpolation P from the next coarser grid of a whole (sequential) grid of M[0] x M[1] x M[2] points, x
    fastest, as a device CSR matrix (fine rows, coarse columns, both in natural ordering): the tensor product of the
-   Prolong1D stencils, with the far-edge rule constantedge[d] per direction. Columns ascending in every row. */
+   Prolong1D stencils, with the far-edge rule constantedge[d] per direction. Columns ascending in every row. The
+   block form below with the whole grid as the block (every coarse point local). */
 void StructuredProlongation(const Int M[3], const bool constantedge[3], CsrMatrix &P);
 
 /* The sums that decide the far-edge rule of direction d of a whole (sequential) grid of M points with operator A
@@ -123,7 +124,10 @@ void EdgeRowSums(const CsrMatrix &Ad, const CsrMatrix &Ao, UView<const Int> ghos
    M points, whose coarse grid block is cxs .. cxs+cxm-1: Pd the local block (columns: the coarse block's points, x
    fastest), Po the ghost block with nghost columns, the column of a coarse point outside the block being
    ghostid(box index) in the box cxs-1 .. cxs+cxm per direction (cxm+2 points per direction, x fastest; see
-   ProlongationGhostBox). Columns ascend in every row of Pd (and of Po when ghostid ascends with the box index). */
+   ProlongationGhostBox). Columns ascend in every row of Pd (and of Po when ghostid ascends with the box index).
+   One kernel over the rows: the row offsets of both blocks follow from 1D prefix sums of the stencils' lengths, and
+   the columns and weights from the 1D stencils, all tabulated per direction (O(xm[0] + xm[1] + xm[2]) on the host,
+   copied to the device), without a count pass and a scan. */
 void StructuredProlongation(const Int M[3], const bool constantedge[3], const Int xs[3], const Int xm[3], const Int cxs[3], const Int cxm[3], UView<const Int> ghostid, Int nghost, CsrMatrix &Pd, CsrMatrix &Po);
 /* the coarse index range [lo, hi] (hi < lo: none) that the interpolation reaches from fine points s .. e-1 of a line of
    M points */
