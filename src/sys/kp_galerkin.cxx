@@ -941,55 +941,7 @@ void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map)
 
 void CsrSplitColumns(const CsrMatrix &C, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc)
 {
-  const Int m = C.nrows, ng = C.ncols > nsplit ? C.ncols - nsplit : 0;
-  auto      crp = C.rowptr;
-  auto      cci = C.colidx;
-
-  /* 1. the ghost columns that occur, renumbered in ascending order */
-  View<Int> gid("split ghost ids", ng + 1);
-  Kokkos::parallel_for(
-    "petsckp::CsrSplitFlag", range(C.nnz), KOKKOS_LAMBDA(Int k) {
-      if ((Int)cci(k) >= nsplit) gid((Int)cci(k) - nsplit) = 1; /* every writer writes 1 */
-    });
-  const Int nused = ExclusiveScan(gid, ng, "petsckp::CsrSplitGhostScan");
-  used            = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split used ghosts")), nused);
-  auto u          = used;
-  Kokkos::parallel_for(
-    "petsckp::CsrSplitUsed", range(ng), KOKKOS_LAMBDA(Int g) {
-      if (gid(g + 1) > gid(g)) u(gid(g)) = g;
-    });
-  /* 2. the two blocks */
-  View<Int> drp("split local rowptr", m + 1), orp("split ghost rowptr", m + 1);
-  Kokkos::parallel_for(
-    "petsckp::CsrSplitCount", range(m), KOKKOS_LAMBDA(Int i) {
-      Int d = 0;
-      for (Int k = crp(i); k < crp(i + 1); k++) d += (Int)cci(k) < nsplit;
-      drp(i) = d;
-      orp(i) = (crp(i + 1) - crp(i)) - d;
-    });
-  const Int nd = ExclusiveScan(drp, m, "petsckp::CsrSplitScanLocal");
-  const Int no = ExclusiveScan(orp, m, "petsckp::CsrSplitScanGhost");
-  CsrAllocate(D, m, nsplit, drp, nd, "split local");
-  CsrAllocate(O, m, nused, orp, no, "split ghost");
-  dsrc = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split local source")), nd);
-  osrc = View<Int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("split ghost source")), no);
-  auto dci = D.colidx, oci = O.colidx;
-  auto ds = dsrc, os = osrc;
-  Kokkos::parallel_for(
-    "petsckp::CsrSplitFill", range(m), KOKKOS_LAMBDA(Int i) {
-      Int qd = drp(i), qo = orp(i);
-      for (Int k = crp(i); k < crp(i + 1); k++) {
-        const Int c = cci(k);
-        if (c < nsplit) dci(qd) = (Ordinal)c, ds(qd++) = k;
-        else oci(qo) = (Ordinal)gid(c - nsplit), os(qo++) = k;
-      }
-    });
-  CsrSplitColumnsNumeric(C, ucv(dsrc), ucv(osrc), D, O);
-}
-
-void CsrSplitColumnsNumeric(const CsrMatrix &C, UView<const Int> dsrc, UView<const Int> osrc, CsrMatrix &D, CsrMatrix &O)
-{
-  GatherValues(ucv(C.vals), dsrc, uv(D.vals));
-  GatherValues(ucv(C.vals), osrc, uv(O.vals));
+  const CsrMatrix none; /* no row replaced: the sources are the entries of C */
+  CsrReplaceRowsSplit(C, UView<const Int>(), none, nsplit, D, O, used, dsrc, osrc);
 }
 } // namespace petsckp

@@ -208,7 +208,6 @@ void CsrSumDuplicates(const CsrMatrix &S, CsrMatrix &C, GalerkinMap &map);
 
 /* Splits C by columns: D = the columns < nsplit (local block, D.ncols = nsplit), O = the columns >= nsplit that occur in
    some row, renumbered 0 .. O.ncols-1 in ascending order (ghost block); used(g) = the column of C (minus nsplit) of
-   ghost column g; dsrc / osrc: the entries of C that the entries of D / O copy (CsrSplitColumnsNumeric) */
+   ghost column g; dsrc / osrc: the entries of C that the entries of D / O copy (CsrReplaceRowsSplit without rows) */
 void CsrSplitColumns(const CsrMatrix &C, Int nsplit, CsrMatrix &D, CsrMatrix &O, View<Int> &used, View<Int> &dsrc, View<Int> &osrc);
-void CsrSplitColumnsNumeric(const CsrMatrix &C, UView<const Int> dsrc, UView<const Int> osrc, CsrMatrix &D, CsrMatrix &O);
 } // namespace petsckp
