@@ -1277,6 +1277,7 @@ double Traffic(const Solver &S, Int d, double nb)
         t += nb * nin * L + edge + (back ? 2 * edge : 0) + nsys * L /* G written */ + nsys * L /* read by the sums */ + (back ? nb * nout * L : 2 * nb * nblk * L * 2) + update;
         if (!last) t += Traffic(S, d + 1, nsys);
         else if (!Cs) t += 4 * nsys * L; /* kp_tridiag's partition method: its work arrays written and read */
+        if (last && !S.fuse_rhs) t += 2 * nsys * L; /* right-hand sides formed apart: the solve reads G and writes it back */
       }
     }
   }
