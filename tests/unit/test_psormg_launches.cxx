@@ -260,13 +260,16 @@ TEST(PsormgLaunches, TruncatedCycle)
   int refreshes = 0, unchanged = 0;
   for (int k = 0; k < ncycles; k++) {
     const Counts &t = tr[k], &m = mo[k];
-    const bool    refresh = Label(t, "petsckp::SpgemmNumericChanged") > 0, first = Label(t, "Kokkos::View::initialization [mg truncation mask]") > 0;
+    /* the first truncated cycle allocates the truncation's arrays (the mask, the flags of every level, the setup's
+       values of the transfers): one-time copies, kernels and, with Kokkos 4 on a GPU, fences (a View initialised by a
+       memset is a deep copy there, not a labelled kernel, so the first truncation is told by its order, not a label) */
+    const bool refresh = Label(t, "petsckp::SpgemmNumericChanged") > 0, first = refresh && refreshes == 0;
     SCOPED_TRACE("cycle " + std::to_string(k + 1));
     EXPECT_EQ(Label(t, "petsckp::psormg::TruncationMask"), 1);
     /* the coarsest-grid solve is one kernel, and the monotone cycle reads the host once (the convergence test) */
     EXPECT_EQ(Label(m, "petsckp::psormg::CoarsePsor"), 1);
     EXPECT_EQ(m.vecreductions + m.host_reductions, 1);
-    EXPECT_LE(t.syncs, m.syncs + 1 + (first ? 4 : 0)); /* the read of the moves (once: the copies, the mask's allocation) */
+    EXPECT_LE(t.syncs, m.syncs + 1 + (first ? 3 * nlt : 0)); /* the read of the moves (once: an allocation's fence per array and level) */
     EXPECT_EQ(t.vecreductions + t.host_reductions, m.vecreductions + m.host_reductions + 1);
     EXPECT_LE(t.deep_copies, m.deep_copies + (first ? 3 : 0));
     if (k > 0) EXPECT_EQ(t.vecops, m.vecops);
@@ -278,6 +281,8 @@ TEST(PsormgLaunches, TruncatedCycle)
       EXPECT_EQ(t.kernels, m.kernels + 1);
       if (k >= 2) unchanged++;
     }
+    if (::testing::Test::HasFailure() && !labels)
+      for (auto &e : t.labels) std::cout << "      " << std::setw(6) << e.second << "  " << e.first << "\n";
   }
   EXPECT_GE(refreshes, 1);
   if (n == 129) EXPECT_GE(unchanged, 1); /* at this size the active set stops moving within the cycles counted */
