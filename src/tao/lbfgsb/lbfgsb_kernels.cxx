@@ -980,7 +980,7 @@ void EndPassT(ConstView l, ConstView u, ConstView x, ConstView g, ConstView gold
           acc[NQ + 4] += (moving && !brk && di != 0) ? 1 : 0;
           acc[kT0] = cm::fmin(acc[kT0], ti);
           acc[kT1] = cm::fmax(acc[kT1], brk ? ti : 0.0);
-          if (brk) Kokkos::atomic_increment(&hist(BreakBucket(ti)));
+          if (brk) Kokkos::atomic_add(&hist(BreakBucket(ti)), 1);
           acc[NQ + 7] += ri * ri;
           if (!cm::isfinite(gi)) acc[kPg] = big; /* ProjGradNormInf */
           else if (acc[kPg] < big) {
