@@ -94,6 +94,17 @@ typedef const char *PetscKPErrorString;
 typedef char *PetscKPErrorString;
 #endif
 
+/* While PetscOptionsPushGetViewerOff(PETSC_TRUE) is in force, the viewer options (-ksp_view, -ksp_converged_reason,
+   -ksp_monitor, the solvers' monitors) give no viewer, e.g. to an untimed warm-up solve; the functions are named
+   PetscOptionsPush/PopCreateViewerOff() since PETSc 3.22 (the old names deprecated) */
+#if PETSC_VERSION_GE(3, 22, 0)
+  #define PetscKPOptionsPushViewerOff(flg) PetscOptionsPushCreateViewerOff(flg)
+  #define PetscKPOptionsPopViewerOff()     PetscOptionsPopCreateViewerOff()
+#else
+  #define PetscKPOptionsPushViewerOff(flg) PetscOptionsPushGetViewerOff(flg)
+  #define PetscKPOptionsPopViewerOff()     PetscOptionsPopGetViewerOff()
+#endif
+
 #if defined(__cplusplus) && defined(PETSCKP_COMPAT_KOKKOS)
   #include <Kokkos_Core.hpp>
   #if KOKKOS_VERSION >= 40000

@@ -293,6 +293,7 @@ static PetscErrorCode WarmUp(DM da, const AppCtx *ctx, Mat A, Vec b, Vec x0, con
   Vec xw;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscKPOptionsPushViewerOff(PETSC_TRUE)); /* KSPSetFromOptions makes the viewers of -ksp_view (and, in recent PETSc, -ksp_converged_reason): none for the warm-up */
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Aw));
   PetscCall(CreateSolver(da, ctx, Aw, user_blocks, &kw));
   PetscCall(KSPMonitorCancel(kw));
@@ -306,6 +307,7 @@ static PetscErrorCode WarmUp(DM da, const AppCtx *ctx, Mat A, Vec b, Vec x0, con
   PetscCall(VecDestroy(&xw));
   PetscCall(KSPDestroy(&kw));
   PetscCall(MatDestroy(&Aw));
+  PetscCall(PetscKPOptionsPopViewerOff());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,6 +11,9 @@ Options:\n\
                           DMDA is given to the KSP (not active) with uniform coordinates; none: neither\n\
   -print_times          : print the wall-clock times of KSPSetUp and KSPSolve (device synchronised)\n\
   -solver_view          : KSPView after the timed solve (e.g. the levels and complexities of the multigrid)\n\
+  -warmup <its>         : first run this many iterations of the same solver on a copy of the matrix (untimed, no\n\
+                          output): the timed solve then no longer pays for the first launch of each kernel in the\n\
+                          process, while its setup finds no copy or hierarchy made for the warm-up (default 0)\n\
   -vec_type/-mat_type   : types of the DMDA's vectors and matrix (e.g. cuda/aijcusparse)\n\n";
 
 #include <petscdmda.h>
@@ -76,6 +79,83 @@ static PetscErrorCode ExactAndRhs(DM da, PetscInt dim, PetscReal h, Vec u, Vec f
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the solver of the example on A: KSPCG unless the options say otherwise, on petsckp's SpMV of A (*S, created here)
+   with -use_kp_operator, and the grid for the PCs that need it (coord_mode 0: PCSetCoordinates, 1: the DMDA) */
+static PetscErrorCode CreateSolver(DM da, PetscInt dim, PetscReal h, PetscInt coord_mode, PetscBool use_kp, PetscKPMatFormat format, Mat A, Mat *S, KSP *ksp)
+{
+  PetscFunctionBeginUser;
+  *S = NULL;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  if (use_kp) {
+    PetscCall(MatCreateKPShell(A, format, S));
+    PetscCall(KSPSetOperators(*ksp, *S, A));
+  } else PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPCG));
+  PetscCall(KSPSetTolerances(*ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  if (coord_mode == 1) { /* the PC takes the coordinates from the DMDA */
+    PetscCall(DMDASetUniformCoordinates(da, h, 1 - h, h, 1 - h, h, 1 - h));
+    PetscCall(KSPSetDM(*ksp, da));
+    PetscCall(PetscKPKSPSetDMActive(*ksp, PETSC_FALSE));
+  }
+  PetscCall(KSPSetFromOptions(*ksp));
+  /* BoomerAMG does not use coordinates for a scalar problem, and PETSc's PCSetCoordinates_HYPRE aborts inside hypre's
+     device memcpy (cudaErrorInvalidValue) when hypre is built with CUDA: hypre is not given them */
+  if (coord_mode == 0) { /* the points' coordinates, after the PC's type is set (PCSetCoordinates is ignored before) */
+    PC         pc;
+    PetscBool  ishypre;
+    PetscInt   nloc, xs, ys, zs, xm, ym, zm, idx = 0;
+    PetscReal *coords;
+
+    PetscCall(MatGetLocalSize(A, &nloc, NULL));
+    PetscCall(PetscMalloc1(dim * nloc, &coords));
+    PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+    if (dim == 2) zs = 0, zm = 1;
+    for (PetscInt k = zs; k < zs + zm; k++)
+      for (PetscInt j = ys; j < ys + ym; j++)
+        for (PetscInt i = xs; i < xs + xm; i++, idx++) {
+          coords[dim * idx]     = (i + 1) * h;
+          coords[dim * idx + 1] = (j + 1) * h;
+          if (dim == 3) coords[dim * idx + 2] = (k + 1) * h;
+        }
+    PetscCall(KSPGetPC(*ksp, &pc));
+    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCHYPRE, &ishypre));
+    if (!ishypre) PetscCall(PCSetCoordinates(pc, dim, nloc, coords));
+    PetscCall(PetscFree(coords));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* warmup iterations of the solver the options choose, on a copy of A (so that nothing cached on the matrix, such as
+   petsckp's device copy, serves the timed solve), with no monitor or view: every kernel the timed solve launches has
+   been launched once in the process. It runs before the timed solver is created, so that with -coordinates dm the
+   timed one gets new coordinates of the DMDA (the local, ghosted ones made for the warm-up's PC are not reused).
+   KSPSetFromOptions reads the viewers of -ksp_view and (in recent PETSc releases) -ksp_converged_reason, and the
+   monitors: with the viewer options off during the warm-up it gets none; the options prefix warmup_, set after
+   KSPSetFromOptions, keeps those read at the solve silent too. */
+static PetscErrorCode WarmUp(DM da, PetscInt dim, PetscReal h, PetscInt coord_mode, PetscBool use_kp, PetscKPMatFormat format, Mat A, Vec f, PetscInt warmup)
+{
+  KSP kw;
+  Mat Aw, Sw;
+  Vec xw;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscKPOptionsPushViewerOff(PETSC_TRUE));
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Aw));
+  PetscCall(CreateSolver(da, dim, h, coord_mode, use_kp, format, Aw, &Sw, &kw));
+  PetscCall(KSPMonitorCancel(kw));
+  PetscCall(KSPSetOptionsPrefix(kw, "warmup_"));
+  PetscCall(KSPSetTolerances(kw, 1e-30, PETSC_DEFAULT, 1e30, warmup));
+  PetscCall(KSPSetErrorIfNotConverged(kw, PETSC_FALSE));
+  PetscCall(VecDuplicate(f, &xw));
+  PetscCall(KSPSolve(kw, f, xw));
+  PetscCall(VecDestroy(&xw));
+  PetscCall(KSPDestroy(&kw));
+  PetscCall(MatDestroy(&Sw));
+  PetscCall(MatDestroy(&Aw));
+  PetscCall(PetscKPOptionsPopViewerOff());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM               da;
@@ -84,9 +164,7 @@ int main(int argc, char **argv)
   KSP              ksp;
   PetscInt         dim = 2, n = 33;
   PetscBool        use_kp = PETSC_FALSE, flg, times = PETSC_FALSE;
-  PC               pc;
-  PetscInt         nloc, coord_mode = 0;
-  PetscReal       *coords = NULL;
+  PetscInt         coord_mode = 0, warmup = 0;
   PetscLogDouble   t0, t1, t2;
   const char      *coord_modes[] = {"pc", "dm", "none", "CoordinateMode", "COORD_", NULL};
   PetscKPMatFormat format = PETSCKP_FORMAT_SELL;
@@ -103,7 +181,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEnum("-kp_format", "device matrix format", "PetscKPDeviceMatCreate", PetscKPMatFormats, (PetscEnum)format, (PetscEnum *)&format, NULL));
   PetscCall(PetscOptionsEList("-coordinates", "how the PC gets the grid", NULL, coord_modes, 3, coord_modes[coord_mode], &coord_mode, NULL));
   PetscCall(PetscOptionsBool("-print_times", "print the times of KSPSetUp and KSPSolve", NULL, times, &times, NULL));
+  PetscCall(PetscOptionsInt("-warmup", "iterations of an untimed solve on a copy of the matrix before the timed one (0: none)", NULL, warmup, &warmup, NULL));
   PetscOptionsEnd();
+  PetscCheck(warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-warmup %" PetscInt_FMT " must be >= 0 (0: no warm-up solve)", warmup);
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCheck(n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2");
   h = 1.0 / (n + 1);
@@ -144,41 +224,8 @@ int main(int argc, char **argv)
   PetscCall(PetscKPDeviceMatDestroy(&dm));
 
   /* 2. solve with PETSc's KSP; optionally on petsckp's SpMV */
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  if (use_kp) {
-    PetscCall(MatCreateKPShell(A, format, &S));
-    PetscCall(KSPSetOperators(ksp, S, A));
-  } else PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-  if (coord_mode == 1) { /* the PC takes the coordinates from the DMDA */
-    PetscCall(DMDASetUniformCoordinates(da, h, 1 - h, h, 1 - h, h, 1 - h));
-    PetscCall(KSPSetDM(ksp, da));
-    PetscCall(PetscKPKSPSetDMActive(ksp, PETSC_FALSE));
-  }
-  PetscCall(KSPSetFromOptions(ksp));
-  /* BoomerAMG does not use coordinates for a scalar problem, and PETSc's PCSetCoordinates_HYPRE aborts inside hypre's
-     device memcpy (cudaErrorInvalidValue) when hypre is built with CUDA: hypre is not given them */
-  if (coord_mode == 0) { /* the points' coordinates, after the PC's type is set (PCSetCoordinates is ignored before) */
-    PetscBool ishypre;
-    PetscInt  xs, ys, zs, xm, ym, zm, idx = 0;
-
-    PetscCall(VecGetLocalSize(u, &nloc));
-    PetscCall(PetscMalloc1(dim * nloc, &coords));
-    PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
-    if (dim == 2) zs = 0, zm = 1;
-    for (PetscInt k = zs; k < zs + zm; k++)
-      for (PetscInt j = ys; j < ys + ym; j++)
-        for (PetscInt i = xs; i < xs + xm; i++, idx++) {
-          coords[dim * idx]     = (i + 1) * h;
-          coords[dim * idx + 1] = (j + 1) * h;
-          if (dim == 3) coords[dim * idx + 2] = (k + 1) * h;
-        }
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCHYPRE, &ishypre));
-    if (!ishypre) PetscCall(PCSetCoordinates(pc, dim, nloc, coords));
-    PetscCall(PetscFree(coords));
-  }
+  if (warmup > 0) PetscCall(WarmUp(da, dim, h, coord_mode, use_kp, format, A, f, warmup));
+  PetscCall(CreateSolver(da, dim, h, coord_mode, use_kp, format, A, &S, &ksp));
   /* setup and solve timed separately; a norm (a value on the host) waits for the device */
   PetscCall(VecNorm(f, NORM_2, &nrm));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -298,5 +345,20 @@ int main(int argc, char **argv)
     nsize: {{1 2}}
     args: -dim 2 -n 33 -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -ksp_max_it 40 -ksp_error_if_not_converged
     output_file: output/poisson_2d.out
+
+  # -warmup: 3 iterations of the same solver (the grid from PCSetCoordinates or the DMDA) on a copy of the matrix
+  # before the timed solve, silent (one converged reason, one -ksp_view, no error at its maximum iterations), and the
+  # timed solve's iterations and error unchanged
+  test:
+    suffix: 2d_uaamg_warmup
+    nsize: {{1 2}}
+    args: -dim 2 -n 33 -use_kp_operator -ksp_type fcg -pc_type uaamg -coordinates {{pc dm}} -ksp_max_it 25 -ksp_error_if_not_converged -ksp_converged_reason -ksp_view -warmup 3
+    filter: grep -v "^ " | sed -e "s/ [0-9]\+ MPI process\(es\)\?$//"
+    output_file: output/poisson_2d_uaamg_warmup.out
+
+  test:
+    suffix: bad_warmup
+    args: -dim 2 -n 9 -warmup -1
+    expect_error: -warmup -1 must be >= 0
 
 TEST*/
