@@ -730,6 +730,18 @@ int main(int argc, char **argv)
     output_file: output/obstacle_empty_rank_setup.out
 
   test:
+    suffix: empty_rank_setup_ysplit
+    nsize: {{3 4}}
+    args: -problem manufactured -n 10 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -da_processors_x 1 -pc_psormg_device_setup {{true false}}
+    output_file: output/obstacle_empty_rank_setup.out
+
+  test:
+    suffix: empty_rank_setup_3d_zsplit
+    nsize: {{3 4}}
+    args: -problem manufactured -dim 3 -n 9 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -da_processors_x 1 -da_processors_y 1
+    output_file: output/obstacle_empty_rank_setup_3d.out
+
+  test:
     suffix: empty_rank_truncated_setup
     nsize: {{3 4}}
     args: -problem manufactured -n 10 -bounds box -pc_psormg_coarse_size 1 -max_cycles 30 -ksp_converged_reason -da_processors_y 1 -pc_psormg_device_setup {{true false}} -pc_psormg_obstacle_restriction truncated

@@ -567,13 +567,16 @@ TEST(Psormg, StructuredProlongationBlocksMatchWholeGrid)
       const Int C[3] = {CoarseSize1D(M[0]), CoarseSize1D(M[1]), CoarseSize1D(M[2])};
       auto      rp = ToHost(P.rowptr), ci = ToHost(P.colidx);
       auto      va = ToHost(P.vals);
-      /* split every direction of more than one point in two (the first part possibly empty) */
-      for (int split = 0; split < 2; split++)
+      /* split every direction of more than one point in two (the first part possibly empty); split 2: one fine point
+         of odd index (a block whose coarse block is empty in that direction, as a process of a y- or z-split whose
+         rows hold no coarse line) against the whole line */
+      for (int split = 0; split < 3; split++)
         for (Int blk = 0; blk < 8; blk++) {
           Int xs[3], xm[3], cxs[3], cxm[3];
           for (int d = 0; d < 3; d++) {
-            const Int half = M[d] > 1 ? (split ? M[d] / 2 : 0) : 0, part = (blk >> d) & 1;
-            const Int s = part ? half : 0, e = part ? M[d] : half;
+            const Int half = M[d] > 1 ? (split == 1 ? M[d] / 2 : 0) : 0, part = (blk >> d) & 1, odd = (M[d] / 2) | 1;
+            Int       s = part ? half : 0, e = part ? M[d] : half;
+            if (split == 2) s = part ? 0 : odd, e = part ? M[d] : odd + 1;
             if (M[d] == 1 && part) { xs[d] = 0, xm[d] = 0; }
             else if (M[d] == 1) { xs[d] = 0, xm[d] = 1; }
             else { xs[d] = s, xm[d] = e - s; }

@@ -326,7 +326,9 @@ void StructuredProlongation(const Int M[3], const bool constantedge[3], const In
       const Int len = Prolong1D(xs[d] + x, M[d], J, w, constantedge[d]);
       Int       loc = 0;
       for (Int a = 0; a < len; a++) {
-        const bool in = J[a] >= c && J[a] < c + nc;
+        /* (an empty block, nblock = 0, has no local point: with the marker -1 of a direction outside it, the
+           offsets of the other directions would otherwise make a column >= 0) */
+        const bool in = nblock > 0 && J[a] >= c && J[a] < c + nc;
         loc += in;
         e[4 + a] = in ? lstride[d] * (J[a] - c) : -nblock - 1;
         e[6 + a] = bstride[d] * (J[a] - c + 1);
