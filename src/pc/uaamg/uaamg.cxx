@@ -2000,7 +2000,7 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
     const bool gs = ua->fine_smoother == PC_UAAMG_SMOOTHER_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->smoother == PC_UAAMG_SMOOTHER_GS;
-    if (size > 1 && gs) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid && ua->omega <= 1 ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : ua->hybrid ? "one ghost exchange per colour (the same sweep as on one process; hybrid sweeps are taken only for omega <= 1)" : "one ghost exchange per colour (the same sweep as on one process)"));
+    if (size > 1 && gs) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid && ua->omega <= 1 ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : ua->hybrid ? "one ghost exchange per colour (hybrid sweeps are taken only for omega <= 1); the pieces of a cell split between processes share its colour and are relaxed together" : "one ghost exchange per colour; the pieces of a cell split between processes share its colour and are relaxed together"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "depth rule %s", UAAMGEnumName(PCUAAMGDepthRules, 2, ua->depth_rule)));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
@@ -2152,8 +2152,10 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    fetched from their owners once per level; no coarse row is sent (`-pc_uaamg_device_setup false`: PETSc's `MatPtAP()` on host copies; the device stencil storage
    needs one process), smoothed by the same parity colours (cells split between processes are smoothed as independent
    pieces) with one ghost exchange per sweep, the other processes' values held for all colours of the sweep (hybrid
-   Gauss-Seidel: Jacobi between processes; `-pc_uaamg_hybrid_smoother false` exchanges after each colour, the sweep of
-   one process), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
+   Gauss-Seidel: Jacobi between processes; `-pc_uaamg_hybrid_smoother false`, and any omega > 1, exchange after each
+   colour: Gauss-Seidel between processes too, except between the pieces of a cell split by a process boundary, which
+   keep the cell's colour and are relaxed together, so that with omega well above 1 (1.7-1.9) a partition that splits
+   cells can need many more iterations or make the preconditioner indefinite), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
    aggregation's device Galerkin products).
 
    Coarse-level replication (agglomeration, as distributed AMG codes do it): the small coarse levels cost a ghost
@@ -3084,7 +3086,8 @@ PetscErrorCode PCUAAMGGetDeviceSetup(PC pc, PetscBool *flg)
 + pc  - the preconditioner context
 - flg - `PETSC_TRUE` (default): one ghost exchange per sweep, the other processes' values then held for all colours of
         the sweep (Gauss-Seidel inside each process, Jacobi between processes: the hybrid smoother of distributed AMG
-        codes); `PETSC_FALSE`: one exchange per colour, the same sweep as on one process
+        codes); `PETSC_FALSE`: one exchange per colour, Gauss-Seidel between processes too (but the pieces of a cell
+        split between processes keep the cell's colour and are relaxed together)
 
   Options Database Key:
 . -pc_uaamg_hybrid_smoother <true,false> - hybrid or per-colour exchanges
