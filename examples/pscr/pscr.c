@@ -539,6 +539,12 @@ int main(int argc, char **argv)
     output_file: output/pscr_bad_q1_variable_3d.out
 
   test:
+    suffix: bad_singular_interior
+    nsize: {{1 2}}
+    args: -dim 2 -n 31 -c -49.21342550952477 -catch_errors
+    output_file: output/pscr_bad_singular_interior.out
+
+  test:
     suffix: bad_q1_singular
     args: -dim 2 -disc q1 -n 15 -bc neumann -catch_errors
     output_file: output/pscr_bad_singular.out

@@ -1637,3 +1637,85 @@ TEST(PSCR, PCGradedMeshAndFactorChecks)
   for (Mat *X : {&A1, &M1, &A2, &A, &B1}) MatDestroy(X);
   for (Vec *v : {&b, &x, &r}) VecDestroy(v);
 }
+
+namespace
+{
+/* the eigenvalues of the pencil (A, M) of a factor, ascending, one by one: the k-th by bisection on the inertia of
+   A - sigma M (the signs of the pivots of its LDL^T, Sylvester's law), to the rounding level of the bracket */
+std::vector<Real> BisectionPencilEigenvalues(const Factor &F)
+{
+  const Int n     = F.n();
+  auto      below = [&](Real x) { /* the number of eigenvalues < x */
+    Int  c = 0;
+    Real q = 1;
+    for (Int i = 0; i < n; i++) {
+      const Real o = i > 0 ? F.ao[i - 1] - x * (F.mo.empty() ? 0 : F.mo[i - 1]) : 0;
+      q            = F.ad[i] - x * (F.md.empty() ? 1 : F.md[i]) - (i > 0 ? o * o / q : 0);
+      if (q == 0) q = -std::numeric_limits<Real>::min();
+      if (q < 0) c++;
+    }
+    return c;
+  };
+  Real lo = -1, hi = 1;
+  while (below(lo) > 0) lo *= 2;
+  while (below(hi) < n) hi *= 2;
+  std::vector<Real> w(n);
+  for (Int k = 0; k < n; k++) {
+    Real a = lo, b = hi;
+    for (int it = 0; it < 2000; it++) {
+      const Real m = 0.5 * (a + b);
+      if (!(m > a && m < b)) break;
+      if (below(m) > k) b = m;
+      else a = m;
+    }
+    w[k] = 0.5 * (a + b);
+  }
+  return w;
+}
+} // namespace
+
+/* the distance of the shifted operator from singularity (ShiftGap, which PCPSCR uses to refuse a singular shift)
+   against the eigenvalues of a plain bisection: an SPD shift (c + the sum of the smallest eigenvalues), shifts that
+   make the operator indefinite, and shifts that make it singular through two (three) interior eigenvalues; 1D to 3D,
+   uniform factors (closed form) and non-uniform ones with diagonal and tridiagonal mass factors */
+TEST(PSCR, ShiftGapAgainstBisectionEigenvalues)
+{
+  const std::vector<std::vector<Factor>> cases = {
+    {Make1D(1, Bc::Dirichlet, 1)},
+    {Make1D(597, Bc::Robin, 2)},
+    {Make1D(13, Bc::Robin, 3), Make1D(40, Bc::Q1, 4)},
+    {Uniform1D(31, Bc::Dirichlet), Uniform1D(31, Bc::Dirichlet)},
+    {Make1D(5, Bc::Neumann, 5), Make1D(7, Bc::Q1, 6), Make1D(6, Bc::Robin, 7)},
+    {Uniform1D(13, Bc::Neumann), Uniform1D(1, Bc::Dirichlet), Uniform1D(9, Bc::Dirichlet)},
+  };
+  for (const auto &F : cases) {
+    const Int                      dim = (Int)F.size();
+    std::vector<std::vector<Real>> ev;
+    Real                           scale = 0;
+    for (const auto &f : F) ev.push_back(BisectionPencilEigenvalues(f)), scale += std::max(std::abs(ev.back().front()), std::abs(ev.back().back()));
+    auto brute = [&](Real c) {
+      Real g = std::numeric_limits<Real>::infinity();
+      for (Real a : ev[0])
+        for (Real b : dim > 1 ? ev[1] : std::vector<Real>{0})
+          for (Real e : dim > 2 ? ev[2] : std::vector<Real>{0}) g = std::min(g, std::abs(a + b + e + c));
+      return g;
+    };
+    petsckp::pscr::Solver S;
+    ASSERT_EQ(petsckp::pscr::Setup(F, 4, S), "");
+    /* SPD, indefinite (between eigenvalue sums), and singular (minus an interior sum) shifts */
+    std::vector<Real> shifts = {1.0, -0.37 * scale, -0.8 * scale};
+    Real              inner  = 0;
+    for (Int d = 0; d < dim; d++) inner += ev[d][ev[d].size() / 2];
+    shifts.push_back(-inner);
+    for (Real c : shifts) {
+      SCOPED_TRACE("dim " + std::to_string(dim) + " n " + std::to_string(F[0].n()) + " c " + std::to_string(c));
+      Real gap = -1;
+      ASSERT_EQ(petsckp::pscr::ShiftGap(S, c, &gap), "");
+      EXPECT_NEAR(gap, brute(c), 1e-11 * (scale + std::abs(c)));
+    }
+    /* the singular shift is within PCPSCR's tolerance (1000 units of rounding) of zero */
+    Real gap = -1;
+    ASSERT_EQ(petsckp::pscr::ShiftGap(S, -inner, &gap), "");
+    EXPECT_LE(gap, 1000 * std::numeric_limits<Real>::epsilon() * (scale + std::abs(inner)));
+  }
+}

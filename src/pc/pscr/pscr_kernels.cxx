@@ -9,15 +9,17 @@
 #include "kp_tridiag_impl.hpp"
 #include "kp_segsort.hpp"
 #include <petscblaslapack.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #if !defined(PETSC_USE_COMPLEX)
-/* LAPACK's banded generalised symmetric-definite reduction and divide-and-conquer tridiagonal eigensolver (not among
-   PETSc's prototypes; PETSc's name mangling) */
+/* LAPACK's banded generalised symmetric-definite reduction, divide-and-conquer tridiagonal eigensolver and root-free
+   QR eigenvalues (not among PETSc's prototypes; PETSc's name mangling) */
 BLAS_EXTERN void PETSCBLASREAL(pbstf, PBSTF)(const char *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
 BLAS_EXTERN void PETSCBLASREAL(stedc, STEDC)(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
+BLAS_EXTERN void PETSCBLASREAL(sterf, STERF)(const PetscBLASInt *, PetscReal *, PetscReal *, PetscBLASInt *);
 BLAS_EXTERN void PETSCBLASREAL(sbgst, SBGST)(const char *, const char *, const PetscBLASInt *, const PetscBLASInt *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, const PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscBLASInt *);
 #endif
 
@@ -1367,9 +1369,92 @@ ToeplitzFactor InteriorToeplitz(const Factor &F)
   return t;
 }
 
+/* all eigenvalues of the pencil (A, M) of F, ascending: the closed form of a uniform factor, else those of the standard
+   tridiagonal problem M^-1/2 A M^-1/2 (diagonal M) or of Crawford's reduction (tridiagonal M) by LAPACK's sterf */
+static std::string PencilSpectrum(const Factor &F, std::vector<Real> &lambda)
+{
+  const Int    n = F.n();
+  PetscBLASInt bn, info = 0;
+  Real         ad, ao, md, mo;
+  lambda.assign(n, 0);
+  if (n == 0) return "";
+  if (PetscBLASIntCast(n, &bn)) return "factor too large for LAPACK";
+  if (ToeplitzBlock(F, 0, n, ad, ao, md, mo)) {
+    for (Int k = 1; k <= n; k++) lambda[k - 1] = TwoCos(ad, ao, k, n) / TwoCos(md, mo, k, n);
+    std::sort(lambda.begin(), lambda.end());
+    return "";
+  }
+  std::vector<Real> d(n), sub(std::max<Int>(n, 1), 0);
+  if (F.mo.empty()) {
+    for (Int i = 0; i < n; i++) d[i] = F.ad[i] / (F.md.empty() ? 1 : F.md[i]);
+    for (Int i = 0; i + 1 < n; i++) sub[i] = F.ao[i] / std::sqrt((F.md.empty() ? 1 : F.md[i]) * (F.md.empty() ? 1 : F.md[i + 1]));
+  } else {
+  #if defined(PETSC_USE_COMPLEX)
+    return "complex scalars are not supported";
+  #else
+    const PetscBLASInt one = 1, two = 2;
+    std::vector<Real>  AB(2 * (size_t)n, 0), BB(2 * (size_t)n, 0), work(2 * (size_t)n);
+    Real               x = 0;
+    for (Int i = 0; i < n; i++) {
+      AB[2 * i] = F.ad[i], BB[2 * i] = F.md[i];
+      if (i + 1 < n) AB[2 * i + 1] = F.ao[i], BB[2 * i + 1] = F.mo[i];
+    }
+    PETSCBLASREAL(pbstf, PBSTF)("L", &bn, &one, BB.data(), &two, &info);
+    if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
+    PETSCBLASREAL(sbgst, SBGST)("N", "L", &bn, &one, &one, AB.data(), &two, BB.data(), &two, &x, &one, work.data(), &info);
+    if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
+    for (Int i = 0; i < n; i++) d[i] = AB[2 * i], sub[i] = i + 1 < n ? AB[2 * i + 1] : 0;
+  #endif
+  }
+  #if defined(PETSC_USE_COMPLEX)
+  return "complex scalars are not supported";
+  #else
+  PETSCBLASREAL(sterf, STERF)(&bn, d.data(), sub.data(), &info);
+  if (info) return "the eigenvalues of a factor did not converge (LAPACK sterf)";
+  lambda = d; /* ascending */
+  return "";
+  #endif
+}
+
+std::string ShiftGap(Solver &S, Real c, Real *gap)
+{
+  if (S.have_min && c + S.min_sum > 0) {
+    *gap = c + S.min_sum;
+    return "";
+  }
+  if (S.spectra.size() != (size_t)S.dim) {
+    S.spectra.assign(S.dim, std::vector<Real>());
+    for (Int d = 0; d < S.dim; d++) {
+      std::string e = PencilSpectrum(S.host[d], S.spectra[d]);
+      if (!e.empty()) {
+        S.spectra.clear();
+        return e;
+      }
+    }
+  }
+  const std::vector<Real> &last = S.spectra[S.dim - 1];
+  Real                     best = std::numeric_limits<Real>::infinity();
+  auto                     nearest = [&](Real t) { /* min |t + lambda| over the last spectrum */
+    const auto it = std::lower_bound(last.begin(), last.end(), -t);
+    Real       g  = std::numeric_limits<Real>::infinity();
+    if (it != last.end()) g = std::abs(t + *it);
+    if (it != last.begin()) g = std::min(g, std::abs(t + *(it - 1)));
+    return g;
+  };
+  if (S.dim == 1) best = nearest(c);
+  else if (S.dim == 2)
+    for (Real a : S.spectra[0]) best = std::min(best, nearest(c + a));
+  else
+    for (Real a : S.spectra[0])
+      for (Real b : S.spectra[1]) best = std::min(best, nearest(c + a + b));
+  *gap = best;
+  return "";
+}
+
 std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
 {
   S      = Solver();
+  S.host = F;
   S.dim  = (Int)F.size();
   S.q    = q;
   if (S.dim < 1 || S.dim > 3) return "1, 2 or 3 factor pairs are supported";

@@ -112,6 +112,10 @@ struct Solver {
      every M_d is diagonal): the operator is singular for c = -min_sum (pure Neumann: min_sum = 0) */
   bool                      have_min = false;
   Real                      min_sum = 0, eig_scale = 0;
+  /* the factors on the host and, once a shift below -min_sum asks for them (ShiftGap), the whole spectra of their
+     pencils, ascending */
+  std::vector<Factor>            host;
+  std::vector<std::vector<Real>> spectra;
   SumKernel                 sum = SumKernel::Auto;
   /* the stored path: form the right-hand sides of the tridiagonal solves inside them (true), or by a kernel of their
      own that reads a block's rows once for several modes (false: 20-25% less time per application at 4095^2 and
@@ -139,6 +143,13 @@ std::string CheckFactor(const Factor &F);
 /* builds the eigen data (host LAPACK) and copies everything to the device. dim = number of factors (1..3).
    Returns "" or an error message. */
 std::string Setup(const std::vector<Factor> &F, Int q, Solver &S);
+
+/* The distance of the operator with shift c from singularity: min |lambda_1 + ... + lambda_dim + c| over the
+   eigenvalues lambda_d of the pencils (A_d, M_d) (those of A: the operator is singular where it is 0). c + min_sum
+   when that is positive (an SPD operator); else (an indefinite shift) from the whole spectra of the pencils, computed
+   once (LAPACK sterf, O(n_d^2) on the host; the closed form for a uniform factor) and searched in O(N / n_dim log
+   n_dim). Returns "" or why it cannot be known (a mass factor not positive definite). */
+std::string ShiftGap(Solver &S, Real c, Real *gap);
 
 /* X <- A^-1 X in place (natural ordering, size n1 n2 n3) for the shift c. Returns the number of shifted 1D solves
    that met a zero (or non-finite) pivot: the operator is singular for this c (then X holds NaN). */
