@@ -379,8 +379,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEnum("-rhs", "right-hand side", NULL, RhsTypes, (PetscEnum)ctx.rhs, (PetscEnum *)&ctx.rhs, NULL));
   PetscCall(PetscOptionsBool("-zero_guess", "x0 = 0 (default random)", NULL, zero_guess, &zero_guess, NULL));
   PetscCall(PetscOptionsIntArray("-user_blocks", "KSPDCG: block-constant deflation vectors given with KSPDCGSetDeflationSpace()", NULL, user_blocks, &nub, &flg));
-  if (flg)
-    for (PetscInt i = nub; i < 3; i++) user_blocks[i] = nub > 0 ? user_blocks[nub - 1] : 0;
+  if (flg) {
+    PetscCheck(nub >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-user_blocks takes bx[,by[,bz]], at least one number");
+    for (PetscInt i = nub; i < 3; i++) user_blocks[i] = user_blocks[nub - 1];
+    for (PetscInt i = 0; i < 3; i++) PetscCheck(user_blocks[i] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-user_blocks: %" PetscInt_FMT " blocks in direction %" PetscInt_FMT "; each must be in [1, n]", user_blocks[i], i);
+  }
   PetscCall(PetscOptionsReal("-compare_pcdeflation", "accept a stop short of rtol within this factor of the true residual of KSPCG + PCDEFLATION", NULL, compare_factor, &compare_factor, NULL));
   PetscCall(PetscOptionsInt("-seed", "seed of the random vectors", NULL, ctx.seed, &ctx.seed, NULL));
   PetscCall(PetscOptionsBool("-check_pcdeflation", "compare with KSPCG + PCDEFLATION", NULL, check_def, &check_def, NULL));
