@@ -539,6 +539,18 @@ int main(int argc, char **argv)
     output_file: output/pscr_bad_q1_variable_3d.out
 
   test:
+    suffix: indefinite_refined
+    nsize: {{1 2}}
+    args: -dim 3 -n 13 -c -1500
+    output_file: output/pscr_3d.out
+
+  test:
+    suffix: indefinite_refined_2d
+    nsize: {{1 2}}
+    args: -dim 2 -n 31 -c -49.2
+    output_file: output/pscr_2d_indefinite.out
+
+  test:
     suffix: bad_singular_interior
     nsize: {{1 2}}
     args: -dim 2 -n 31 -c -49.21342550952477 -catch_errors
