@@ -346,6 +346,15 @@ int main(int argc, char **argv)
     args: -dim 2 -n 33 -ksp_type cg -pc_type uaamg -pc_uaamg_cycle {{v w}} -ksp_max_it 40 -ksp_error_if_not_converged
     output_file: output/poisson_2d.out
 
+  # over-relaxed per-colour Gauss-Seidel under MPI: cells split between processes are coloured apart (graph colouring),
+  # so the iterations stay those of one process (with the parity colours of the cells: 20 / 398 / 596 at 1 / 2 / 4)
+  test:
+    suffix: 2d_uaamg_split_cells_omega
+    nsize: {{1 2 4}}
+    args: -dim 2 -n 33 -ksp_type fcg -pc_type uaamg -pc_uaamg_hybrid_smoother false -pc_uaamg_omega 1.9 -ksp_max_it 24 -ksp_error_if_not_converged
+    filter: grep -v "^ " | sed -e "s/ [0-9]\+ MPI process\(es\)\?$//"
+    output_file: output/poisson_2d_uaamg_split_cells_omega.out
+
   # -warmup: 3 iterations of the same solver (the grid from PCSetCoordinates or the DMDA) on a copy of the matrix
   # before the timed solve, silent (one converged reason, one -ksp_view, no error at its maximum iterations), and the
   # timed solve's iterations and error unchanged

@@ -144,6 +144,7 @@ struct PC_UAAMG {
   ua::FineBlocks          B;
   PetscInt                nagg = 0, nempty = 0, nmembers = 0, minsize = 0, maxsize = 0, ndecoupled = 0; /* global */
   PetscInt                nexact = 0, nfailed = 0;                                                      /* global */
+  PetscInt                nsplitcoloured = 0; /* CSR levels coloured by the graph colouring because cells split between processes left coupled rows of one parity colour */
   PetscInt                block_used = 0;
   PetscReal               oc = 0, gc = 0;
   /* the adaptive auxiliary tree of the fine level (when some level-L cell was split) */
@@ -1277,6 +1278,33 @@ static PetscErrorCode UAAMGDiagonals(PC pc, MGHierarchy &H, std::vector<UAAMGLev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Under MPI the pieces of a cell split between processes are distinct aggregates with the cell's parity colour, and
+   they are coupled: the parity colouring does not separate them, and a per-colour sweep would relax them together
+   (Jacobi between them, which over-relaxation can make diverge: CG, omega 1.9, 2D 33^2 on two processes). Where the
+   operator of CSR level l couples rows of one parity colour, the distributed graph colouring of the adaptive tree
+   (UAAMGAdaptiveColours: Jones-Plassmann and repair across processes) replaces it; for l = 1 the fine blocks take
+   these colours too. Done at the setup for the per-colour exchange (hybrid off, or omega > 1), which
+   PCUAAMGSetOmega() and PCUAAMGSetHybridSmoother() should therefore choose before PCSetUp(). */
+static PetscErrorCode UAAMGSplitCellColours(PC pc, PetscInt l)
+{
+  PC_UAAMG   *ua = (PC_UAAMG *)pc->data;
+  UAAMGLevel &G  = ua->lev[l];
+  const Int   m  = (Int)G.cellof.extent(0);
+  View<Int>   colour;
+  PetscInt    viol;
+
+  PetscFunctionBegin;
+  PetscCallCXX(colour = View<Int>("uaamg parity colour", m));
+  PetscCallCXX(ua::CellColours(G.grid, ucv(G.cellof), UView<Int>(colour.data(), m)));
+  PetscCall(MGLevelColourCheck(ua->H, l, ucv(colour), (Int)G.grid.ncolours(), &viol));
+  if (viol) {
+    PetscCall(PetscInfo(pc, "PCUAAMG: level %" PetscInt_FMT ": %" PetscInt_FMT " coupled rows share a parity colour (cells split between processes): graph colouring\n", l, viol));
+    PetscCall(UAAMGAdaptiveColours(pc, l));
+    ua->nsplitcoloured++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* smoother data: fine blocks, colours of the CSR levels (the replicated ones included), inverse diagonals and
    Chebyshev bounds */
 static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
@@ -1295,13 +1323,19 @@ static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, v, 2, MPIU_INT, MPI_SUM, comm));
     ua->nexact = v[0], ua->nfailed = v[1];
   }
+  if (!refresh) ua->nsplitcoloured = 0;
   for (PetscInt l = 1; l < nl && !refresh; l++) {
     UAAMGLevel &G = ua->lev[l];
     if (G.kind != LevelKind::Csr) continue;
     if (ua->adaptive) PetscCall(UAAMGAdaptiveColours(pc, l));
     else if (!(ua->H.replicated && l == nl - 1)) { /* (H's coarsest level is smoothed as the replicated level 0) */
+      PetscMPIInt size;
       PetscCall(UAAMGCellColours(comm, l, G.grid, G.cellof, G.colours, G.colourids));
       G.ncolours = (PetscInt)G.colourids.size();
+      PetscCallMPI(MPI_Comm_size(comm, &size));
+      /* (the hybrid sweep, the default for omega <= 1, relaxes the pieces on other processes by Jacobi anyway: there
+         the parity colours, fewer than a graph colouring's, are kept) */
+      if (size > 1 && !(ua->hybrid && ua->omega <= 1)) PetscCall(UAAMGSplitCellColours(pc, l));
     }
   }
   if (nl > 1 && !ua->stencil && !refresh) {
@@ -2000,7 +2034,8 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
     const bool gs = ua->fine_smoother == PC_UAAMG_SMOOTHER_GS || ua->fine_smoother == PC_UAAMG_SMOOTHER_BLOCK_GS || ua->smoother == PC_UAAMG_SMOOTHER_GS;
-    if (size > 1 && gs) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid && ua->omega <= 1 ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : ua->hybrid ? "one ghost exchange per colour (hybrid sweeps are taken only for omega <= 1); the pieces of a cell split between processes share its colour and are relaxed together" : "one ghost exchange per colour; the pieces of a cell split between processes share its colour and are relaxed together"));
+    if (size > 1 && gs) PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel under MPI: %s\n", ua->hybrid && ua->omega <= 1 ? "hybrid, one ghost exchange per sweep (Jacobi between processes)" : ua->hybrid ? "one ghost exchange per colour (hybrid sweeps are taken only for omega <= 1)" : "one ghost exchange per colour"));
+    if (size > 1 && gs && !(ua->hybrid && ua->omega <= 1)) PetscCall(PetscViewerASCIIPrintf(viewer, "  levels coloured by a graph colouring because cells split between processes coupled rows of one parity colour: %" PetscInt_FMT "\n", ua->nsplitcoloured));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "depth rule %s", UAAMGEnumName(PCUAAMGDepthRules, 2, ua->depth_rule)));
   PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE)); /* the rest of the line continues it */
@@ -2153,9 +2188,9 @@ static PetscErrorCode PCView_UAAMG(PC pc, PetscViewer viewer)
    needs one process), smoothed by the same parity colours (cells split between processes are smoothed as independent
    pieces) with one ghost exchange per sweep, the other processes' values held for all colours of the sweep (hybrid
    Gauss-Seidel: Jacobi between processes; `-pc_uaamg_hybrid_smoother false`, and any omega > 1, exchange after each
-   colour: Gauss-Seidel between processes too, except between the pieces of a cell split by a process boundary, which
-   keep the cell's colour and are relaxed together, so that with omega well above 1 (1.7-1.9) a partition that splits
-   cells can need many more iterations or make the preconditioner indefinite), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
+   colour: Gauss-Seidel between processes too. The pieces of a cell split by a process boundary are coupled aggregates
+   of the cell's parity colour: a level where that happens is coloured by the distributed graph colouring instead,
+   so that no coupled rows share a colour; `-pc_view` counts those levels), and the coarsest level is gathered to every process for the dense solve. `-pc_uaamg_coarse_format csr` selects the CSR levels on one process too (formed there by the
    aggregation's device Galerkin products).
 
    Coarse-level replication (agglomeration, as distributed AMG codes do it): the small coarse levels cost a ghost
@@ -3086,8 +3121,8 @@ PetscErrorCode PCUAAMGGetDeviceSetup(PC pc, PetscBool *flg)
 + pc  - the preconditioner context
 - flg - `PETSC_TRUE` (default): one ghost exchange per sweep, the other processes' values then held for all colours of
         the sweep (Gauss-Seidel inside each process, Jacobi between processes: the hybrid smoother of distributed AMG
-        codes); `PETSC_FALSE`: one exchange per colour, Gauss-Seidel between processes too (but the pieces of a cell
-        split between processes keep the cell's colour and are relaxed together)
+        codes); `PETSC_FALSE`: one exchange per colour, Gauss-Seidel between processes too (a level whose cells
+        are split between processes is coloured by a graph colouring)
 
   Options Database Key:
 . -pc_uaamg_hybrid_smoother <true,false> - hybrid or per-colour exchanges
