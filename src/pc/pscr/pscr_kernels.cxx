@@ -127,6 +127,54 @@ bool ToeplitzBlock(const Factor &F, Int s, Int m, Real &ad, Real &ao, Real &md, 
   return true;
 }
 
+/* The standard symmetric tridiagonal problem (d, sub) with the eigenvalues of the pencil (A, M) of rows s .. s+m-1 of
+   F: M^-1/2 A M^-1/2 (diagonal M; sq, if wanted, the square roots of M's diagonal), or Crawford's reduction C = X^T A X,
+   X^T M X = I of the banded pencil (tridiagonal M: LAPACK pbstf + sbgst; X, if wanted, the m x m X, column-major) */
+static std::string StandardTridiagonal(const Factor &F, Int s, Int m, std::vector<Real> &d, std::vector<Real> &sub, std::vector<Real> *sq, std::unique_ptr<Real[]> *X)
+{
+  PetscBLASInt bm, info = 0;
+  d.assign(m, 0);
+  sub.assign(std::max<Int>(m, 1), 0);
+  if (PetscBLASIntCast(m, &bm)) return "block too large for LAPACK";
+  if (F.mo.empty()) {
+    std::vector<Real> r(m);
+    for (Int i = 0; i < m; i++) {
+      const Real mi = F.md.empty() ? 1 : F.md[s + i];
+      r[i]          = std::sqrt(mi);
+      d[i]          = F.ad[s + i] / mi;
+    }
+    for (Int i = 0; i + 1 < m; i++) sub[i] = F.ao[s + i] / (r[i] * r[i + 1]);
+    if (sq) *sq = std::move(r);
+    return "";
+  }
+#if defined(PETSC_USE_COMPLEX)
+  return "complex scalars are not supported";
+#else
+  /* band storage (lower, one subdiagonal): AB(0, j) = A(j, j), AB(1, j) = A(j + 1, j) */
+  const PetscBLASInt one = 1, two = 2;
+  std::vector<Real>  AB(2 * (size_t)m, 0), BB(2 * (size_t)m, 0), work(2 * (size_t)m);
+  Real               x1 = 0;
+  for (Int i = 0; i < m; i++) {
+    AB[2 * i] = F.ad[s + i];
+    BB[2 * i] = F.md[s + i];
+    if (i + 1 < m) {
+      AB[2 * i + 1] = F.ao[s + i];
+      BB[2 * i + 1] = F.mo[s + i];
+    }
+  }
+  if (X) X->reset(new Real[(size_t)m * m]);
+  PETSCBLASREAL(pbstf, PBSTF)("L", &bm, &one, BB.data(), &two, &info);
+  if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
+  PETSCBLASREAL(sbgst, SBGST)(X ? "V" : "N", "L", &bm, &one, &one, AB.data(), &two, BB.data(), &two, X ? X->get() : &x1, X ? &bm : &one, work.data(), &info);
+  if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
+  for (Int i = 0; i < m; i++) {
+    d[i] = AB[2 * i];
+    if (i + 1 < m) sub[i] = AB[2 * i + 1];
+  }
+  return "";
+#endif
+}
+
 /* eigenpairs of the block [s, e] of (A, M): lambda (m) and the components of the M-orthonormal eigenvectors at the
    local rows pos (column-major comp[t + l * np]), computed without the m x m eigenvector matrix when the block has
    constant diagonals, in O(m^2) otherwise:
@@ -162,43 +210,14 @@ std::string BlockEigen(const Factor &F, Int s, Int e, const std::vector<Int> &po
   }
   /* the standard symmetric tridiagonal problem (d, sub) whose eigenvectors Z give W = X Z: X = M^-1/2 (diagonal M) or
      Crawford's X (tridiagonal M, the needed rows Xr[t + k np] = X(pos[t], k)) */
-  std::vector<Real> d(m), sub(m, 0), sq, Xr;
-  if (F.mo.empty()) {
-    sq.resize(m);
-    for (Int i = 0; i < m; i++) {
-      const Real mi = F.md.empty() ? 1 : F.md[s + i];
-      sq[i]         = std::sqrt(mi);
-      d[i]          = F.ad[s + i] / mi;
-    }
-    for (Int i = 0; i + 1 < m; i++) sub[i] = F.ao[s + i] / (sq[i] * sq[i + 1]);
-  } else {
-#if defined(PETSC_USE_COMPLEX)
-    return "complex scalars are not supported";
-#else
-    /* band storage (lower, one subdiagonal): AB(0, j) = A(j, j), AB(1, j) = A(j + 1, j) */
-    const PetscBLASInt        one = 1, two = 2;
-    std::vector<Real>         AB(2 * (size_t)m, 0), BB(2 * (size_t)m, 0), work(2 * (size_t)m);
-    std::unique_ptr<Real[]>   X(new Real[(size_t)m * m]);
-    for (Int i = 0; i < m; i++) {
-      AB[2 * i] = F.ad[s + i];
-      BB[2 * i] = F.md[s + i];
-      if (i + 1 < m) {
-        AB[2 * i + 1] = F.ao[s + i];
-        BB[2 * i + 1] = F.mo[s + i];
-      }
-    }
-    PETSCBLASREAL(pbstf, PBSTF)("L", &bm, &one, BB.data(), &two, &info);
-    if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
-    PETSCBLASREAL(sbgst, SBGST)("V", "L", &bm, &one, &one, AB.data(), &two, BB.data(), &two, X.get(), &bm, work.data(), &info);
-    if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
-    for (Int i = 0; i < m; i++) {
-      d[i] = AB[2 * i];
-      if (i + 1 < m) sub[i] = AB[2 * i + 1];
-    }
+  std::vector<Real>       d, sub, sq, Xr;
+  std::unique_ptr<Real[]> X;
+  std::string             err = StandardTridiagonal(F, s, m, d, sub, &sq, F.mo.empty() ? nullptr : &X);
+  if (!err.empty()) return err;
+  if (X) {
     Xr.resize((size_t)np * m);
     for (Int k = 0; k < m; k++)
       for (Int t = 0; t < np; t++) Xr[t + (size_t)k * np] = X[pos[t] + (size_t)k * m];
-#endif
   }
   std::unique_ptr<Real[]> Z(new Real[(size_t)m * m]);
   if (m == 1) {
@@ -1384,28 +1403,9 @@ static std::string PencilSpectrum(const Factor &F, std::vector<Real> &lambda)
     std::sort(lambda.begin(), lambda.end());
     return "";
   }
-  std::vector<Real> d(n), sub(std::max<Int>(n, 1), 0);
-  if (F.mo.empty()) {
-    for (Int i = 0; i < n; i++) d[i] = F.ad[i] / (F.md.empty() ? 1 : F.md[i]);
-    for (Int i = 0; i + 1 < n; i++) sub[i] = F.ao[i] / std::sqrt((F.md.empty() ? 1 : F.md[i]) * (F.md.empty() ? 1 : F.md[i + 1]));
-  } else {
-  #if defined(PETSC_USE_COMPLEX)
-    return "complex scalars are not supported";
-  #else
-    const PetscBLASInt one = 1, two = 2;
-    std::vector<Real>  AB(2 * (size_t)n, 0), BB(2 * (size_t)n, 0), work(2 * (size_t)n);
-    Real               x = 0;
-    for (Int i = 0; i < n; i++) {
-      AB[2 * i] = F.ad[i], BB[2 * i] = F.md[i];
-      if (i + 1 < n) AB[2 * i + 1] = F.ao[i], BB[2 * i + 1] = F.mo[i];
-    }
-    PETSCBLASREAL(pbstf, PBSTF)("L", &bn, &one, BB.data(), &two, &info);
-    if (info) return "the mass factor M is not positive definite (LAPACK pbstf)";
-    PETSCBLASREAL(sbgst, SBGST)("N", "L", &bn, &one, &one, AB.data(), &two, BB.data(), &two, &x, &one, work.data(), &info);
-    if (info) return "the reduction of the generalised eigenproblem failed (LAPACK sbgst)";
-    for (Int i = 0; i < n; i++) d[i] = AB[2 * i], sub[i] = i + 1 < n ? AB[2 * i + 1] : 0;
-  #endif
-  }
+  std::vector<Real> d, sub;
+  std::string       err = StandardTridiagonal(F, 0, n, d, sub, nullptr, nullptr);
+  if (!err.empty()) return err;
   #if defined(PETSC_USE_COMPLEX)
   return "complex scalars are not supported";
   #else
@@ -1478,9 +1478,8 @@ std::string Setup(const std::vector<Factor> &F, Int q, Solver &S)
       continue;
     }
     const Int         n = S.n[d];
-    std::vector<Real> dd(n), ee(std::max<Int>(n, 1), 0);
-    for (Int i = 0; i < n; i++) dd[i] = F[d].ad[i] / (F[d].md.empty() ? 1 : F[d].md[i]);
-    for (Int i = 0; i + 1 < n; i++) ee[i] = F[d].ao[i] / std::sqrt((F[d].md.empty() ? 1 : F[d].md[i]) * (F[d].md.empty() ? 1 : F[d].md[i + 1]));
+    std::vector<Real> dd, ee;
+    (void)StandardTridiagonal(F[d], 0, n, dd, ee, nullptr, nullptr); /* diagonal M: M^-1/2 A M^-1/2, no LAPACK */
     Real lmin = Sturm(dd, ee, n, true), lmax = std::max(std::abs(lmin), std::abs(Sturm(dd, ee, n, false)));
     S.min_sum += lmin;
     S.eig_scale += lmax;
