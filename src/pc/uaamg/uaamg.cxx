@@ -1190,7 +1190,7 @@ static PetscErrorCode UAAMGAdaptiveColours(PC pc, PetscInt l)
 /* the parity colours of the cells cellof of grid, the cells of the aggregates of a CSR level of the uniform tree (level
    l; l = 0: the fine aggregates, the blocks of the fine smoother): C = the aggregates by colour, ids = the colours
    present on some process. Aggregates of one colour are never coupled. */
-static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, const ua::StencilGrid &grid, const View<Int> &cellof, ColourPartition &C, std::vector<Int> &ids)
+static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, const ua::StencilGrid &grid, const View<Int> &cellof, ColourPartition &C, std::vector<Int> &ids, View<Int> *colours = nullptr)
 {
   const Int        m = (Int)cellof.extent(0), ncol = grid.ncolours();
   View<Int>        colour("uaamg colour", m);
@@ -1206,6 +1206,7 @@ static PetscErrorCode UAAMGCellColours(MPI_Comm comm, PetscInt l, const ua::Sten
   ids.clear();
   for (Int c = 0; c < ncol; c++)
     if (cnt[c]) ids.push_back(c);
+  if (colours) *colours = colour; /* the colour of every aggregate */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1285,17 +1286,13 @@ static PetscErrorCode UAAMGDiagonals(PC pc, MGHierarchy &H, std::vector<UAAMGLev
    (UAAMGAdaptiveColours: Jones-Plassmann and repair across processes) replaces it; for l = 1 the fine blocks take
    these colours too. Done at the setup for the per-colour exchange (hybrid off, or omega > 1), which
    PCUAAMGSetOmega() and PCUAAMGSetHybridSmoother() should therefore choose before PCSetUp(). */
-static PetscErrorCode UAAMGSplitCellColours(PC pc, PetscInt l)
+static PetscErrorCode UAAMGSplitCellColours(PC pc, PetscInt l, const View<Int> &colour)
 {
   PC_UAAMG   *ua = (PC_UAAMG *)pc->data;
   UAAMGLevel &G  = ua->lev[l];
-  const Int   m  = (Int)G.cellof.extent(0);
-  View<Int>   colour;
   PetscInt    viol;
 
   PetscFunctionBegin;
-  PetscCallCXX(colour = View<Int>("uaamg parity colour", m));
-  PetscCallCXX(ua::CellColours(G.grid, ucv(G.cellof), UView<Int>(colour.data(), m)));
   PetscCall(MGLevelColourCheck(ua->H, l, ucv(colour), (Int)G.grid.ncolours(), &viol));
   if (viol) {
     PetscCall(PetscInfo(pc, "PCUAAMG: level %" PetscInt_FMT ": %" PetscInt_FMT " coupled rows share a parity colour (cells split between processes): graph colouring\n", l, viol));
@@ -1330,12 +1327,13 @@ static PetscErrorCode UAAMGSmootherSetUp(PC pc, bool refresh)
     if (ua->adaptive) PetscCall(UAAMGAdaptiveColours(pc, l));
     else if (!(ua->H.replicated && l == nl - 1)) { /* (H's coarsest level is smoothed as the replicated level 0) */
       PetscMPIInt size;
-      PetscCall(UAAMGCellColours(comm, l, G.grid, G.cellof, G.colours, G.colourids));
+      View<Int>   colour;
+      PetscCall(UAAMGCellColours(comm, l, G.grid, G.cellof, G.colours, G.colourids, &colour));
       G.ncolours = (PetscInt)G.colourids.size();
       PetscCallMPI(MPI_Comm_size(comm, &size));
       /* (the hybrid sweep, the default for omega <= 1, relaxes the pieces on other processes by Jacobi anyway: there
          the parity colours, fewer than a graph colouring's, are kept) */
-      if (size > 1 && !(ua->hybrid && ua->omega <= 1)) PetscCall(UAAMGSplitCellColours(pc, l));
+      if (size > 1 && !(ua->hybrid && ua->omega <= 1)) PetscCall(UAAMGSplitCellColours(pc, l, colour));
     }
   }
   if (nl > 1 && !ua->stencil && !refresh) {
